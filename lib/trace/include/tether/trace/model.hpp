@@ -1,0 +1,114 @@
+// The in-memory model of a trace file, its loader, and the zombie/leak
+// analysis. Shared by `tether trace` (lib/trace) and `tether report` (lib/graph).
+// The file format is docs/trace-format.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tether/error.hpp"
+
+namespace tether::trace {
+
+struct Site {
+  std::string file;
+  int line = 0;
+  std::string function;
+};
+
+struct ContextRecord {
+  std::uint64_t id = 0;
+  std::uint64_t parent = 0;  // 0: a root
+  std::string kind;          // background, todo, cancel, deadline, value, without_cancel, group, scope
+  std::uint64_t scope = 0;
+  Site site;
+  std::int64_t created_ns = 0;
+  std::optional<std::int64_t> done_ns;
+  std::string done_err;      // canceled | deadline_exceeded
+};
+
+struct TaskRecord {
+  std::uint64_t id = 0;
+  std::uint64_t ctx = 0;
+  std::uint64_t group = 0;          // 0: detached tether::Go
+  std::uint64_t scope = 0;          // the scope of ctx
+  std::uint64_t detached_from = 0;  // scope the spawner worked for, when ctx had none
+  std::string name;
+  Site site;
+  std::int64_t spawn_ns = 0;
+  std::optional<std::int64_t> start_ns;
+  std::optional<std::int64_t> end_ns;
+  std::string result;               // ok | canceled | deadline_exceeded | failed | ...
+  std::uint64_t thread = 0;
+};
+
+struct GroupRecord {
+  std::uint64_t id = 0;
+  std::uint64_t ctx = 0;
+  Site site;
+  std::int64_t created_ns = 0;
+  std::optional<std::int64_t> wait_begin_ns;
+  std::optional<std::int64_t> wait_end_ns;
+  Site wait_site;
+  bool destroyed_unwaited = false;
+  std::uint64_t running_at_destroy = 0;
+};
+
+struct ScopeRecord {
+  std::uint64_t id = 0;
+  std::uint64_t ctx = 0;
+  std::string name;
+  Site site;
+  std::int64_t begin_ns = 0;
+  std::optional<std::int64_t> end_ns;
+};
+
+struct Trace {
+  int version = 0;
+  std::string program;
+  std::int64_t pid = 0;
+  std::int64_t start_ns = 0;
+  std::optional<std::int64_t> end_ns;   // from the exit record, when the program exited cleanly
+  std::optional<int> exit_status;
+  std::uint64_t lost_events = 0;        // events the writer could not record
+  bool truncated = false;               // the file ended mid-record or without an exit record
+  std::map<std::uint64_t, ContextRecord> contexts;
+  std::map<std::uint64_t, TaskRecord> tasks;
+  std::map<std::uint64_t, GroupRecord> groups;
+  std::map<std::uint64_t, ScopeRecord> scopes;
+  std::vector<std::uint64_t> closed_channels;
+};
+
+// Loads a trace file. A file cut short by a crash loads (truncated = true);
+// a malformed record is an error naming "path:line:col: problem".
+Error LoadTrace(const std::string& path, Trace* out);
+
+enum class FindingKind {
+  kZombie,         // still running after its scope ended (+ grace)
+  kLeak,           // still running when the program exited (no scope, or scope never ended)
+  kUnwaitedGroup,  // a TaskGroup destroyed with tasks and no Wait
+};
+
+struct Finding {
+  FindingKind kind;
+  std::uint64_t task = 0;           // kZombie, kLeak
+  std::uint64_t group = 0;          // kUnwaitedGroup (and the task's group)
+  std::uint64_t scope = 0;          // the scope the task outlived (or was detached from)
+  bool detached = false;            // spawned on a root context inside the scope
+  std::int64_t outlived_ns = 0;     // how long after scope end it was still running (zombies)
+  bool ended = false;               // did the task ever end
+  std::vector<std::uint64_t> context_chain;  // task ctx -> ... -> root
+  std::optional<std::uint64_t> cut_at;       // the first root on the chain, when the chain
+                                             // never reaches the scope's context
+};
+
+struct AnalysisOptions {
+  std::int64_t grace_ns = 0;
+};
+
+std::vector<Finding> Analyze(const Trace& trace, const AnalysisOptions& options);
+
+}  // namespace tether::trace

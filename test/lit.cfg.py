@@ -1,0 +1,36 @@
+# lit configuration for Tether's tool tests (one test file per behaviour,
+# like clang-tidy's: the RUN line, the input and the CHECK lines together).
+import os
+import shutil
+
+import lit.formats
+
+config.name = "Tether"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cpp", ".test", ".yml", ".yaml", ".json"]
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py",
+                   "lit.site.cfg.py.in", "unit", "fuzz"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tether_obj_root, "test")
+
+# Tools: built ones by path; FileCheck and not from llvm-16's bindir.
+config.environment["PATH"] = os.pathsep.join(
+    [config.tether_tools_dir, config.tether_worker_dir, config.llvm_bindir,
+     config.environment.get("PATH", os.environ.get("PATH", ""))])
+for var in ["HOME", "TMPDIR", "LANG", "LC_ALL", "TETHER_TEST_REDIS"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+config.substitutions.append(("%tether-worker", os.path.join(config.tether_worker_dir, "tether-worker")))
+config.substitutions.append(("%tether", os.path.join(config.tether_tools_dir, "tether")))
+config.substitutions.append(("%testbin", config.tether_test_bin_dir))
+config.substitutions.append(("%srcroot", config.tether_src_root))
+config.substitutions.append(("%shared", os.path.normpath(os.path.join(config.tether_src_root, "..", "shared"))))
+config.substitutions.append(("%python", "python3"))
+
+for feature in config.tether_features:
+    config.available_features.add(feature)
+for prog, feature in [("chromium", "chromium"), ("dot", "graphviz"), ("redis-server", "redis"),
+                      ("bwrap", "bwrap"), ("clang++-16", "clang16"), ("clang-tidy-16", "clang-tidy16")]:
+    if shutil.which(prog):
+        config.available_features.add(feature)

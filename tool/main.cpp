@@ -1,0 +1,47 @@
+// `tether`: the one command of Tether. Each subcommand lives in its own file
+// (check_cmd.cpp, trace_cmd.cpp, report_cmd.cpp) behind the signatures in
+// commands.hpp; this file only dispatches.
+#include <cstring>
+#include <iostream>
+#include <string_view>
+
+#include "commands.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: tether <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  check    find detached contexts and unwaited tasks in C++ code (Clang)\n"
+    "  trace    run a program under the tracer and report zombie and leaked tasks\n"
+    "  report   render a trace or a static graph as JSON, DOT, SVG, HTML or Perfetto\n"
+    "  version  print the version\n"
+    "\n"
+    "Run `tether <command> --help` for a command's options.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  std::string_view cmd = argv[1];
+  // Subcommands see argv from their own name on: argv[0] == "check", ...
+  int sub_argc = argc - 1;
+  char** sub_argv = argv + 1;
+  if (cmd == "check") return tether::tool::RunCheck(sub_argc, sub_argv);
+  if (cmd == "trace") return tether::tool::RunTrace(sub_argc, sub_argv);
+  if (cmd == "report") return tether::tool::RunReport(sub_argc, sub_argv);
+  if (cmd == "version" || cmd == "--version") {
+    std::cout << "tether " << TETHER_VERSION << "\n";
+    return 0;
+  }
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+    std::cout << kUsage;
+    return 0;
+  }
+  std::cerr << "tether: unknown command '" << cmd << "'\n" << kUsage;
+  return 2;
+}
