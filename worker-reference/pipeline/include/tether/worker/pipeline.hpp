@@ -1,0 +1,85 @@
+// The pipeline model of tether-worker: what a Vela-style .vela.yml says, after
+// parsing, anchor/merge resolution, ${VAR} substitution of the worker's own
+// variables, and strict validation. The executor runs a Pipeline; it never
+// sees YAML.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tether/error.hpp"
+
+namespace tether::worker {
+
+// A position in a pipeline file, for messages: "file:line:col: error: ...".
+struct SourcePos {
+  std::string file;
+  int line = 0;    // 1-based; 0 when unknown
+  int column = 0;  // 1-based
+};
+
+// A step or a service: one process group on the process runtime.
+struct Container {
+  std::string name;                            // safe as a file name (validated)
+  std::string image;                           // recorded; the process runtime does not pull
+  std::vector<std::string> commands;           // run by /bin/sh -e -c, each echoed as "$ cmd"
+  std::vector<std::string> entrypoint;         // when set and commands empty: exec'd as argv
+  std::map<std::string, std::string> environment;
+  std::vector<std::string> secrets;            // names of pipeline secrets injected as env vars
+  bool detach = false;                         // runs in the background until ExecBuild ends
+  bool continue_on_failure = false;            // ruleset: continue: true
+  std::string pull;                            // recorded (always, not_present, ...), not honoured
+  std::map<std::string, std::string> unsupported;  // key -> why it is recorded, not honoured
+  SourcePos pos;
+};
+
+struct Stage {
+  std::string name;
+  std::vector<std::string> needs;  // stage names; validated to exist and be acyclic
+  std::vector<Container> steps;    // run in order
+  SourcePos pos;
+};
+
+struct Secret {
+  std::string name;
+  // Where the value comes from on this worker: the worker's environment variable
+  // (default: the upper-cased name) or a file path.
+  std::string from_env;
+  std::string from_file;
+  SourcePos pos;
+};
+
+struct Pipeline {
+  std::string file;
+  std::string version;
+  std::map<std::string, std::string> environment;  // global
+  std::vector<Container> services;
+  std::vector<Container> steps;   // a pipeline has steps or stages, not both
+  std::vector<Stage> stages;
+  std::vector<Secret> secrets;
+  std::optional<std::chrono::seconds> timeout;  // build timeout from the file, if any
+  std::vector<std::string> notes;  // accepted features the process runtime records but does not honour
+};
+
+// One diagnostic: "file:line:col: error: message" (or "unsupported: ...").
+struct PipelineDiagnostic {
+  SourcePos pos;
+  std::string message;
+  std::string ToString() const;
+};
+
+// Parses and validates a pipeline file. On failure returns kInvalidArgument
+// and fills diagnostics (every problem found, in file order); nothing is run.
+Error LoadPipeline(const std::string& path, Pipeline* out,
+                   std::vector<PipelineDiagnostic>* diagnostics);
+// The same from text (path is used in messages).
+Error ParsePipeline(const std::string& text, const std::string& path, Pipeline* out,
+                    std::vector<PipelineDiagnostic>* diagnostics);
+
+// `tether-worker validate FILE...`: 0 all valid, 2 some invalid (each error on stderr).
+int RunValidate(int argc, char** argv);
+
+}  // namespace tether::worker
