@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <source_location>
 #include <string>
+#include <thread>
 
 #include "tether/context.hpp"
 
@@ -40,6 +41,8 @@ class Scope {
   std::uint64_t id_;
   std::string name_;
   bool ended_ = false;
+  std::uint64_t previous_scope_ = 0;  // the creating thread's scope before this one
+  std::thread::id owner_thread_;       // the thread whose current scope this set
 };
 
 // The scope the calling thread works for: the scope of the task it runs in,

@@ -15,6 +15,7 @@ namespace tether {
 namespace detail {
 class SignalState;
 class Waiter;
+struct SignalAccess;
 }  // namespace detail
 
 class Signal {
@@ -44,6 +45,7 @@ class Signal {
   void Unregister(detail::Waiter* w) const;
 
  private:
+  friend struct detail::SignalAccess;  // context nodes embed their done signal
   explicit Signal(std::shared_ptr<detail::SignalState> s) : state_(std::move(s)) {}
   std::shared_ptr<detail::SignalState> state_;  // null: never fires
 };

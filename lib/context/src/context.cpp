@@ -1,0 +1,311 @@
+// Context nodes: creation, cancellation propagation, values, deadlines.
+#include "tether/context.hpp"
+
+#include "context_node.hpp"
+#include "tether/hooks.hpp"
+
+namespace tether {
+namespace detail {
+
+ContextNode::ContextNode(hooks::ContextKind k, std::shared_ptr<ContextNode> parent_node,
+                         bool cancellable)
+    : kind(k),
+      parent(std::move(parent_node)),
+      cancel_parent_(cancellable && parent ? parent->canceller : nullptr) {
+  if (parent) {
+    scope = parent->scope;
+    deadline = parent->deadline;
+    canceller = parent->canceller;
+  }
+  if (cancellable) canceller = this;
+}
+
+ContextNode::~ContextNode() {
+  if (timer_key != 0) RemoveTimer(*deadline, timer_key);
+  if (cancel_parent_ != nullptr) {
+    std::lock_guard<std::mutex> lock(cancel_parent_->mu_);
+    Unlink();
+  }
+}
+
+// Requires cancel_parent_->mu_.
+void ContextNode::Unlink() {
+  if (!linked_) return;
+  if (prev_sibling_ != nullptr) {
+    prev_sibling_->next_sibling_ = next_sibling_;
+  } else {
+    cancel_parent_->first_child_ = next_sibling_;
+  }
+  if (next_sibling_ != nullptr) next_sibling_->prev_sibling_ = prev_sibling_;
+  prev_sibling_ = next_sibling_ = nullptr;
+  linked_ = false;
+}
+
+Error ContextNode::Err() {
+  if (!Cancelled()) return Error();
+  std::lock_guard<std::mutex> lock(mu_);
+  return err_;
+}
+
+Error ContextNode::Cause() {
+  if (!Cancelled()) return Error();
+  std::lock_guard<std::mutex> lock(mu_);
+  return cause_;
+}
+
+void ContextNode::AttachChild(const std::shared_ptr<ContextNode>& child) {
+  Error err, cause;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!Cancelled()) {
+      child->next_sibling_ = first_child_;
+      if (first_child_ != nullptr) first_child_->prev_sibling_ = child.get();
+      first_child_ = child.get();
+      child->linked_ = true;
+      return;
+    }
+    err = err_;
+    cause = cause_;
+  }
+  child->Cancel(false, err, cause);
+}
+
+std::vector<std::shared_ptr<ContextNode>> ContextNode::CancelSelf(const Error& err,
+                                                                  const Error& cause) {
+  std::vector<std::shared_ptr<ContextNode>> children;
+  std::vector<std::shared_ptr<AfterFuncState>> after;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (Cancelled()) return children;
+    err_ = err;
+    cause_ = cause.ok() ? err : cause;
+    cancelled_.store(true, std::memory_order_release);
+    for (ContextNode* c = first_child_; c != nullptr;) {
+      ContextNode* next = c->next_sibling_;
+      // A child whose last handle is going away is skipped: its destructor
+      // is about to (harmlessly) find itself unlinked.
+      if (auto strong = c->weak_from_this().lock()) children.push_back(std::move(strong));
+      c->prev_sibling_ = c->next_sibling_ = nullptr;
+      c->linked_ = false;
+      c = next;
+    }
+    first_child_ = nullptr;
+    after.swap(after_funcs_);
+  }
+  done_signal.Fire();
+  if (id != 0) {
+    if (auto* t = hooks::Active()) t->ContextDone(id, err.code());
+  }
+  if (timer_key != 0) RemoveTimer(*deadline, timer_key);
+  for (auto& st : after) {
+    int pending = 0;
+    if (st->state.compare_exchange_strong(pending, 1)) {
+      RunDetachedThread([st] { st->f(); });
+    }
+  }
+  return children;
+}
+
+void ContextNode::Cancel(bool release, const Error& err, const Error& cause) {
+  // Iterative, so a chain of 10k descendants cannot overflow the stack, and
+  // no two node locks are ever held at once.
+  std::vector<std::shared_ptr<ContextNode>> work = CancelSelf(err, cause);
+  Error child_cause = cause.ok() ? err : cause;
+  while (!work.empty()) {
+    std::shared_ptr<ContextNode> n = std::move(work.back());
+    work.pop_back();
+    auto more = n->CancelSelf(err, child_cause);
+    for (auto& m : more) work.push_back(std::move(m));
+  }
+  if (release && cancel_parent_ != nullptr) {
+    std::lock_guard<std::mutex> lock(cancel_parent_->mu_);
+    Unlink();
+  }
+}
+
+void ContextNode::AddAfterFunc(const std::shared_ptr<AfterFuncState>& st) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!Cancelled()) {
+      after_funcs_.push_back(st);
+      return;
+    }
+  }
+  int pending = 0;
+  if (st->state.compare_exchange_strong(pending, 1)) RunDetachedThread([st] { st->f(); });
+}
+
+void ContextNode::RemoveAfterFunc(const AfterFuncState* st) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = after_funcs_.begin(); it != after_funcs_.end(); ++it) {
+    if (it->get() == st) {
+      after_funcs_.erase(it);
+      return;
+    }
+  }
+}
+
+namespace {
+
+void ReportCreated(ContextNode& node, std::source_location loc) {
+  if (auto* t = hooks::Active()) {
+    node.id = hooks::NextId();
+    t->ContextCreated(node.id, node.parent ? node.parent->id : 0, node.kind, node.scope, loc);
+  }
+}
+
+// The two shared roots live for the whole process (never destroyed, so a
+// Context used by a static destructor stays valid).
+const std::shared_ptr<ContextNode>& Root(hooks::ContextKind kind) {
+  static auto* background =
+      new std::shared_ptr<ContextNode>(std::make_shared<ContextNode>(
+          hooks::ContextKind::kBackground, nullptr, false));
+  static auto* todo = new std::shared_ptr<ContextNode>(
+      std::make_shared<ContextNode>(hooks::ContextKind::kTODO, nullptr, false));
+  return kind == hooks::ContextKind::kTODO ? *todo : *background;
+}
+
+}  // namespace
+
+std::shared_ptr<ContextNode> NewCancellable(const Context& parent, hooks::ContextKind kind,
+                                            std::source_location loc) {
+  auto node = std::make_shared<ContextNode>(kind, parent.node(), true);
+  ReportCreated(*node, loc);
+  if (ContextNode* p = parent.node()->canceller) p->AttachChild(node);
+  return node;
+}
+
+std::shared_ptr<ContextNode> NewPlain(const Context& parent, hooks::ContextKind kind,
+                                      std::uint64_t scope_override, std::source_location loc) {
+  auto node = std::make_shared<ContextNode>(kind, parent.node(), false);
+  if (kind == hooks::ContextKind::kWithoutCancel) {
+    node->canceller = nullptr;
+    node->deadline.reset();
+  }
+  if (scope_override != 0) node->scope = scope_override;
+  ReportCreated(*node, loc);
+  return node;
+}
+
+Context WithAnyValue(const Context& parent, const void* key, std::any value,
+                     std::source_location loc) {
+  auto node = std::make_shared<ContextNode>(hooks::ContextKind::kValue, parent.node(), false);
+  node->key = key;
+  node->value = std::move(value);
+  ReportCreated(*node, loc);
+  return Context(std::move(node));
+}
+
+}  // namespace detail
+
+using detail::ContextNode;
+
+Context::Context() : node_(detail::Root(hooks::ContextKind::kBackground)) {}
+
+Signal Context::Done() const {
+  ContextNode* c = node_->canceller;
+  if (c == nullptr) return Signal();
+  // Aliasing: the handle shares ownership of our node, which keeps its
+  // canceller (itself or an ancestor) alive.
+  return detail::SignalAccess::Wrap(std::shared_ptr<detail::SignalState>(node_, &c->done_signal));
+}
+
+Error Context::Err() const {
+  ContextNode* c = node_->canceller;
+  return c ? c->Err() : Error();
+}
+
+Error Context::Cause() const {
+  ContextNode* c = node_->canceller;
+  return c ? c->Cause() : Error();
+}
+
+std::optional<TimePoint> Context::Deadline() const { return node_->deadline; }
+
+bool Context::IsRoot() const { return node_->canceller == nullptr; }
+
+std::uint64_t Context::id() const { return node_->id; }
+
+std::uint64_t Context::scope_id() const { return node_->scope; }
+
+const std::any* Context::FindValue(const void* key) const {
+  for (const ContextNode* n = node_.get(); n != nullptr; n = n->parent.get()) {
+    if (n->key == key) return &n->value;
+  }
+  return nullptr;
+}
+
+Context Background() { return Context(detail::Root(hooks::ContextKind::kBackground)); }
+Context TODO() { return Context(detail::Root(hooks::ContextKind::kTODO)); }
+
+namespace {
+
+CancelFunc MakeCancelFunc(std::shared_ptr<ContextNode> node) {
+  return CancelFunc([node = std::move(node)] {
+    node->Cancel(true, Error::Canceled(), Error());
+  });
+}
+
+}  // namespace
+
+ContextAndCancel WithCancel(const Context& parent, std::source_location loc) {
+  auto node = detail::NewCancellable(parent, hooks::ContextKind::kCancel, loc);
+  Context ctx(node);
+  return {std::move(ctx), MakeCancelFunc(std::move(node))};
+}
+
+ContextAndCancelCause WithCancelCause(const Context& parent, std::source_location loc) {
+  auto node = detail::NewCancellable(parent, hooks::ContextKind::kCancel, loc);
+  Context ctx(node);
+  CancelCauseFunc cancel([node = std::move(node)](Error cause) {
+    node->Cancel(true, Error::Canceled(), cause);
+  });
+  return {std::move(ctx), std::move(cancel)};
+}
+
+ContextAndCancel WithDeadline(const Context& parent, TimePoint d, std::source_location loc) {
+  const auto& parent_deadline = parent.node()->deadline;
+  if (parent_deadline && *parent_deadline <= d) {
+    // The parent's deadline comes first: a plain cancel node is enough (Go
+    // does the same), and Deadline() reports the parent's, the earlier one.
+    return WithCancel(parent, loc);
+  }
+  auto node = std::make_shared<ContextNode>(hooks::ContextKind::kDeadline, parent.node(), true);
+  node->deadline = d;
+  node->timer_key = detail::NewTimerKey();  // before publication: read by any cancel
+  detail::ReportCreated(*node, loc);
+  if (ContextNode* p = parent.node()->canceller) p->AttachChild(node);
+  if (Clock::now() >= d) {
+    node->Cancel(true, Error::DeadlineExceeded(), Error());
+  } else {
+    // If a parent cancel already ran, its RemoveTimer came first and this
+    // entry stays until it expires (a no-op then) or ~ContextNode drops it.
+    detail::AddTimer(d, node->timer_key, node);
+  }
+  return {Context(node), MakeCancelFunc(node)};
+}
+
+ContextAndCancel WithTimeout(const Context& parent, Duration timeout, std::source_location loc) {
+  return WithDeadline(parent, Clock::now() + timeout, loc);
+}
+
+Context WithoutCancel(const Context& parent, std::source_location loc) {
+  return Context(detail::NewPlain(parent, hooks::ContextKind::kWithoutCancel, 0, loc));
+}
+
+std::function<bool()> AfterFunc(const Context& ctx, std::function<void()> f,
+                                std::source_location loc) {
+  auto st = std::make_shared<detail::AfterFuncState>();
+  st->f = std::move(f);
+  // Keep the context alive while the registration can still fire.
+  std::shared_ptr<ContextNode> node = ctx.node();
+  if (ContextNode* c = node->canceller) c->AddAfterFunc(st);
+  return [st, node] {
+    int pending = 0;
+    if (!st->state.compare_exchange_strong(pending, 2)) return false;
+    if (ContextNode* c = node->canceller) c->RemoveAfterFunc(st.get());
+    return true;
+  };
+}
+
+}  // namespace tether

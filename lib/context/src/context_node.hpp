@@ -1,0 +1,113 @@
+// Internal: the node behind every tether::Context, and the helpers the rest
+// of libtether (TaskGroup, Scope, AfterFunc) builds on.
+//
+// One node class covers Go's emptyCtx, cancelCtx, timerCtx, valueCtx and
+// withoutCancelCtx: the kind says which fields matter. A node points up to its
+// parent (strongly: values and ancestors stay alive as long as a descendant),
+// and a cancellable node keeps an intrusive list of its cancellable children
+// (raw links, guarded by its mutex) so that a cancel reaches every descendant.
+// A child unlinks itself when it is cancelled (the CancelFunc contract) or
+// destroyed, so a parent never points at a dead child.
+#pragma once
+
+#include <any>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <source_location>
+#include <vector>
+
+#include "signal_state.hpp"
+#include "tether/context.hpp"
+#include "tether/hooks.hpp"
+
+namespace tether::detail {
+
+// The shared state of one AfterFunc registration. state: 0 pending, 1 started
+// (f runs or ran), 2 stopped; the one CAS away from 0 decides.
+struct AfterFuncState {
+  std::atomic<int> state{0};
+  std::function<void()> f;
+};
+
+class ContextNode : public std::enable_shared_from_this<ContextNode> {
+ public:
+  ContextNode(hooks::ContextKind kind, std::shared_ptr<ContextNode> parent_node, bool cancellable);
+  ~ContextNode();
+  ContextNode(const ContextNode&) = delete;
+  ContextNode& operator=(const ContextNode&) = delete;
+
+  // --- Set before the node is published, immutable afterwards. ---
+  const hooks::ContextKind kind;
+  std::uint64_t id = 0;     // 0 unless a tracer was installed at creation
+  std::uint64_t scope = 0;  // inherited from the parent; a Scope node sets its own
+  const std::shared_ptr<ContextNode> parent;  // null for roots
+  // This node if it is cancellable, else the nearest cancellable ancestor;
+  // null when nothing can cancel this context (roots, WithoutCancel chains).
+  // Alive as long as this node: it is this node or reachable through parent.
+  ContextNode* canceller = nullptr;
+  std::optional<TimePoint> deadline;  // never later than the parent's
+  const void* key = nullptr;          // value nodes: the ContextKey's address
+  std::any value;
+
+  // --- Cancellable nodes only. ---
+  SignalState done_signal;  // fired once, after err is set
+  bool Cancelled() const { return cancelled_.load(std::memory_order_acquire); }
+  Error Err();
+  Error Cause();
+  // Cancels this node and every descendant (err and cause propagate down);
+  // with release, also unlinks it from its parent. Idempotent.
+  void Cancel(bool release, const Error& err, const Error& cause);
+  // Links a freshly built cancellable child (or cancels it at once if this
+  // node is already done).
+  void AttachChild(const std::shared_ptr<ContextNode>& child);
+  // AfterFunc: runs st->f on its own thread once this node is done.
+  void AddAfterFunc(const std::shared_ptr<AfterFuncState>& st);
+  void RemoveAfterFunc(const AfterFuncState* st);
+  // Deadline nodes: the timer-service key (set once, before publication).
+  std::uint64_t timer_key = 0;
+
+ private:
+  // One node's own cancel step: returns its live children, already unlinked.
+  std::vector<std::shared_ptr<ContextNode>> CancelSelf(const Error& err, const Error& cause);
+  void Unlink();
+
+  std::atomic<bool> cancelled_{false};  // set under mu_ together with err_
+  std::mutex mu_;
+  Error err_;                                  // guarded by mu_; ok until cancelled
+  Error cause_;                                // guarded by mu_
+  ContextNode* first_child_ = nullptr;         // guarded by mu_
+  std::vector<std::shared_ptr<AfterFuncState>> after_funcs_;  // guarded by mu_
+
+  // Our link in cancel_parent_'s child list: guarded by cancel_parent_->mu_.
+  ContextNode* const cancel_parent_;
+  ContextNode* prev_sibling_ = nullptr;
+  ContextNode* next_sibling_ = nullptr;
+  bool linked_ = false;
+};
+
+// Builds a cancellable child of parent of the given kind and reports it to the
+// tracer. The caller owns cancelling it.
+std::shared_ptr<ContextNode> NewCancellable(const Context& parent, hooks::ContextKind kind,
+                                            std::source_location loc);
+// Builds a non-cancellable child (values, scopes, WithoutCancel) and reports it.
+std::shared_ptr<ContextNode> NewPlain(const Context& parent, hooks::ContextKind kind,
+                                      std::uint64_t scope_override, std::source_location loc);
+
+// The thread's current tracer scope (scope.cpp). Set returns the previous one.
+std::uint64_t SetCurrentScope(std::uint64_t scope);
+
+// Deadline timers: one shared thread for the whole process (timer.cpp).
+std::uint64_t NewTimerKey();  // unique, never 0
+void AddTimer(TimePoint when, std::uint64_t key, std::weak_ptr<ContextNode> node);
+void RemoveTimer(TimePoint when, std::uint64_t key);  // no-op if gone
+
+// Runs f on a thread owned by the process-wide detached-thread registry
+// (detached.cpp): finished threads are joined by later spawns and at exit;
+// threads still running at exit are detached, never left joinable.
+void RunDetachedThread(std::function<void()> f);
+
+}  // namespace tether::detail

@@ -1,0 +1,75 @@
+// Internal: the shared state behind tether::Signal.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <vector>
+
+#include "tether/select.hpp"
+#include "tether/signal.hpp"
+
+namespace tether::detail {
+
+// A one-shot event. Invariant: once fired_ is true it stays true, and every
+// Waiter registered before that has been notified exactly once and dropped.
+// Waiters are notified under mu_, so a Waiter that unregisters (under mu_)
+// can be destroyed right after: no notification can reach it later.
+class SignalState {
+ public:
+  bool Fired() const { return fired_.load(std::memory_order_acquire); }
+
+  bool Fire() {
+    std::vector<Waiter*> to_notify;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (fired_.load(std::memory_order_relaxed)) return false;
+      fired_.store(true, std::memory_order_release);
+      for (Waiter* w : waiters_) w->Notify();
+      waiters_.clear();
+    }
+    cv_.notify_all();
+    return true;
+  }
+
+  void Wait() {
+    if (Fired()) return;
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return fired_.load(std::memory_order_relaxed); });
+  }
+
+  bool WaitUntil(std::chrono::steady_clock::time_point deadline) {
+    if (Fired()) return true;
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_until(lock, deadline, [&] { return fired_.load(std::memory_order_relaxed); });
+  }
+
+  bool Register(Waiter* w) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fired_.load(std::memory_order_relaxed)) return false;
+    waiters_.push_back(w);
+    return true;
+  }
+
+  void Unregister(Waiter* w) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = std::find(waiters_.begin(), waiters_.end(), w);
+    if (it != waiters_.end()) waiters_.erase(it);
+  }
+
+ private:
+  std::atomic<bool> fired_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;    // Wait()/WaitUntil() callers; notified once, on Fire
+  std::vector<Waiter*> waiters_;  // guarded by mu_; Select/Channel waiters
+};
+
+// Builds a Signal handle over a state owned by something else (a context
+// node embeds its done signal; the aliasing shared_ptr keeps the owner alive).
+struct SignalAccess {
+  static Signal Wrap(std::shared_ptr<SignalState> s) { return Signal(std::move(s)); }
+};
+
+}  // namespace tether::detail
