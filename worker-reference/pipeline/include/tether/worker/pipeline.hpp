@@ -21,7 +21,17 @@ struct SourcePos {
   int column = 0;  // 1-based
 };
 
-// A step or a service: one process group on the process runtime.
+// A step's reference to a pipeline secret: the secret `source` is exported to
+// the step as the environment variable `target` (Vela's short form `- name`
+// means source = name, target = upper-cased name).
+struct SecretRef {
+  std::string source;
+  std::string target;
+};
+
+// A step or a service: one process group on the process runtime. A container
+// with neither commands nor entrypoint (a Vela plugin or template step) has
+// nothing the process runtime can run: its `unsupported` says why.
 struct Container {
   std::string name;                            // safe as a file name (validated)
   std::string image;                           // recorded; the process runtime does not pull
@@ -29,10 +39,12 @@ struct Container {
   std::vector<std::string> entrypoint;         // when set and commands empty: exec'd as argv
   std::map<std::string, std::string> environment;
   std::vector<std::string> secrets;            // names of pipeline secrets injected as env vars
+  std::vector<SecretRef> secret_refs;          // the same, with the env var name each is exported as
   bool detach = false;                         // runs in the background until ExecBuild ends
   bool continue_on_failure = false;            // ruleset: continue: true
   std::string pull;                            // recorded (always, not_present, ...), not honoured
   std::map<std::string, std::string> unsupported;  // key -> why it is recorded, not honoured
+  std::string uses_template;                   // Vela `template: {name}`: not expanded (see CheckRunnable)
   SourcePos pos;
 };
 
@@ -62,6 +74,7 @@ struct Pipeline {
   std::vector<Secret> secrets;
   std::optional<std::chrono::seconds> timeout;  // build timeout from the file, if any
   std::vector<std::string> notes;  // accepted features the process runtime records but does not honour
+  bool render_inline = false;      // metadata.render_inline: the file is a template (see CheckRunnable)
 };
 
 // One diagnostic: "file:line:col: error: message" (or "unsupported: ...").
@@ -79,7 +92,17 @@ Error LoadPipeline(const std::string& path, Pipeline* out,
 Error ParsePipeline(const std::string& text, const std::string& path, Pipeline* out,
                     std::vector<PipelineDiagnostic>* diagnostics);
 
-// `tether-worker validate FILE...`: 0 all valid, 2 some invalid (each error on stderr).
+// What `validate` accepts (everything Vela accepts) is not always something the
+// process runtime can run meaningfully. Before running, the executor calls
+// this: it returns kInvalidArgument with one "unsupported: ..." diagnostic per
+// step that calls a template (templates are not fetched or expanded) and for
+// metadata.render_inline. Plugin steps (image + parameters, no commands) are
+// not refused: they are skipped, and their Container::unsupported says so.
+Error CheckRunnable(const Pipeline& pipeline, std::vector<PipelineDiagnostic>* diagnostics);
+
+// `tether-worker validate [--notes] FILE...`: prints "FILE: ok (N steps, M services,
+// K stages)" per valid file; 0 all valid, 2 some invalid or unreadable (each error
+// on stderr). --notes also prints what is recorded but not honoured.
 int RunValidate(int argc, char** argv);
 
 }  // namespace tether::worker

@@ -1,0 +1,509 @@
+// The top level of a pipeline: version, environment, steps or stages (with
+// needs), services, secrets, templates, metadata, and the checks that span
+// several parts (needs graph, compiled step names, implicit secrets).
+#include "tether/worker/pipeline.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "decoder.hpp"
+#include "yaml_tree.hpp"
+
+namespace tether::worker {
+
+std::string PipelineDiagnostic::ToString() const {
+  if (pos.line <= 0) return pos.file + ": error: " + message;
+  return pos.file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) +
+         ": error: " + message;
+}
+
+namespace internal {
+namespace {
+
+// "1h30m", "90s", "45m" (Go durations of h/m/s) or a bare number of minutes
+// (Vela's repo timeout unit). 0 on error.
+long long ParseTimeoutSeconds(const std::string& text) {
+  if (text.empty()) return 0;
+  if (std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return text.size() > 6 ? 0 : std::stoll(text) * 60;
+  }
+  long long total = 0, number = 0;
+  bool have_number = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      if (number > 100000000) return 0;
+      number = number * 10 + (c - '0');
+      have_number = true;
+      continue;
+    }
+    if (!have_number) return 0;
+    if (c == 'h') total += number * 3600;
+    else if (c == 'm') total += number * 60;
+    else if (c == 's') total += number;
+    else return 0;
+    number = 0;
+    have_number = false;
+  }
+  return have_number ? 0 : total;
+}
+
+void DecodeStages(Decoder& d, const Node& node) {
+  if (!node.IsMap() || node.children.empty()) {
+    d.Error(node, "`stages` must be a mapping of stage name to {needs, steps}");
+    return;
+  }
+  for (const Entry& e : d.Entries(node)) {
+    Stage stage;
+    stage.name = e.key->scalar;
+    stage.pos = d.Pos(*e.key);
+    if (std::string why = UnsafeNameReason(stage.name); !why.empty()) {
+      d.Error(*e.key, "stage name `" + stage.name + "` " + why +
+                          "; names must be safe as file names (no '/', no control characters, no "
+                          "leading '.')");
+      continue;
+    }
+    const std::string where = "stage `" + stage.name + "`";
+    if (!e.value->IsMap()) {
+      d.Error(*e.value, where + " must be a mapping with `steps`");
+      continue;
+    }
+    std::vector<Entry> keys = d.Entries(*e.value);
+    d.CheckKeys(keys, {"name", "needs", "independent", "steps", "environment"}, where);
+    std::map<std::string, std::string> environment;
+    bool has_steps = false;
+    for (const Entry& k : keys) {
+      const std::string& key = k.key->scalar;
+      if (key == "needs") {
+        d.StringList(*k.value, "`needs`", &stage.needs);
+      } else if (key == "steps") {
+        has_steps = true;
+        DecodeSteps(d, *k.value, where, &stage.steps);
+      } else if (key == "environment") {
+        d.Environment(*k.value, where, &environment);
+      } else if (key == "independent") {
+        bool independent = false;
+        if (d.Bool(*k.value, "`independent`", &independent) && independent) {
+          d.Note(*k.key, where + ": `independent` is recorded; a failing stage stops the build");
+        }
+      }
+    }
+    if (!has_steps) d.Error(*e.value, where + " has no `steps`");
+    // Vela applies a stage's environment to each of its steps (the step's own wins).
+    for (Container& step : stage.steps) {
+      for (const auto& [name, value] : environment) step.environment.emplace(name, value);
+    }
+    d.pipeline().stages.push_back(std::move(stage));
+  }
+}
+
+// needs must name existing stages (or Vela's implicit `clone`) and be acyclic.
+void CheckNeeds(Decoder& d) {
+  const std::vector<Stage>& stages = d.pipeline().stages;
+  std::map<std::string, const Stage*> by_name;
+  for (const Stage& s : stages) by_name[s.name] = &s;
+  for (const Stage& s : stages) {
+    for (const std::string& need : s.needs) {
+      if (need == s.name) {
+        d.ErrorAt(s.pos.line, s.pos.column, "stage `" + s.name + "` needs itself");
+      } else if (need != "clone" && by_name.count(need) == 0) {
+        d.ErrorAt(s.pos.line, s.pos.column,
+                  "stage `" + s.name + "` needs `" + need + "`, which is not a stage");
+      }
+    }
+  }
+  // Depth-first search; each cycle is reported once, at its first stage in file order.
+  std::map<std::string, int> state;  // 0 new, 1 on the path, 2 done
+  std::vector<std::string> path;
+  std::function<void(const Stage&)> visit = [&](const Stage& s) {
+    state[s.name] = 1;
+    path.push_back(s.name);
+    for (const std::string& need : s.needs) {
+      auto it = by_name.find(need);
+      if (it == by_name.end() || need == s.name) continue;
+      if (state[need] == 1) {
+        std::string cycle;
+        auto start = std::find(path.begin(), path.end(), need);
+        for (auto p = start; p != path.end(); ++p) cycle += *p + " -> ";
+        const Stage& first = *by_name[*start];
+        d.ErrorAt(first.pos.line, first.pos.column, "stages needs form a cycle: " + cycle + need);
+      } else if (state[need] == 0) {
+        visit(*it->second);
+      }
+    }
+    path.pop_back();
+    state[s.name] = 2;
+  };
+  for (const Stage& s : stages) {
+    if (state[s.name] == 0) visit(s);
+  }
+}
+
+// Vela names a stage's steps "<stage>_<step>"; two different pairs must not collide.
+void CheckCompiledNames(Decoder& d) {
+  std::map<std::string, std::pair<const Stage*, const Container*>> seen;
+  for (const Stage& s : d.pipeline().stages) {
+    for (const Container& step : s.steps) {
+      std::string compiled = s.name + "_" + step.name;
+      auto [it, inserted] = seen.emplace(compiled, std::make_pair(&s, &step));
+      if (!inserted && it->second.first != &s) {
+        d.ErrorAt(step.pos.line, step.pos.column,
+                  "step `" + step.name + "` of stage `" + s.name + "` and step `" +
+                      it->second.second->name + "` of stage `" + it->second.first->name +
+                      "` both compile to `" + compiled + "` (Vela names steps <stage>_<step>)");
+      }
+    }
+  }
+}
+
+void DecodeSecrets(Decoder& d, const Node& node) {
+  if (node.IsNull()) return;
+  if (!node.IsSequence()) {
+    d.Error(node, "`secrets` must be a list of {name, key, engine, type} or {origin}");
+    return;
+  }
+  std::map<std::string, int> first_line;
+  for (const Node* item : node.children) {
+    if (!item->IsMap()) {
+      d.Error(*item, "each secret must be a mapping with `name` (or `origin`)");
+      continue;
+    }
+    std::vector<Entry> keys = d.Entries(*item);
+    d.CheckKeys(keys, {"name", "key", "engine", "type", "origin", "pull", "from_env", "from_file"},
+                "a secret");
+    Secret secret;
+    secret.pos = d.Pos(*item);
+    const Node* origin = nullptr;
+    for (const Entry& k : keys) {
+      const std::string& key = k.key->scalar;
+      if (key == "name") d.Scalar(*k.value, "secret `name`", &secret.name);
+      else if (key == "from_env") d.Scalar(*k.value, "secret `from_env`", &secret.from_env);
+      else if (key == "from_file") d.Scalar(*k.value, "secret `from_file`", &secret.from_file);
+      else if (key == "origin") origin = k.value;
+      else if (key == "key" || key == "engine" || key == "type" || key == "pull") {
+        std::string recorded;  // Vela's secret store coordinates: shape-checked, not used
+        d.Scalar(*k.value, "secret `" + key + "`", &recorded);
+      }
+    }
+    if (origin != nullptr) {
+      Container container;
+      if (DecodeContainer(d, *origin, ContainerKind::kSecretOrigin, &container)) {
+        d.Note(*origin, "secret origin `" + container.name + "` (image `" + container.image +
+                            "`) is recorded, not run; its secrets come from this worker's "
+                            "environment");
+      }
+      continue;
+    }
+    if (secret.name.empty()) {
+      d.Error(*item, "secret has no `name`");
+      continue;
+    }
+    if (!secret.from_env.empty() && !secret.from_file.empty()) {
+      d.Error(*item, "secret `" + secret.name + "` has both `from_env` and `from_file`");
+      continue;
+    }
+    if (secret.from_env.empty() && secret.from_file.empty()) secret.from_env = EnvNameFor(secret.name);
+    auto [it, inserted] = first_line.emplace(secret.name, item->line);
+    if (!inserted) {
+      d.Error(*item, "duplicate secret name `" + secret.name + "` (first at line " +
+                         std::to_string(it->second) + ")");
+      continue;
+    }
+    d.pipeline().secrets.push_back(std::move(secret));
+  }
+}
+
+// Step secrets that no `secrets` entry declares still get a value: from the
+// worker's environment variable of the upper-cased name.
+void DeclareImplicitSecrets(Decoder& d) {
+  Pipeline& p = d.pipeline();
+  std::set<std::string> declared;
+  for (const Secret& s : p.secrets) declared.insert(s.name);
+  auto visit = [&](const Container& c) {
+    for (const SecretRef& ref : c.secret_refs) {
+      if (!declared.insert(ref.source).second) continue;
+      Secret s;
+      s.name = ref.source;
+      s.from_env = EnvNameFor(ref.source);
+      s.pos = c.pos;
+      p.notes.push_back(std::to_string(c.pos.line) + ":" + std::to_string(c.pos.column) +
+                        ": secret `" + s.name + "` used by `" + c.name +
+                        "` is not declared in `secrets`; its value comes from $" + s.from_env);
+      p.secrets.push_back(std::move(s));
+    }
+  };
+  for (const Container& c : p.steps) visit(c);
+  for (const Stage& st : p.stages) {
+    for (const Container& c : st.steps) visit(c);
+  }
+}
+
+void DecodeTemplates(Decoder& d, const Node& node, std::set<std::string>* names) {
+  if (node.IsNull()) return;
+  if (!node.IsSequence()) {
+    d.Error(node, "`templates` must be a list of {name, source, type}");
+    return;
+  }
+  std::map<std::string, int> first_line;
+  for (const Node* item : node.children) {
+    if (!item->IsMap()) {
+      d.Error(*item, "each template must be a mapping with `name` and `source`");
+      continue;
+    }
+    std::vector<Entry> keys = d.Entries(*item);
+    d.CheckKeys(keys, {"name", "source", "type", "format", "vars"}, "a template");
+    std::string name;
+    for (const Entry& k : keys) {
+      std::string value;
+      const std::string& key = k.key->scalar;
+      if (key == "vars") continue;
+      if (!d.Scalar(*k.value, "template `" + key + "`", &value)) continue;
+      if (key == "name") name = value;
+      if (key == "type" && value != "github" && value != "file") {
+        d.Error(*k.value, "template type `" + value + "` is not github or file");
+      }
+      if (key == "format" && value != "go" && value != "golang" && value != "starlark") {
+        d.Error(*k.value, "template format `" + value + "` is not go, golang or starlark");
+      }
+    }
+    if (name.empty()) {
+      d.Error(*item, "template has no `name`");
+      continue;
+    }
+    auto [it, inserted] = first_line.emplace(name, item->line);
+    if (!inserted) {
+      d.Error(*item, "duplicate template name `" + name + "` (first at line " +
+                         std::to_string(it->second) + ")");
+    }
+    names->insert(name);
+  }
+  if (!names->empty()) d.Note(node, "templates are recorded, not fetched or expanded");
+}
+
+void DecodeMetadata(Decoder& d, const Node& node) {
+  if (node.IsNull()) return;
+  if (!node.IsMap()) {
+    d.Error(node, "`metadata` must be a mapping");
+    return;
+  }
+  std::vector<Entry> keys = d.Entries(node);
+  d.CheckKeys(keys, {"template", "render_inline", "clone", "environment", "auto_cancel", "os"},
+              "`metadata`");
+  for (const Entry& k : keys) {
+    const std::string& key = k.key->scalar;
+    if (key == "template" || key == "render_inline" || key == "clone") {
+      bool value = false;
+      if (!d.Bool(*k.value, "metadata `" + key + "`", &value)) continue;
+      if (key == "render_inline") d.pipeline().render_inline = value;
+    } else if (key == "environment") {
+      std::vector<std::string> ignored;
+      d.StringList(*k.value, "metadata `environment`", &ignored);
+    } else if (key == "auto_cancel" && !k.value->IsMap()) {
+      d.Error(*k.value, "metadata `auto_cancel` must be a mapping");
+      continue;
+    }
+    d.Note(*k.key, "metadata `" + key + "` is recorded, not honoured");
+  }
+}
+
+void DecodeTopLevel(Decoder& d, const Node& root, std::set<std::string>* template_names) {
+  Pipeline& p = d.pipeline();
+  const Node* steps = nullptr;
+  const Node* stages = nullptr;
+  bool has_version = false;
+  for (const Entry& e : d.Entries(root)) {
+    const std::string& key = e.key->scalar;
+    const Node& v = *e.value;
+    if (key == "version") {
+      has_version = true;
+      if (!d.Scalar(v, "`version`", &p.version)) continue;
+      if (p.version.empty()) d.Error(v, "`version` is empty (Vela requires it, e.g. version: \"1\")");
+      if (p.version == "legacy") d.Error(v, "version `legacy` is no longer supported (as in Vela)");
+    } else if (key == "environment") {
+      d.Environment(v, "the pipeline", &p.environment);
+    } else if (key == "steps") {
+      steps = &v;
+    } else if (key == "stages") {
+      stages = &v;
+      if (steps != nullptr) d.Error(*e.key, "`steps` and `stages` cannot be used together");
+    } else if (key == "services") {
+      if (!v.IsSequence() && !v.IsNull()) {
+        d.Error(v, "`services` must be a list of services");
+        continue;
+      }
+      std::map<std::string, int> first_line;
+      for (const Node* item : v.children) {
+        Container service;
+        if (!DecodeContainer(d, *item, ContainerKind::kService, &service)) continue;
+        auto [it, inserted] = first_line.emplace(service.name, item->line);
+        if (!inserted) {
+          d.Error(*item, "duplicate service name `" + service.name + "` (first at line " +
+                             std::to_string(it->second) + ")");
+          continue;
+        }
+        p.services.push_back(std::move(service));
+      }
+    } else if (key == "secrets") {
+      DecodeSecrets(d, v);
+    } else if (key == "templates") {
+      DecodeTemplates(d, v, template_names);
+    } else if (key == "metadata") {
+      DecodeMetadata(d, v);
+    } else if (key == "worker" || key == "deployment") {
+      if (!v.IsMap()) d.Error(v, "`" + key + "` must be a mapping");
+      else d.Note(*e.key, "`" + key + "` is recorded, not honoured (one local worker)");
+    } else if (key == "timeout") {
+      std::string text;
+      if (!d.Scalar(v, "`timeout`", &text)) continue;
+      long long seconds = ParseTimeoutSeconds(text);
+      if (seconds <= 0) {
+        d.Error(v, "`timeout` `" + text + "` is not a duration (e.g. 30m, 1h30m, 90s, or minutes)");
+      } else {
+        p.timeout = std::chrono::seconds(seconds);
+      }
+    } else if (key.rfind("x-", 0) == 0 || e.merged || yaml::ContainsAnchor(v)) {
+      continue;  // an anchor holder: Vela ignores it, its anchors are used elsewhere
+    } else {
+      d.CheckKeys({e}, {"version", "environment", "steps", "stages", "services", "secrets",
+                        "templates", "metadata", "worker", "deployment", "timeout"},
+                  "the top level (a key that only holds anchors must carry an &anchor or start "
+                  "with `x-`)");
+    }
+  }
+  if (steps != nullptr && stages != nullptr && steps->line > stages->line) {
+    d.Error(*steps, "`steps` and `stages` cannot be used together");
+  }
+  if (steps != nullptr) DecodeSteps(d, *steps, "the pipeline", &p.steps);
+  if (stages != nullptr) DecodeStages(d, *stages);
+  if (!has_version) d.Error(root, "missing `version` (Vela requires it, e.g. version: \"1\")");
+  if (steps == nullptr && stages == nullptr && template_names->empty() && !p.render_inline) {
+    d.Error(root, "no `steps`, `stages` or `templates`: the pipeline does nothing");
+  }
+}
+
+}  // namespace
+}  // namespace internal
+
+Error ParsePipeline(const std::string& text, const std::string& path, Pipeline* out,
+                    std::vector<PipelineDiagnostic>* diagnostics) {
+  using namespace internal;
+  std::vector<PipelineDiagnostic> found;
+  *out = Pipeline{};
+  out->file = path;
+  Decoder d(path, out, &found);
+  yaml::Document doc(text);
+  d.AddTreeProblems(doc.problems());
+  if (doc.root() != nullptr) {
+    std::vector<yaml::TreeProblem> duplicates;
+    yaml::CheckDuplicateKeys(doc, &duplicates);
+    d.AddTreeProblems(duplicates);
+    if (doc.document_count() > 1) {
+      out->notes.push_back("the file holds more than one YAML document; only the first is read (as Vela)");
+    }
+  }
+  if (doc.root() == nullptr || doc.root()->IsNull()) {
+    if (!d.failed()) d.ErrorAt(1, 1, "empty file: a pipeline needs `version` and `steps` or `stages`");
+  } else if (!doc.root()->IsMap()) {
+    d.Error(*doc.root(), "the top level must be a mapping of pipeline keys (version, steps, ...)");
+  } else {
+    std::set<std::string> template_names;
+    DecodeTopLevel(d, *doc.root(), &template_names);
+    CheckNeeds(d);
+    CheckCompiledNames(d);
+    DeclareImplicitSecrets(d);
+    auto check_template = [&](const Container& c) {
+      if (!c.uses_template.empty() && template_names.count(c.uses_template) == 0) {
+        d.ErrorAt(c.pos.line, c.pos.column, "step `" + c.name + "` uses template `" +
+                                                c.uses_template + "`, which `templates` does not declare");
+      }
+    };
+    for (const Container& c : out->steps) check_template(c);
+    for (const Stage& s : out->stages) {
+      for (const Container& c : s.steps) check_template(c);
+    }
+  }
+  // File order; one message per place (an aliased node is decoded once per alias).
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.pos.line, a.pos.column) < std::tie(b.pos.line, b.pos.column);
+  });
+  found.erase(std::unique(found.begin(), found.end(),
+                          [](const auto& a, const auto& b) {
+                            return a.pos.line == b.pos.line && a.pos.column == b.pos.column &&
+                                   a.message == b.message;
+                          }),
+              found.end());
+  std::sort(out->notes.begin(), out->notes.end(), [](const std::string& a, const std::string& b) {
+    return std::atoi(a.c_str()) < std::atoi(b.c_str());
+  });
+  out->notes.erase(std::unique(out->notes.begin(), out->notes.end()), out->notes.end());
+  if (diagnostics != nullptr) diagnostics->insert(diagnostics->end(), found.begin(), found.end());
+  if (!found.empty()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 path + ": " + std::to_string(found.size()) + " error(s) in the pipeline");
+  }
+  return Error();
+}
+
+Error LoadPipeline(const std::string& path, Pipeline* out,
+                   std::vector<PipelineDiagnostic>* diagnostics) {
+  auto fail = [&](const std::string& why) {
+    if (diagnostics != nullptr) {
+      diagnostics->push_back({{path, 0, 0}, "cannot read the pipeline file: " + why});
+    }
+    return Error(ErrorCode::kIo, path + ": cannot read: " + why);
+  };
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return fail("not a regular file");
+  }
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      std::string why = std::strerror(errno);
+      ::close(fd);
+      return fail(why);
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return ParsePipeline(text, path, out, diagnostics);
+}
+
+Error CheckRunnable(const Pipeline& pipeline, std::vector<PipelineDiagnostic>* diagnostics) {
+  std::vector<PipelineDiagnostic> found;
+  if (pipeline.render_inline) {
+    found.push_back({{pipeline.file, 1, 1},
+                     "unsupported: metadata.render_inline: the file is a template to render; "
+                     "tether-worker does not render templates"});
+  }
+  auto visit = [&](const Container& c) {
+    if (!c.uses_template.empty()) {
+      found.push_back({c.pos, "unsupported: step `" + c.name + "` calls template `" +
+                                  c.uses_template + "`; tether-worker does not expand templates"});
+    }
+  };
+  for (const Container& c : pipeline.steps) visit(c);
+  for (const Stage& s : pipeline.stages) {
+    for (const Container& c : s.steps) visit(c);
+  }
+  if (diagnostics != nullptr) diagnostics->insert(diagnostics->end(), found.begin(), found.end());
+  if (!found.empty()) {
+    return Error(ErrorCode::kInvalidArgument, pipeline.file + ": uses features tether-worker cannot run");
+  }
+  return Error();
+}
+
+}  // namespace tether::worker

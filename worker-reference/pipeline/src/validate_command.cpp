@@ -1,0 +1,61 @@
+// `tether-worker validate [--notes] FILE...`: parse and validate pipelines
+// without running anything.
+#include <cstring>
+#include <iostream>
+
+#include "tether/worker/pipeline.hpp"
+
+namespace tether::worker {
+
+namespace {
+
+size_t CountSteps(const Pipeline& p) {
+  size_t n = p.steps.size();
+  for (const Stage& s : p.stages) n += s.steps.size();
+  return n;
+}
+
+}  // namespace
+
+int RunValidate(int argc, char** argv) {
+  bool notes = false;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--notes") == 0) {
+      notes = true;
+    } else if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
+      std::cout << "usage: tether-worker validate [--notes] FILE...\n"
+                   "  Parses and validates Vela-style pipeline files; runs nothing.\n"
+                   "  --notes  also print what is accepted but not honoured\n"
+                   "  exit 0: all valid; 2: some file invalid or unreadable\n";
+      return 0;
+    } else {
+      files.emplace_back(argv[i]);
+    }
+  }
+  if (files.empty()) {
+    std::cerr << "usage: tether-worker validate [--notes] FILE...\n";
+    return 2;
+  }
+  bool all_valid = true;
+  for (const std::string& file : files) {
+    Pipeline pipeline;
+    std::vector<PipelineDiagnostic> diagnostics;
+    Error err = LoadPipeline(file, &pipeline, &diagnostics);
+    if (!err.ok()) {
+      all_valid = false;
+      for (const PipelineDiagnostic& d : diagnostics) std::cerr << d.ToString() << "\n";
+      if (diagnostics.empty()) std::cerr << file << ": error: " << err.ToString() << "\n";
+      continue;
+    }
+    std::cout << file << ": ok (" << CountSteps(pipeline) << " steps, " << pipeline.services.size()
+              << " services, " << pipeline.stages.size() << " stages)\n";
+    if (notes) {
+      for (const std::string& note : pipeline.notes) std::cout << file << ":" << note << "\n";
+    }
+  }
+  std::cout.flush();
+  return all_valid ? 0 : 2;
+}
+
+}  // namespace tether::worker
