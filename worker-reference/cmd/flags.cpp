@@ -1,0 +1,235 @@
+#include "cmd/flags.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <map>
+
+namespace tether::worker::cmd {
+
+namespace {
+
+Error Invalid(std::string message) { return Error(ErrorCode::kInvalidArgument, std::move(message)); }
+
+// Reads a non-negative decimal number ("12", "1.5", ".5") at the front of s.
+bool TakeNumber(std::string_view* s, long double* value) {
+  std::size_t i = 0;
+  long double v = 0;
+  bool digits = false;
+  while (i < s->size() && (*s)[i] >= '0' && (*s)[i] <= '9') {
+    v = v * 10 + ((*s)[i] - '0');
+    ++i;
+    digits = true;
+  }
+  if (i < s->size() && (*s)[i] == '.') {
+    ++i;
+    long double scale = 0.1L;
+    while (i < s->size() && (*s)[i] >= '0' && (*s)[i] <= '9') {
+      v += ((*s)[i] - '0') * scale;
+      scale /= 10;
+      ++i;
+      digits = true;
+    }
+  }
+  if (!digits) return false;
+  s->remove_prefix(i);
+  *value = v;
+  return true;
+}
+
+}  // namespace
+
+Error ParseDuration(std::string_view text, Duration* out) {
+  const std::string quoted = "\"" + std::string(text) + "\"";
+  if (text == "0") {
+    *out = Duration::zero();
+    return Error();
+  }
+  if (text.empty()) return Invalid("invalid duration \"\"");
+  if (text[0] == '-') return Invalid("invalid duration " + quoted + ": must not be negative");
+  if (text[0] == '+') text.remove_prefix(1);
+  static const std::pair<std::string_view, long double> kUnits[] = {
+      {"ns", 1},       {"us", 1e3},  {"\xC2\xB5s", 1e3}, {"\xCE\xBCs", 1e3},
+      {"ms", 1e6},     {"s", 1e9},   {"m", 60e9},        {"h", 3600e9},
+  };
+  long double total_ns = 0;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    long double value;
+    if (!TakeNumber(&rest, &value)) {
+      return Invalid("invalid duration " + quoted + " (write it as Go does: 30m, 2s, 500ms, 1h30m)");
+    }
+    std::size_t len = 0;
+    while (len < rest.size() && !(rest[len] >= '0' && rest[len] <= '9') && rest[len] != '.') ++len;
+    std::string_view unit = rest.substr(0, len);
+    rest.remove_prefix(len);
+    long double scale = 0;
+    for (const auto& [name, ns] : kUnits) {
+      if (unit == name) scale = ns;
+    }
+    if (scale == 0) {
+      return Invalid("invalid duration " + quoted + ": " +
+                     (unit.empty() ? std::string("missing unit") : "unknown unit \"" + std::string(unit) + "\"") +
+                     " (units: ns, us, ms, s, m, h)");
+    }
+    total_ns += value * scale;
+  }
+  if (total_ns > 9.2e18L) return Invalid("invalid duration " + quoted + ": too large");
+  *out = std::chrono::duration_cast<Duration>(
+      std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(total_ns))));
+  return Error();
+}
+
+std::string FormatDuration(Duration d) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+  if (ns == 0) return "0s";
+  std::string sign = ns < 0 ? "-" : "";
+  if (ns < 0) ns = -ns;
+  auto fraction = [](std::int64_t v, std::int64_t unit) {
+    std::string s = std::to_string(v / unit);
+    std::int64_t rem = v % unit;
+    if (rem != 0) {
+      std::string digits = std::to_string(rem + unit).substr(1);  // zero-padded
+      while (!digits.empty() && digits.back() == '0') digits.pop_back();
+      s += "." + digits;
+    }
+    return s;
+  };
+  if (ns < 1000) return sign + std::to_string(ns) + "ns";
+  if (ns < 1000000) return sign + fraction(ns, 1000) + "\xC2\xB5s";
+  if (ns < 1000000000) return sign + fraction(ns, 1000000) + "ms";
+  std::string out;
+  std::int64_t hours = ns / 3600000000000LL;
+  ns %= 3600000000000LL;
+  std::int64_t minutes = ns / 60000000000LL;
+  ns %= 60000000000LL;
+  if (hours > 0) out += std::to_string(hours) + "h";
+  if (hours > 0 || minutes > 0) out += std::to_string(minutes) + "m";
+  out += fraction(ns, 1000000000) + "s";
+  return sign + out;
+}
+
+Error ParseSize(std::string_view text, std::uint64_t* out) {
+  const std::string quoted = "\"" + std::string(text) + "\"";
+  std::string_view rest = text;
+  long double value;
+  if (!TakeNumber(&rest, &value)) {
+    return Invalid("invalid size " + quoted + " (write it as 10MiB, 512KiB, 100B or a number of bytes)");
+  }
+  static const std::map<std::string_view, long double> kUnits = {
+      {"", 1},       {"B", 1},       {"KiB", 1024.0L}, {"MiB", 1048576.0L},
+      {"GiB", 1073741824.0L}, {"TiB", 1099511627776.0L}, {"KB", 1e3L}, {"kB", 1e3L},
+      {"MB", 1e6L},  {"GB", 1e9L},   {"TB", 1e12L},
+  };
+  auto it = kUnits.find(rest);
+  if (it == kUnits.end()) {
+    return Invalid("invalid size " + quoted + ": unknown unit \"" + std::string(rest) +
+                   "\" (units: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
+  }
+  long double bytes = value * it->second;
+  if (bytes > 1.8e19L) return Invalid("invalid size " + quoted + ": too large");
+  if (bytes != std::floor(bytes)) return Invalid("invalid size " + quoted + ": not a whole number of bytes");
+  *out = static_cast<std::uint64_t>(bytes);
+  return Error();
+}
+
+const char kRunUsage[] =
+    "usage: tether-worker run [options] PIPELINE.yml...\n"
+    "\n"
+    "Runs each pipeline as a build (steps and services are local process groups),\n"
+    "writes <results>/<build-id>/build.json and one log file per step and service.\n"
+    "\n"
+    "options:\n"
+    "  --results DIR                where results go (default: tether-results)\n"
+    "  --build-limit N              builds run at once (default: 1)\n"
+    "  --build-timeout D            a build's timeout unless its pipeline sets one (default: 30m)\n"
+    "  --kill-grace D               SIGTERM to SIGKILL when a step is stopped (default: 10s)\n"
+    "  --log-streaming-timeout D    how long step logs may drain after a build ended (default: 5m)\n"
+    "  --shutdown-grace D           after SIGINT/SIGTERM, time running builds get before they\n"
+    "                               are cancelled; a second signal cancels at once (default: 1m)\n"
+    "  --max-log-size SIZE          per step or service; 0 = unlimited (default: 100MiB)\n"
+    "  --workspace-root DIR         where build workspaces are created (default: a temporary dir)\n"
+    "  --quiet                      no live log lines on stdout\n"
+    "\n"
+    "Durations as Go writes them (30m, 2s, 500ms, 1h30m); sizes as 10MiB, 512KiB, 100B.\n"
+    "Exit status: 0 every build succeeded, 1 a build failed or was canceled,\n"
+    "2 usage or pipeline validation error (nothing ran), 3 infrastructure error.\n";
+
+Error ParseRunOptions(int argc, char** argv, RunOptions* out) {
+  using Setter = std::function<Error(const std::string& flag, const std::string& value)>;
+  auto duration = [](Duration* target, bool positive) -> Setter {
+    return [target, positive](const std::string& flag, const std::string& value) {
+      Error err = ParseDuration(value, target);
+      if (!err.ok()) return Invalid(flag + ": " + err.message());
+      if (positive && *target <= Duration::zero()) return Invalid(flag + ": must be greater than 0");
+      return Error();
+    };
+  };
+  std::map<std::string, Setter> with_value = {
+      {"--results", [out](const std::string& f, const std::string& v) {
+         if (v.empty()) return Invalid(f + ": empty directory name");
+         out->results_dir = v;
+         return Error();
+       }},
+      {"--workspace-root", [out](const std::string& f, const std::string& v) {
+         if (v.empty()) return Invalid(f + ": empty directory name");
+         out->workspace_root = v;
+         return Error();
+       }},
+      {"--build-limit", [out](const std::string& f, const std::string& v) {
+         char* end = nullptr;
+         long n = std::strtol(v.c_str(), &end, 10);
+         if (v.empty() || *end != '\0' || n < 1 || n > 1024) {
+           return Invalid(f + ": invalid build limit \"" + v + "\" (a whole number from 1 to 1024)");
+         }
+         out->build_limit = static_cast<int>(n);
+         return Error();
+       }},
+      {"--build-timeout", duration(&out->build_timeout, true)},
+      {"--kill-grace", duration(&out->kill_grace, false)},
+      {"--log-streaming-timeout", duration(&out->log_streaming_timeout, false)},
+      {"--shutdown-grace", duration(&out->shutdown_grace, false)},
+      {"--max-log-size", [out](const std::string& f, const std::string& v) {
+         Error err = ParseSize(v, &out->max_log_size);
+         return err.ok() ? err : Invalid(f + ": " + err.message());
+       }},
+  };
+  bool only_files = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (only_files || arg.empty() || arg[0] != '-' || arg == "-") {
+      out->files.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      only_files = true;
+      continue;
+    }
+    if (arg == "--help" || arg == "-h") {
+      out->help = true;
+      continue;
+    }
+    if (arg == "--quiet" || arg == "-q") {
+      out->quiet = true;
+      continue;
+    }
+    std::string flag = arg, value;
+    bool has_value = false;
+    if (std::size_t eq = arg.find('='); eq != std::string::npos) {
+      flag = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      has_value = true;
+    }
+    auto it = with_value.find(flag);
+    if (it == with_value.end()) return Invalid("unknown option " + flag);
+    if (!has_value) {
+      if (i + 1 >= argc) return Invalid(flag + ": missing value");
+      value = argv[++i];
+    }
+    if (Error err = it->second(flag, value); !err.ok()) return err;
+  }
+  if (!out->help && out->files.empty()) return Invalid("no pipeline files given");
+  return Error();
+}
+
+}  // namespace tether::worker::cmd

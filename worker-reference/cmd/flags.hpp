@@ -1,0 +1,42 @@
+// Command-line values of tether-worker: durations written as Go writes them
+// (30m, 2s, 500ms, 1h30m, 1.5h), sizes with binary or decimal units
+// (10MiB, 512KiB, 100B, 1GB, or plain bytes), and the options of `run`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tether/context.hpp"
+#include "tether/error.hpp"
+
+namespace tether::worker::cmd {
+
+// Go's time.ParseDuration, without negative values. Error: kInvalidArgument.
+Error ParseDuration(std::string_view text, Duration* out);
+// Go's Duration.String(): "1h30m0s", "500ms", "0s".
+std::string FormatDuration(Duration d);
+// "10MiB" = 10 * 2^20, "10MB" = 10 * 10^6, "100B" or "100" = 100 bytes.
+Error ParseSize(std::string_view text, std::uint64_t* out);
+
+struct RunOptions {
+  std::string results_dir = "tether-results";
+  int build_limit = 1;
+  Duration build_timeout = std::chrono::minutes(30);
+  Duration kill_grace = std::chrono::seconds(10);
+  Duration log_streaming_timeout = std::chrono::minutes(5);
+  Duration shutdown_grace = std::chrono::minutes(1);
+  std::uint64_t max_log_size = 100ull << 20;  // 0: unlimited
+  bool quiet = false;
+  std::string workspace_root;  // empty: a fresh temporary directory
+  bool help = false;
+  std::vector<std::string> files;
+};
+
+// Parses `run`'s arguments (argv[0] is "run"). Error: kInvalidArgument with
+// a message naming the option.
+Error ParseRunOptions(int argc, char** argv, RunOptions* out);
+extern const char kRunUsage[];
+
+}  // namespace tether::worker::cmd

@@ -1,0 +1,36 @@
+// tether-worker: the reference CI build worker.
+#include <cstring>
+#include <iostream>
+
+#include "cmd/run.hpp"
+#include "tether/worker/pipeline.hpp"
+
+namespace {
+
+const char kUsage[] =
+    "usage: tether-worker <command> [args]\n"
+    "\n"
+    "commands:\n"
+    "  run [options] PIPELINE.yml...   run pipelines as builds (see: tether-worker run --help)\n"
+    "  validate PIPELINE.yml...        check pipelines without running them\n"
+    "\n"
+    "Exit status: 0 success, 1 a build failed, 2 usage or validation error,\n"
+    "3 infrastructure error.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const char* command = argv[1];
+  if (!std::strcmp(command, "--help") || !std::strcmp(command, "-h") || !std::strcmp(command, "help")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (!std::strcmp(command, "run")) return tether::worker::cmd::RunCommand(argc - 1, argv + 1);
+  if (!std::strcmp(command, "validate")) return tether::worker::RunValidate(argc - 1, argv + 1);
+  std::cerr << "tether-worker: unknown command '" << command << "'\n" << kUsage;
+  return 2;
+}

@@ -1,0 +1,143 @@
+// `tether-worker run`: validates every pipeline first (nothing runs if one
+// is invalid), reserves a result directory per build, and hands the builds
+// to the Worker.
+#include "cmd/run.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "cmd/flags.hpp"
+#include "cmd/worker.hpp"
+#include "executor/live_output.hpp"
+#include "queue/memory_queue.hpp"
+#include "runtime/process.hpp"
+#include "tether/worker/pipeline.hpp"
+
+extern char** environ;
+
+namespace tether::worker::cmd {
+
+std::string BuildIdStem(const std::string& file) {
+  std::string base = std::filesystem::path(file).filename().string();
+  for (const char* ext : {".yml", ".yaml"}) {
+    std::string e = ext;
+    if (base.size() > e.size() && base.compare(base.size() - e.size(), e.size(), e) == 0) {
+      base.resize(base.size() - e.size());
+      break;
+    }
+  }
+  std::string stem;
+  for (char c : base) {
+    bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '-' || c == '_' || c == '.';
+    stem += safe ? c : '_';
+  }
+  while (!stem.empty() && stem[0] == '.') stem.erase(0, 1);
+  if (stem.size() > 64) stem.resize(64);
+  return stem.empty() ? "build" : stem;
+}
+
+namespace {
+
+// Reserves <results>/<stem>-<n> for the smallest n whose directory does not
+// exist yet (mkdir is atomic, so concurrent workers never share one).
+Error ReserveBuildId(const std::string& results, const std::string& stem, std::string* id) {
+  for (int n = 1; n < 1000000; ++n) {
+    std::string candidate = stem + "-" + std::to_string(n);
+    std::error_code ec;
+    if (std::filesystem::create_directory(results + "/" + candidate, ec)) {
+      *id = candidate;
+      return Error();
+    }
+    if (ec) return Error(ErrorCode::kIo, "cannot create " + results + "/" + candidate + ": " + ec.message());
+  }
+  return Error(ErrorCode::kIo, "no free build id for " + stem);
+}
+
+}  // namespace
+
+int RunCommand(int argc, char** argv) {
+  RunOptions options;
+  if (Error err = ParseRunOptions(argc, argv, &options); !err.ok()) {
+    std::cerr << "tether-worker run: " << err.message() << "\n"
+              << "run 'tether-worker run --help' for usage\n";
+    return 2;
+  }
+  if (options.help) {
+    std::cout << kRunUsage;
+    return 0;
+  }
+
+  // Validate everything before running anything.
+  std::vector<Pipeline> pipelines(options.files.size());
+  bool invalid = false;
+  for (std::size_t i = 0; i < options.files.size(); ++i) {
+    std::vector<PipelineDiagnostic> diagnostics;
+    Error err = LoadPipeline(options.files[i], &pipelines[i], &diagnostics);
+    if (err.ok()) err = CheckRunnable(pipelines[i], &diagnostics);
+    for (const PipelineDiagnostic& d : diagnostics) std::cerr << d.ToString() << "\n";
+    if (!err.ok()) {
+      if (diagnostics.empty()) std::cerr << options.files[i] << ": error: " << err.message() << "\n";
+      invalid = true;
+    }
+  }
+  if (invalid) {
+    std::cerr << "tether-worker run: invalid pipeline; nothing was run\n";
+    return 2;
+  }
+
+  // Before any thread exists: SIGINT/SIGTERM are read from a signalfd by the
+  // signal task (every thread inherits the mask; children get it cleared).
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  runtime::ProcessRuntime::BecomeSubreaper();
+
+  std::error_code ec;
+  std::filesystem::create_directories(options.results_dir, ec);
+  if (ec) {
+    std::cerr << "tether-worker run: cannot create " << options.results_dir << ": " << ec.message() << "\n";
+    return 3;
+  }
+  bool own_workspace_root = options.workspace_root.empty();
+  if (own_workspace_root) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/tether-worker-XXXXXX";
+    if (::mkdtemp(templ.data()) == nullptr) {
+      std::cerr << "tether-worker run: cannot create a workspace root in " << templ << "\n";
+      return 3;
+    }
+    options.workspace_root = templ;
+  }
+
+  std::vector<queue::BuildItem> items;
+  for (std::size_t i = 0; i < pipelines.size(); ++i) {
+    queue::BuildItem item;
+    if (Error err = ReserveBuildId(options.results_dir, BuildIdStem(options.files[i]), &item.id); !err.ok()) {
+      std::cerr << "tether-worker run: " << err.message() << "\n";
+      return 3;
+    }
+    item.pipeline = std::move(pipelines[i]);
+    items.push_back(std::move(item));
+  }
+  queue::MemoryQueue queue(std::move(items));
+
+  std::vector<std::string> worker_env;
+  for (char** e = environ; *e != nullptr; ++e) worker_env.emplace_back(*e);
+  bool tty = ::isatty(STDOUT_FILENO) == 1;
+  executor::LiveOutput live(stdout, !options.quiet, tty);
+  std::string workspace_root = options.workspace_root;
+  Worker worker(std::move(options), &queue, &live, std::move(worker_env));
+  int status = worker.Start(Background());
+  if (own_workspace_root) std::filesystem::remove_all(workspace_root, ec);
+  return status;
+}
+
+}  // namespace tether::worker::cmd

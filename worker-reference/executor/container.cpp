@@ -1,0 +1,236 @@
+// The container verbs of the Engine, for steps and services: Create, Plan,
+// Exec, Destroy (Stream is in stream.cpp). A service is a container that
+// ExecBuild starts before the steps and that runs until DestroyBuild.
+#include <map>
+
+#include "executor/engine.hpp"
+#include "executor/live_output.hpp"
+
+namespace tether::worker::executor {
+
+namespace {
+
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+// Vela's build script: each command echoed as "$ cmd" before it runs, under
+// `sh -e` so the first failing command ends the step.
+std::string BuildScript(const std::vector<std::string>& commands) {
+  std::string script;
+  for (const std::string& cmd : commands) {
+    script += "printf '%s\\n' " + ShellQuote("$ " + cmd) + "\n";
+    script += cmd + "\n";
+  }
+  return script;
+}
+
+// The variables a step sees from the worker itself; everything else of the
+// worker's environment (where secrets live) stays out.
+constexpr const char* kInherited[] = {"PATH", "HOME", "LANG", "LC_ALL", "TZ", "TERM",
+                                      "USER", "LOGNAME", "TMPDIR", "SHELL"};
+
+}  // namespace
+
+Error Engine::CreateContainer(const Context& ctx, ContainerState& c) {
+  if (Error err = ctx.Err(); !err.ok()) return err;
+  const Container& spec = c.spec;
+  std::map<std::string, std::string> env;
+  for (const char* name : kInherited) {
+    if (auto v = WorkerEnv(name)) env[name] = *v;
+  }
+  if (!env.count("PATH")) env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+  env["CI"] = "true";
+  env["TETHER_BUILD_ID"] = config_.build_id;
+  env["TETHER_WORKSPACE"] = runtime_.workspace();
+  env["VELA_WORKSPACE"] = runtime_.workspace();
+  env[c.kind == "service" ? "VELA_SERVICE_NAME" : "VELA_STEP_NAME"] = spec.name;
+  for (const auto& [k, v] : pipeline_.environment) env[k] = v;
+  for (const auto& [k, v] : spec.environment) env[k] = v;
+  std::vector<SecretRef> refs = spec.secret_refs;
+  if (refs.empty()) {
+    for (const std::string& name : spec.secrets) refs.push_back({name, Upper(name)});
+  }
+  for (const SecretRef& ref : refs) {
+    auto it = secret_values_.find(ref.source);
+    if (it == secret_values_.end()) {
+      return Error(ErrorCode::kFailed, c.kind + " " + spec.name + ": unknown secret " + ref.source);
+    }
+    env[ref.target] = it->second;
+  }
+  c.process.name = spec.name;
+  c.process.env.clear();
+  for (const auto& [k, v] : env) c.process.env.push_back(k + "=" + v);
+  c.process.argv.clear();
+  if (!spec.commands.empty()) {
+    c.process.argv = spec.entrypoint.empty()
+                         ? std::vector<std::string>{"/bin/sh", "-e", "-c"}
+                         : spec.entrypoint;
+    c.process.argv.push_back(BuildScript(spec.commands));
+  } else if (!spec.entrypoint.empty()) {
+    c.process.argv = spec.entrypoint;
+  }  // else: a plugin (image + parameters only) that the process runtime cannot run
+
+  std::string prefix = "[" + config_.build_id + "/" + spec.name + "] ";
+  LogWriter::Options options{config_.result_dir + "/" + c.record.log_file, prefix, &masker_,
+                             config_.max_log_size, config_.live};
+  if (config_.live != nullptr && !config_.live->lines()) options.live = nullptr;
+  return LogWriter::Open(std::move(options), &c.log);
+}
+
+void Engine::SetStatus(ContainerState& c, Status status, std::string reason) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    c.record.status = status;
+    if (!reason.empty()) c.record.reason = std::move(reason);
+  }
+  if (config_.live != nullptr) config_.live->SetStatus(config_.build_id, c.spec.name, StatusName(status));
+}
+
+void Engine::Start(ContainerState& c) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    c.record.started = WallClock::now();
+  }
+  SetStatus(c, Status::kRunning, "");
+}
+
+void Engine::Finish(ContainerState& c, Status status, std::optional<int> exit_code,
+                    std::string reason) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    c.record.exit_code = exit_code;
+    c.record.finished = WallClock::now();
+  }
+  SetStatus(c, status, std::move(reason));
+}
+
+std::string Engine::ContextReason(const Context& ctx) const {
+  Error err = ctx.Err();
+  if (err.Is(ErrorCode::kDeadlineExceeded)) return "build timed out";
+  if (err.Is(ErrorCode::kCanceled)) return "build canceled";
+  return "";
+}
+
+// Starts the process, asks StreamBuild to stream its log, and (wait) waits
+// for it to exit.
+Error Engine::Exec(const Context& ctx, ContainerState& c, bool wait) {
+  if (c.process.argv.empty()) {
+    c.log->Note("[tether-worker] not run: " + c.kind + " " + c.spec.name + " has no commands" +
+                (c.spec.image.empty() ? "" : " (plugin image " + c.spec.image + ")") +
+                ", and the process runtime does not run images");
+    Finish(c, Status::kSkipped, std::nullopt, "plugin: the process runtime does not run images");
+    return Error();
+  }
+  Start(c);
+  if (Error err = runtime_.RunContainer(ctx, c.process); !err.ok()) {
+    if (err.IsContextError()) {
+      Finish(c, Status::kCanceled, std::nullopt, ContextReason(ctx));
+      Abort(err);
+    } else {
+      c.log->Note("[tether-worker] " + err.message());
+      Finish(c, Status::kError, std::nullopt, err.message());
+    }
+    return err;
+  }
+  c.started = true;
+  StreamRequest request;
+  request.key = c.kind;
+  request.container = &c;
+  if (c.kind == "service") {
+    request.stream = [this](const Context& sctx, ContainerState& s) { return StreamService(sctx, s); };
+  } else {
+    request.stream = [this](const Context& sctx, ContainerState& s) { return StreamStep(sctx, s); };
+  }
+  if (Error sent = requests_.Send(ctx, std::move(request)); !sent.ok()) {
+    // No stream task owns the log: this task still does.
+    c.log->Note("[tether-worker] log not streamed: " + sent.ToString());
+  }
+  if (!wait) return Error();
+  runtime::ExitStatus status;
+  Error err = runtime_.WaitContainer(ctx, c.spec.name, &status);
+  if (status.stopped_by_worker) {
+    Finish(c, Status::kKilled, status.code, ContextReason(ctx));
+    Abort(err.IsContextError() ? err : ctx.Err());
+  } else if (status.exited) {
+    Finish(c, status.code == 0 ? Status::kSuccess : Status::kFailure, status.code, "");
+  } else {
+    Finish(c, Status::kError, std::nullopt, err.message());
+  }
+  return err.IsContextError() ? Error() : err;
+}
+
+Error Engine::Destroy(const Context& ctx, ContainerState& c) {
+  Error err;
+  if (c.started) {
+    runtime::ExitStatus status;
+    err = runtime_.RemoveContainer(ctx, c.spec.name, &status);
+    bool running;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      running = c.record.status == Status::kRunning;
+    }
+    if (running && status.exited) {
+      // A service or detached step: it ran until the build ended.
+      if (status.stopped_by_worker) {
+        std::lock_guard<std::mutex> lock(mu_);
+        c.record.exit_code = status.code;
+        c.record.finished = WallClock::now();
+        c.record.status = Status::kSuccess;
+        c.record.reason = "stopped when the build ended";
+      } else {
+        Status s = status.code == 0 ? Status::kSuccess : Status::kFailure;
+        std::lock_guard<std::mutex> lock(mu_);
+        c.record.exit_code = status.code;
+        c.record.finished = WallClock::now();
+        c.record.status = s;
+      }
+    }
+  }
+  if (c.log) {
+    c.log->Close();
+    std::lock_guard<std::mutex> lock(mu_);
+    c.record.log_bytes = c.log->bytes();
+    c.record.log_truncated = c.log->truncated();
+  }
+  return err;
+}
+
+Error Engine::CreateStep(const Context& ctx, ContainerState& step) { return CreateContainer(ctx, step); }
+
+Error Engine::PlanStep(const Context& ctx, ContainerState& step) { return ctx.Err(); }
+
+Error Engine::ExecStep(const Context& ctx, ContainerState& step) {
+  return Exec(ctx, step, /*wait=*/!step.spec.detach);
+}
+
+Error Engine::DestroyStep(const Context& ctx, ContainerState& step) { return Destroy(ctx, step); }
+
+Error Engine::CreateService(const Context& ctx, ContainerState& service) {
+  return CreateContainer(ctx, service);
+}
+
+Error Engine::PlanService(const Context& ctx, ContainerState& service) { return ctx.Err(); }
+
+Error Engine::ExecService(const Context& ctx, ContainerState& service) {
+  return Exec(ctx, service, /*wait=*/false);
+}
+
+Error Engine::DestroyService(const Context& ctx, ContainerState& service) {
+  return Destroy(ctx, service);
+}
+
+}  // namespace tether::worker::executor

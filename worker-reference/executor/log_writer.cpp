@@ -1,0 +1,161 @@
+#include "executor/log_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "executor/live_output.hpp"
+
+namespace tether::worker::executor {
+
+Masker::Masker(const std::vector<std::string>& secret_values) {
+  for (const std::string& value : secret_values) {
+    if (value.empty()) continue;
+    if (value.find('\n') == std::string::npos) {
+      needles_.push_back(value);
+      continue;
+    }
+    std::size_t start = 0;
+    while (start <= value.size()) {
+      std::size_t end = value.find('\n', start);
+      if (end == std::string::npos) end = value.size();
+      std::string part = value.substr(start, end - start);
+      if (!part.empty() && part.back() == '\r') part.pop_back();
+      if (part.size() >= 4) needles_.push_back(part);
+      start = end + 1;
+    }
+  }
+  std::sort(needles_.begin(), needles_.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  needles_.erase(std::unique(needles_.begin(), needles_.end()), needles_.end());
+}
+
+void Masker::AppendMasked(std::string_view line, std::string* out) const {
+  if (needles_.empty()) {
+    out->append(line);
+    return;
+  }
+  std::string work(line);
+  for (const std::string& needle : needles_) {
+    std::size_t pos = 0;
+    while ((pos = work.find(needle, pos)) != std::string::npos) {
+      work.replace(pos, needle.size(), "***");
+      pos += 3;
+    }
+  }
+  out->append(work);
+}
+
+std::string Masker::Mask(std::string_view line) const {
+  std::string out;
+  AppendMasked(line, &out);
+  return out;
+}
+
+Error LogWriter::Open(Options options, std::unique_ptr<LogWriter>* out) {
+  int fd = ::open(options.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return Error(ErrorCode::kIo, "cannot create " + options.path + ": " + std::strerror(errno));
+  }
+  out->reset(new LogWriter(std::move(options), fd));
+  return Error();
+}
+
+LogWriter::~LogWriter() { Close(); }
+
+void LogWriter::Write(std::string_view data) {
+  if (closed_) return;
+  while (!data.empty()) {
+    const char* nl = static_cast<const char*>(std::memchr(data.data(), '\n', data.size()));
+    if (nl == nullptr) {
+      carry_.append(data);
+      if (carry_.size() >= kMaxLine) {
+        EmitLine(carry_);
+        carry_.clear();
+      }
+      break;
+    }
+    std::size_t len = static_cast<std::size_t>(nl - data.data());
+    if (carry_.empty()) {
+      EmitLine(data.substr(0, len));
+    } else {
+      carry_.append(data.substr(0, len));
+      EmitLine(carry_);
+      carry_.clear();
+    }
+    data.remove_prefix(len + 1);
+  }
+  if (file_buf_.size() >= (256u << 10)) FlushFile();
+  if (!live_buf_.empty() && options_.live != nullptr) {
+    options_.live->Write(live_buf_);
+    live_buf_.clear();
+  }
+}
+
+void LogWriter::EmitLine(std::string_view line) {
+  if (truncated_) return;
+  std::size_t before = file_buf_.size();
+  if (options_.masker != nullptr) {
+    options_.masker->AppendMasked(line, &file_buf_);
+  } else {
+    file_buf_.append(line);
+  }
+  file_buf_.push_back('\n');
+  std::size_t added = file_buf_.size() - before;
+  if (options_.max_bytes != 0 && bytes_ + added > options_.max_bytes) {
+    file_buf_.resize(before);
+    truncated_ = true;
+    Note("[tether-worker] log truncated: --max-log-size of " + std::to_string(options_.max_bytes) +
+         " bytes reached; the rest of this output was dropped");
+    return;
+  }
+  bytes_ += added;
+  if (options_.live != nullptr) {
+    live_buf_.append(options_.live_prefix);
+    live_buf_.append(file_buf_, before, added);
+  }
+}
+
+void LogWriter::Note(std::string_view line) {
+  if (closed_) return;
+  file_buf_.append(line);
+  file_buf_.push_back('\n');
+  if (options_.live != nullptr) {
+    live_buf_.append(options_.live_prefix);
+    live_buf_.append(line);
+    live_buf_.push_back('\n');
+  }
+}
+
+void LogWriter::FlushFile() {
+  const char* p = file_buf_.data();
+  std::size_t left = file_buf_.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd_, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;  // disk full or similar: the build still finishes; the log is short
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  file_buf_.clear();
+}
+
+void LogWriter::Close() {
+  if (closed_) return;
+  if (!carry_.empty()) {
+    EmitLine(carry_);
+    carry_.clear();
+  }
+  FlushFile();
+  if (!live_buf_.empty() && options_.live != nullptr) options_.live->Write(live_buf_);
+  live_buf_.clear();
+  ::close(fd_);
+  closed_ = true;
+}
+
+}  // namespace tether::worker::executor

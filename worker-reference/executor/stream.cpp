@@ -1,0 +1,96 @@
+// Log streaming: StreamBuild (the one consumer of the stream-request
+// channel, and the one owner of every stream task) and StreamStep /
+// StreamService (one container's output into its LogWriter).
+#include "executor/engine.hpp"
+#include "tether/select.hpp"
+#include "tether/task.hpp"
+
+namespace tether::worker::executor {
+
+namespace {
+constexpr std::size_t kReadChunk = 256 << 10;
+}  // namespace
+
+// ctx is the build context (not the build's timeout context): streaming is
+// not subject to the build timeout, so the output of a step killed by the
+// timeout is still captured to its end.
+Error Engine::StreamBuild(const Context& ctx) {
+  // tether:detached(the stream tasks must drain the output of a cancelled or timed-out build after ctx is done; they are cancelled below, at most --log-streaming-timeout after the build ended, and joined before StreamBuild returns)
+  auto [stream_ctx, cancel_streams] = WithCancel(WithoutCancel(ctx));
+  auto [streams, group_ctx] = TaskGroup::WithContext(stream_ctx);
+  // Services and detached steps never reach end-of-file before DestroyBuild
+  // stops them: their streams end when ExecBuild ends (community#890).
+  auto [background_ctx, cancel_background] = WithCancel(group_ctx);
+
+  auto start = [&](StreamRequest request) {
+    bool background = request.key == "service" || request.container->spec.detach;
+    Context task_ctx = background ? background_ctx : group_ctx;
+    streams.Go(request.key + " " + request.container->spec.name,
+               [task_ctx, stream = std::move(request.stream), container = request.container] {
+                 return stream(task_ctx, *container);
+               });
+  };
+
+  // Phase 1: until ExecBuild closes the channel or the build is cancelled.
+  bool closed = false;
+  while (!closed) {
+    Error err;
+    std::optional<StreamRequest> request = requests_.Recv(ctx, &err);
+    if (request) {
+      start(std::move(*request));
+    } else {
+      closed = err.Is(ErrorCode::kClosed);
+      if (!closed) break;  // ctx done: ExecBuild is stopping; drain below
+    }
+  }
+
+  // Phase 2: the build ended. Step streams get --log-streaming-timeout to
+  // reach end-of-file (their processes have exited or are being killed).
+  cancel_background();
+  auto [drain_ctx, cancel_drain] = WithTimeout(stream_ctx, config_.log_streaming_timeout);
+  std::function<bool()> stop_deadline = AfterFunc(drain_ctx, [cancel_streams] { cancel_streams(); });
+  while (!closed) {  // requests sent while ExecBuild wound down
+    Error err;
+    std::optional<StreamRequest> request = requests_.Recv(drain_ctx, &err);
+    if (!request) break;
+    start(std::move(*request));
+  }
+  Error result = streams.Wait();
+  stop_deadline();
+  cancel_drain();
+  cancel_background();
+  cancel_streams();
+  return result;
+}
+
+Error Engine::Stream(const Context& ctx, ContainerState& c) {
+  std::unique_ptr<runtime::LogTail> tail;
+  if (Error err = runtime_.TailContainer(ctx, c.spec.name, &tail); !err.ok()) {
+    c.log->Note("[tether-worker] cannot tail the output: " + err.message());
+    return Error();  // a log problem never fails the build
+  }
+  std::string chunk;
+  chunk.reserve(kReadChunk);
+  for (;;) {
+    chunk.clear();
+    Error err = tail->Read(ctx, &chunk, kReadChunk);
+    if (!chunk.empty()) c.log->Write(chunk);
+    if (err.ok()) continue;
+    if (err.IsContextError() && c.kind == "step" && !c.spec.detach) {
+      c.log->Note("[tether-worker] log streaming stopped: --log-streaming-timeout passed after the build ended");
+    } else if (!err.IsContextError() && !err.Is(ErrorCode::kClosed)) {
+      c.log->Note("[tether-worker] log read error: " + err.message());
+    }
+    break;
+  }
+  c.log->Close();
+  return Error();
+}
+
+Error Engine::StreamStep(const Context& ctx, ContainerState& step) { return Stream(ctx, step); }
+
+Error Engine::StreamService(const Context& ctx, ContainerState& service) {
+  return Stream(ctx, service);
+}
+
+}  // namespace tether::worker::executor

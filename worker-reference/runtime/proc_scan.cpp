@@ -1,0 +1,85 @@
+#include "runtime/proc_scan.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace tether::worker::runtime {
+namespace {
+
+bool ReadStat(pid_t pid, ProcInfo* info) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[1024];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  // "pid (comm) state ppid pgrp ...": comm may hold spaces and ')'.
+  char* close_paren = std::strrchr(buf, ')');
+  if (close_paren == nullptr) return false;
+  char state = '?';
+  int ppid = 0, pgrp = 0;
+  if (std::sscanf(close_paren + 1, " %c %d %d", &state, &ppid, &pgrp) != 3) return false;
+  info->pid = pid;
+  info->state = state;
+  info->ppid = ppid;
+  info->pgrp = pgrp;
+  return true;
+}
+
+}  // namespace
+
+std::vector<ProcInfo> ProcessesInGroup(pid_t pgrp) {
+  std::vector<ProcInfo> members;
+  DIR* dir = ::opendir("/proc");
+  if (dir == nullptr) return members;
+  while (dirent* entry = ::readdir(dir)) {
+    char* end = nullptr;
+    long pid = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0') continue;
+    ProcInfo info;
+    if (ReadStat(static_cast<pid_t>(pid), &info) && info.pgrp == pgrp) members.push_back(info);
+  }
+  ::closedir(dir);
+  return members;
+}
+
+void ReapProcessGroup(pid_t pgrp) {
+  const pid_t self = ::getpid();
+  // Bounded: SIGKILLed processes die within milliseconds; the loop only
+  // waits for orphans to be reparented to us. ~5 s at most.
+  for (int round = 0; round < 5000; ++round) {
+    if (::kill(-pgrp, SIGKILL) != 0 && errno == ESRCH) return;  // group empty
+    bool waiting_for_others = false;
+    for (const ProcInfo& m : ProcessesInGroup(pgrp)) {
+      if (m.ppid == self) {
+        while (::waitpid(m.pid, nullptr, 0) < 0 && errno == EINTR) {
+        }
+      } else if (m.state != 'Z') {
+        waiting_for_others = true;  // dying; will be reparented to us
+      }
+    }
+    if (!waiting_for_others) {
+      // Only zombies of other reapers (or nothing) left: not ours to reap.
+      bool any_ours = false;
+      for (const ProcInfo& m : ProcessesInGroup(pgrp)) any_ours |= (m.ppid == self);
+      if (!any_ours) return;
+      continue;
+    }
+    timespec pause{0, 1000000};  // 1 ms: a SIGKILLed parent is about to exit
+    ::nanosleep(&pause, nullptr);
+  }
+}
+
+}  // namespace tether::worker::runtime

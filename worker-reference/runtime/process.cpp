@@ -1,0 +1,285 @@
+#include "runtime/process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "runtime/proc_scan.hpp"
+#include "runtime/wake_fd.hpp"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+namespace tether::worker::runtime {
+namespace {
+
+Error Errno(const std::string& what) {
+  return Error(ErrorCode::kIo, what + ": " + std::strerror(errno));
+}
+
+int ToMillis(Duration d) {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  if (ms < 0) return 0;
+  if (ms > 24 * 3600 * 1000) return 24 * 3600 * 1000;
+  return static_cast<int>(ms);
+}
+
+}  // namespace
+
+// One started container: its session/process-group leader (pid == pgid),
+// a pidfd to wait on it, and the read end of its output pipe until a
+// LogTail takes it. One caller at a time (the executor's phases are ordered:
+// Exec, then Destroy), so no lock.
+class Process {
+ public:
+  static Error Spawn(const ProcessSpec& spec, const std::string& cwd,
+                     std::unique_ptr<Process>* out);
+  ~Process() {
+    if (!status_.exited) KillAndReap();
+    if (pidfd_ >= 0) ::close(pidfd_);
+    if (output_fd_ >= 0) ::close(output_fd_);
+  }
+
+  int TakeOutput() { return std::exchange(output_fd_, -1); }
+
+  // Ok once the main process has exited (not yet reaped); ctx.Err() or
+  // DeadlineExceeded (timeout_ms) otherwise.
+  Error WaitExited(const Context& ctx, int timeout_ms) {
+    if (status_.exited) return Error();
+    return PollWithContext(ctx, &pidfd_, 1, timeout_ms).err;
+  }
+
+  void Terminate() {
+    if (status_.exited || term_sent_) return;
+    term_sent_ = true;
+    term_sent_at_ = Clock::now();
+    status_.stopped_by_worker = true;
+    ::kill(-pid_, SIGTERM);
+  }
+  bool term_sent() const { return term_sent_; }
+  TimePoint term_sent_at() const { return term_sent_at_; }
+
+  // SIGKILLs whatever is left of the group, reaps the main process (keeping
+  // its own exit status if it had already exited) and every member of the
+  // group that is (or becomes, through the subreaper) our child.
+  void KillAndReap() {
+    if (status_.exited) return;
+    bool main_alive = PollWithContext(Background(), &pidfd_, 1, 0).err.ok() == false;
+    if (main_alive) status_.stopped_by_worker = true;
+    // The main process still holds the group id (alive or a zombie), so the
+    // id cannot have been reused: killing the group is safe.
+    ::kill(-pid_, SIGKILL);
+    siginfo_t info{};
+    while (::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd_), &info, WEXITED) < 0 &&
+           errno == EINTR) {
+    }
+    status_.exited = true;
+    if (info.si_code == CLD_EXITED) {
+      status_.code = info.si_status;
+    } else {
+      status_.signal = info.si_status;
+      status_.code = 128 + info.si_status;
+    }
+    ReapProcessGroup(pid_);
+  }
+
+  const ExitStatus& status() const { return status_; }
+
+ private:
+  Process(pid_t pid, int pidfd, int output_fd) : pid_(pid), pidfd_(pidfd), output_fd_(output_fd) {}
+
+  pid_t pid_;
+  int pidfd_;
+  int output_fd_;
+  ExitStatus status_;
+  bool term_sent_ = false;
+  TimePoint term_sent_at_{};
+};
+
+Error Process::Spawn(const ProcessSpec& spec, const std::string& cwd,
+                     std::unique_ptr<Process>* out) {
+  if (spec.argv.empty()) return Error(ErrorCode::kInvalidArgument, "nothing to run");
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Errno("pipe");
+  ::fcntl(fds[0], F_SETPIPE_SZ, 1 << 20);  // fewer wake-ups for chatty steps; best effort
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  // No descriptor of the worker (other steps' pipes, log files) leaks into
+  // a step: a leaked pipe end would keep another step's log open.
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // A new session makes the step a process group of its own that the worker
+  // can signal as a whole. The worker blocks SIGINT/SIGTERM (it reads them
+  // from a signalfd), so the child gets an empty mask and default handlers.
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+  sigset_t empty;
+  sigemptyset(&empty);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  sigset_t defaults;
+  sigfillset(&defaults);
+  sigdelset(&defaults, SIGKILL);
+  sigdelset(&defaults, SIGSTOP);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+
+  std::vector<char*> argv;
+  for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const std::string& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  pid_t pid = -1;
+  int rc = spec.argv[0].find('/') != std::string::npos
+               ? ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data())
+               : ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    return Error(ErrorCode::kIo, "cannot start " + spec.argv[0] + ": " + std::strerror(rc));
+  }
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) {
+    Error err = Errno("pidfd_open");
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    ::close(fds[0]);
+    return err;
+  }
+  out->reset(new Process(pid, pidfd, fds[0]));
+  return Error();
+}
+
+LogTail::~LogTail() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Error LogTail::Read(const Context& ctx, std::string* out, std::size_t max) {
+  if (fd_ < 0) return Error::Closed();
+  PollResult ready = PollWithContext(ctx, &fd_, 1, -1);
+  if (!ready.err.ok()) return ready.err;
+  std::size_t old = out->size();
+  out->resize(old + max);
+  ssize_t n;
+  do {
+    n = ::read(fd_, out->data() + old, max);
+  } while (n < 0 && errno == EINTR);
+  out->resize(old + (n > 0 ? static_cast<std::size_t>(n) : 0));
+  if (n < 0) return Errno("read");
+  if (n == 0) return Error::Closed();
+  return Error();
+}
+
+ProcessRuntime::ProcessRuntime(Options options) : options_(std::move(options)) {}
+
+ProcessRuntime::~ProcessRuntime() {
+  std::lock_guard<std::mutex> lock(mu_);
+  processes_.clear();  // ~Process kills and reaps what still runs
+}
+
+void ProcessRuntime::BecomeSubreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+
+Error ProcessRuntime::SetupBuild(const Context& ctx, const std::string& build_id) {
+  if (Error err = ctx.Err(); !err.ok()) return err;
+  std::error_code ec;
+  std::filesystem::create_directories(options_.workspace_root, ec);
+  if (ec) {
+    return Error(ErrorCode::kIo, "workspace root " + options_.workspace_root + ": " + ec.message());
+  }
+  std::string templ = options_.workspace_root + "/" + build_id + "-XXXXXX";
+  if (::mkdtemp(templ.data()) == nullptr) return Errno("workspace " + templ);
+  workspace_ = templ;
+  return Error();
+}
+
+Process* ProcessRuntime::Find(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = processes_.find(name);
+  return it == processes_.end() ? nullptr : it->second.get();
+}
+
+Error ProcessRuntime::RunContainer(const Context& ctx, const ProcessSpec& spec) {
+  if (Error err = ctx.Err(); !err.ok()) return err;
+  if (workspace_.empty()) return Error(ErrorCode::kFailed, "RunContainer before SetupBuild");
+  std::unique_ptr<Process> process;
+  if (Error err = Process::Spawn(spec, workspace_, &process); !err.ok()) return err;
+  std::lock_guard<std::mutex> lock(mu_);
+  processes_[spec.name] = std::move(process);
+  return Error();
+}
+
+Error ProcessRuntime::TailContainer(const Context& ctx, const std::string& name,
+                                    std::unique_ptr<LogTail>* out) {
+  Process* p = Find(name);
+  if (p == nullptr) return Error(ErrorCode::kFailed, "no container " + name);
+  int fd = p->TakeOutput();
+  if (fd < 0) return Error(ErrorCode::kFailed, "the output of " + name + " is already tailed");
+  *out = std::make_unique<LogTail>(fd);
+  return Error();
+}
+
+Error ProcessRuntime::WaitContainer(const Context& ctx, const std::string& name,
+                                    ExitStatus* status) {
+  Process* p = Find(name);
+  if (p == nullptr) return Error(ErrorCode::kFailed, "no container " + name);
+  Error err = p->WaitExited(ctx, -1);
+  if (!err.ok() && !err.IsContextError()) return err;
+  if (!err.ok()) {
+    // ctx ended first: stop the group gently, then for good after the grace.
+    p->Terminate();
+    p->WaitExited(Background(), ToMillis(options_.kill_grace));
+  }
+  p->KillAndReap();
+  *status = p->status();
+  return err;
+}
+
+void ProcessRuntime::StopContainer(const std::string& name) {
+  if (Process* p = Find(name)) p->Terminate();
+}
+
+Error ProcessRuntime::RemoveContainer(const Context& ctx, const std::string& name,
+                                      ExitStatus* status) {
+  Process* p = Find(name);
+  if (p == nullptr) return Error();
+  if (!p->status().exited) {
+    p->Terminate();
+    Duration left = p->term_sent_at() + options_.kill_grace - Clock::now();
+    p->WaitExited(ctx, ToMillis(left));  // ctx ending early means: SIGKILL now
+    p->KillAndReap();
+  }
+  if (status != nullptr) *status = p->status();
+  return Error();
+}
+
+Error ProcessRuntime::RemoveBuild(const Context& ctx) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [name, p] : processes_) p->KillAndReap();
+  }
+  if (workspace_.empty()) return Error();
+  std::error_code ec;
+  std::filesystem::remove_all(workspace_, ec);
+  if (ec) return Error(ErrorCode::kIo, "remove workspace " + workspace_ + ": " + ec.message());
+  return Error();
+}
+
+}  // namespace tether::worker::runtime

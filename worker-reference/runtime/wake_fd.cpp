@@ -1,0 +1,80 @@
+#include "runtime/wake_fd.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace tether::worker::runtime {
+
+struct ContextWakeFd::EventFd {
+  int fd = -1;
+  ~EventFd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+ContextWakeFd::ContextWakeFd(const Context& ctx) {
+  if (!ctx.Done().CanFire()) return;
+  event_ = std::make_shared<EventFd>();
+  event_->fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (event_->fd < 0) {
+    event_.reset();
+    return;
+  }
+  // The callback keeps the eventfd alive on its own, so it may run after this
+  // object is gone (AfterFunc's stop cannot un-start a running callback).
+  std::shared_ptr<EventFd> event = event_;
+  stop_after_ = AfterFunc(ctx, [event] {
+    std::uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(event->fd, &one, sizeof one);
+  });
+}
+
+ContextWakeFd::~ContextWakeFd() {
+  if (stop_after_) stop_after_();
+}
+
+int ContextWakeFd::fd() const { return event_ ? event_->fd : -1; }
+
+PollResult PollWithContext(const Context& ctx, const int* fds, int n, int timeout_ms) {
+  PollResult result;
+  if (Error err = ctx.Err(); !err.ok()) {
+    result.err = err;
+    return result;
+  }
+  ContextWakeFd wake(ctx);
+  pollfd pfds[5];
+  for (int i = 0; i < n; ++i) pfds[i] = {fds[i], POLLIN, 0};
+  pfds[n] = {wake.fd(), POLLIN, 0};
+  for (;;) {
+    int rc = ::poll(pfds, static_cast<nfds_t>(n + 1), timeout_ms);
+    if (rc < 0) {
+      if (errno == EINTR) continue;
+      result.err = Error(ErrorCode::kIo, std::string("poll: ") + std::strerror(errno));
+      return result;
+    }
+    if (rc == 0) {
+      result.err = Error::DeadlineExceeded();
+      return result;
+    }
+    bool any = false;
+    for (int i = 0; i < n; ++i) {
+      if (pfds[i].revents != 0) {
+        result.ready[i] = true;
+        any = true;
+      }
+    }
+    if (any) return result;
+    if (pfds[n].revents != 0) {
+      result.err = ctx.Err().ok() ? Error::Canceled() : ctx.Err();
+      return result;
+    }
+  }
+}
+
+}  // namespace tether::worker::runtime

@@ -1,0 +1,38 @@
+// ContextWakeFd: a file descriptor that becomes readable once a context is
+// done, so that a poll(2) on pipes, pidfds or signalfds also waits on the
+// context (no busy polling, no wait that ignores cancellation).
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "tether/context.hpp"
+
+namespace tether::worker::runtime {
+
+class ContextWakeFd {
+ public:
+  // fd() is -1 (which poll ignores) when ctx can never be done.
+  explicit ContextWakeFd(const Context& ctx);
+  ~ContextWakeFd();
+  ContextWakeFd(const ContextWakeFd&) = delete;
+  ContextWakeFd& operator=(const ContextWakeFd&) = delete;
+
+  int fd() const;
+
+ private:
+  struct EventFd;                      // shared with the AfterFunc callback
+  std::shared_ptr<EventFd> event_;     // null when ctx can never be done
+  std::function<bool()> stop_after_;   // unregisters the callback
+};
+
+// Polls fds[0..n) for POLLIN together with ctx. Returns ok when one of them is
+// readable, ctx.Err() when ctx is done first, DeadlineExceeded when timeout_ms
+// (>= 0) passed. timeout_ms < 0 waits without a timer.
+struct PollResult {
+  Error err;
+  bool ready[4] = {false, false, false, false};
+};
+PollResult PollWithContext(const Context& ctx, const int* fds, int n, int timeout_ms);
+
+}  // namespace tether::worker::runtime
