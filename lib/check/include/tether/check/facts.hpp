@@ -1,0 +1,66 @@
+// Per-function facts gathered from every translation unit (phase 1) and the
+// cross-TU part of tether-context-not-forwarded that is decided from them
+// once all TUs are seen (phase 2): "the callee takes no context but creates
+// a root itself, or calls something that does".
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tether/check/finding.hpp"
+
+namespace tether::check {
+
+struct RootSite {
+  std::string file;
+  unsigned line = 0, col = 0;
+  std::string call;     // "tether::Background"
+  bool justified = false;
+};
+
+struct CallFact {
+  std::string to;       // the callee's id (USR)
+  std::string to_name;  // qualified name
+  std::string file;
+  unsigned line = 0;
+  bool passes_context = false;
+};
+
+struct FunctionFact {
+  std::string id;       // USR: the same in every TU
+  std::string name, qualified_name, file;
+  unsigned line = 0, end_line = 0;
+  bool receives_context = false;  // has a reachable context (param, capture, member, carrier)
+  bool returns_context = false;   // a factory
+  std::vector<RootSite> creates_roots;
+  std::vector<CallFact> calls;
+};
+
+// A call from a function that has a context to a callee that takes none.
+// It becomes a finding only if the callee (transitively) creates a root.
+struct ForwardCandidate {
+  Finding finding;      // location, message prefix, enclosing function
+  std::string callee_id;
+  std::string callee_name;
+  std::string context_name;  // the context the caller could pass
+};
+
+struct Facts {
+  std::map<std::string, FunctionFact> functions;  // by id
+  std::vector<ForwardCandidate> candidates;
+  void Merge(Facts&& other);
+};
+
+// Phase 2: turns candidates into findings with the chain in a note.
+// max_depth bounds the chain (1 = only the callee itself).
+// Sets Finding::function, where empty, to the innermost analysed function
+// whose body spans the finding.
+void AttributeFindings(const Facts& facts, std::vector<Finding>* findings);
+
+std::vector<Finding> ResolveForwardCandidates(const Facts& facts, unsigned max_depth);
+
+// The static context-flow graph (docs/static-graph-format.md).
+std::string StaticGraphJson(const Facts& facts, const std::vector<Finding>& findings);
+
+}  // namespace tether::check

@@ -1,0 +1,51 @@
+// The API model: which names are contexts, roots, derivations, cancel
+// functions, task groups and detached spawns. tether check knows no API by
+// itself; every check asks the model. Names are fully qualified
+// ("tether::TaskGroup::WithContext"), methods of groups are bare names.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tether::check {
+
+// A task-group type: spawning arms it, joining (or an escape) discharges it.
+struct TaskGroupModel {
+  std::string type;                      // qualified class name
+  std::vector<std::string> spawn;        // methods that start a task
+  std::vector<std::string> join;         // methods that wait for all tasks
+  std::vector<std::string> neutral;      // methods that neither spawn, join nor escape
+  bool spawn_on_construct = false;       // std::thread: constructing with a callable spawns
+};
+
+struct ApiModel {
+  std::vector<std::string> names;        // the model files merged into this one
+  std::vector<std::string> context_types;
+  std::vector<std::string> root_factories;
+  bool default_constructed_context_is_root = false;
+  std::vector<std::string> derivations;
+  std::vector<std::string> sanctioned_detaches;
+  std::vector<std::string> cancel_types;
+  std::vector<TaskGroupModel> task_groups;
+  std::vector<std::string> detached_spawns;  // functions, or Class::method
+  std::vector<std::string> sibling_suffixes;
+
+  // Adds every list of other to this one.
+  void Merge(const ApiModel& other);
+  const TaskGroupModel* FindGroup(std::string_view qualified_type) const;
+  static bool Contains(const std::vector<std::string>& list, std::string_view name);
+};
+
+// Parses a model. On error returns false and sets *error to
+// "<source>:<line>:<col>: <problem>".
+bool ParseModel(std::string_view json_text, std::string_view source_name, ApiModel* model,
+                std::string* error);
+// Reads and parses a model file; "builtin:libtether" and
+// "builtin:std-stop-token" name the embedded ones.
+bool LoadModel(const std::string& path_or_builtin, ApiModel* model, std::string* error);
+
+extern const char* const kLibtetherModelJson;
+extern const char* const kStopTokenModelJson;
+
+}  // namespace tether::check

@@ -1,0 +1,35 @@
+// Runs the enabled checks over a set of translation units: phase 1 parses
+// each TU once (N worker threads, one ClangTool each), runs the local checks
+// and gathers per-function facts; phase 2 resolves the cross-TU findings.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tether/check/facts.hpp"
+#include "tether/check/model.hpp"
+#include "tether/check/writers.hpp"
+
+namespace tether::check {
+
+struct RunOptions {
+  std::string build_dir;                 // -p: holds compile_commands.json
+  std::vector<std::string> files;        // restrict to these (or the TUs to check with extra_args)
+  std::vector<std::string> extra_args;   // after `--`
+  bool have_fixed_args = false;          // `--` was given
+  std::string checks = "tether-*";
+  unsigned jobs = 1;
+  bool progress = true;
+  unsigned max_chain_depth = 3;
+  std::vector<std::string> exclude_substrings;  // skip TUs whose path contains one
+};
+
+struct RunResult {
+  RunSummary summary;
+  Facts facts;
+  std::string error;  // set when nothing could run (no compile DB, ...)
+};
+
+RunResult RunChecks(const RunOptions& options, const ApiModel& model);
+
+}  // namespace tether::check

@@ -1,0 +1,329 @@
+// AST queries in the model's vocabulary, and the shared Check/TuContext code.
+#include "ast_util.hpp"
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+
+#include "check_base.hpp"
+
+namespace tether::check {
+
+using namespace clang;
+
+std::string QualifiedName(const NamedDecl* d) {
+  if (!d) return "";
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  PrintingPolicy policy(d->getASTContext().getLangOpts());
+  policy.SuppressInlineNamespace = true;
+  policy.SuppressUnwrittenScope = true;
+  d->printQualifiedName(os, policy);
+  return os.str();
+}
+
+std::string DisplayName(const FunctionDecl* fn) {
+  if (const auto* method = dyn_cast<CXXMethodDecl>(fn)) {
+    const CXXRecordDecl* cls = method->getParent();
+    if (cls->isLambda()) {
+      const auto& sm = fn->getASTContext().getSourceManager();
+      std::string outer = "";
+      if (const auto* enclosing = dyn_cast_or_null<FunctionDecl>(cls->getDeclContext()))
+        outer = DisplayName(enclosing) + "::";
+      return outer + "<lambda@" + std::to_string(sm.getSpellingLineNumber(cls->getLocation())) + ">";
+    }
+  }
+  return QualifiedName(fn);
+}
+
+std::string RecordName(QualType t) {
+  t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  if (const auto* rd = t->getAsCXXRecordDecl()) return QualifiedName(rd);
+  return "";
+}
+
+bool IsContextType(QualType t, const ApiModel& m) {
+  std::string name = RecordName(t);
+  return !name.empty() && ApiModel::Contains(m.context_types, name);
+}
+bool IsCancelType(QualType t, const ApiModel& m) {
+  std::string name = RecordName(t);
+  return !name.empty() && ApiModel::Contains(m.cancel_types, name);
+}
+const TaskGroupModel* GroupOf(QualType t, const ApiModel& m) {
+  std::string name = RecordName(t);
+  return name.empty() ? nullptr : m.FindGroup(name);
+}
+
+bool HasParamOfContextType(const FunctionDecl* fn, const ApiModel& m) {
+  for (const ParmVarDecl* p : fn->parameters())
+    if (IsContextType(p->getType(), m)) return true;
+  return false;
+}
+
+bool ReturnsContext(const FunctionDecl* fn, const ApiModel& m) {
+  QualType ret = fn->getReturnType();
+  if (IsContextType(ret, m)) return true;
+  // {Context, CancelFunc}-like results are factories too.
+  if (const auto* rd = ret.getNonReferenceType()->getAsCXXRecordDecl()) {
+    if (!rd->hasDefinition()) return false;
+    for (const FieldDecl* f : rd->fields())
+      if (IsContextType(f->getType(), m)) return true;
+  }
+  return false;
+}
+
+std::string RootName(const Expr* e, const ApiModel& m) {
+  e = e->IgnoreParenImpCasts();
+  if (const auto* call = dyn_cast<CallExpr>(e)) {
+    if (const FunctionDecl* fn = call->getDirectCallee()) {
+      std::string name = QualifiedName(fn);
+      if (ApiModel::Contains(m.root_factories, name)) return name;
+    }
+    return "";
+  }
+  if (const auto* temp = dyn_cast<CXXTemporaryObjectExpr>(e)) {
+    if (m.default_constructed_context_is_root && temp->getNumArgs() == 0 &&
+        IsContextType(temp->getType(), m))
+      return RecordName(temp->getType()) + "{}";
+  }
+  return "";
+}
+
+namespace {
+
+// Contexts carried by an object of type t: public fields of context type, and
+// const methods without parameters that return one ("request-like objects").
+void CarriedContexts(QualType t, const std::string& object, bool pointer, const ApiModel& m,
+                     SourceLocation where, std::vector<ReachableContext>* out) {
+  const CXXRecordDecl* rd = t.getNonReferenceType()->getAsCXXRecordDecl();
+  if (pointer && t->isPointerType()) rd = t->getPointeeType()->getAsCXXRecordDecl();
+  if (!rd || !rd->hasDefinition() || IsContextType(QualType(rd->getTypeForDecl(), 0), m)) return;
+  std::string access = object + (pointer ? "->" : ".");
+  for (const FieldDecl* f : rd->fields())
+    if (f->getAccess() == AS_public && IsContextType(f->getType(), m))
+      out->push_back({access + f->getNameAsString(), where, "carried by '" + object + "'"});
+  for (const CXXMethodDecl* md : rd->methods())
+    if (md->getAccess() == AS_public && md->param_empty() && !md->isStatic() &&
+        md->getIdentifier() && IsContextType(md->getReturnType(), m))
+      out->push_back({access + md->getNameAsString() + "()", where, "carried by '" + object + "'"});
+}
+
+void MemberContexts(const CXXRecordDecl* cls, const ApiModel& m, std::vector<ReachableContext>* out) {
+  if (!cls || !cls->hasDefinition()) return;
+  for (const FieldDecl* f : cls->fields())
+    if (IsContextType(f->getType(), m))
+      out->push_back({f->getNameAsString(), f->getLocation(), "member"});
+}
+
+}  // namespace
+
+std::vector<ReachableContext> ReachableContexts(const FunctionDecl* fn, const ApiModel& m) {
+  std::vector<ReachableContext> out;
+  for (const ParmVarDecl* p : fn->parameters()) {
+    if (!p->getIdentifier()) continue;  // an unnamed parameter is deliberately unused
+    if (IsContextType(p->getType(), m))
+      out.push_back({p->getNameAsString(), p->getLocation(), "parameter"});
+    else if (p->getType()->isPointerType())
+      CarriedContexts(p->getType(), p->getNameAsString(), true, m, p->getLocation(), &out);
+    else
+      CarriedContexts(p->getType(), p->getNameAsString(), false, m, p->getLocation(), &out);
+  }
+  const auto* method = dyn_cast<CXXMethodDecl>(fn);
+  if (method && method->getParent()->isLambda()) {
+    const CXXRecordDecl* closure = method->getParent();
+    bool captures_this = false;
+    for (const LambdaCapture& c : closure->captures()) {
+      if (c.capturesThis()) captures_this = true;
+      if (!c.capturesVariable()) continue;
+      const ValueDecl* v = c.getCapturedVar();
+      if (IsContextType(v->getType(), m))
+        out.push_back({v->getNameAsString(), v->getLocation(), "captured variable"});
+    }
+    // With a default capture the enclosing function's contexts can be named
+    // here just by writing them.
+    const auto* enclosing = dyn_cast_or_null<FunctionDecl>(closure->getDeclContext());
+    if (enclosing && closure->getLambdaCaptureDefault() != LCD_None) {
+      for (ReachableContext& r : ReachableContexts(enclosing, m)) {
+        bool dup = false;
+        for (const auto& o : out) dup |= o.spelling == r.spelling;
+        if (!dup) out.push_back(std::move(r));
+      }
+    } else if (enclosing && captures_this) {
+      if (const auto* em = dyn_cast<CXXMethodDecl>(enclosing)) MemberContexts(em->getParent(), m, &out);
+    }
+    return out;
+  }
+  if (method && method->isInstance() && !isa<CXXConstructorDecl>(method) &&
+      !isa<CXXDestructorDecl>(method))
+    MemberContexts(method->getParent(), m, &out);
+  return out;
+}
+
+bool MayCreateRoots(const FunctionDecl* fn, const ApiModel& m) {
+  if (fn->isMain() || ReturnsContext(fn, m)) return true;
+  if (const auto* method = dyn_cast<CXXMethodDecl>(fn)) {
+    if (method->getNameAsString() == "TestBody") {
+      const CXXRecordDecl* cls = method->getParent();
+      bool is_test = false;
+      if (cls->hasDefinition())
+        cls->forallBases([&](const CXXRecordDecl* base) {
+          is_test |= QualifiedName(base) == "testing::Test";
+          return true;
+        });
+      if (is_test) return true;
+    }
+  }
+  return false;
+}
+
+bool IsUnresolvableCall(const CallExpr* call) {
+  const FunctionDecl* callee = call->getDirectCallee();
+  if (!callee) return true;  // function pointer, std::function, dependent
+  if (const auto* mc = dyn_cast<CXXMemberCallExpr>(call)) {
+    const auto* md = dyn_cast<CXXMethodDecl>(callee);
+    if (md && md->isVirtual() && !md->hasAttr<FinalAttr>() && !md->getParent()->hasAttr<FinalAttr>()) {
+      // A qualified call (Base::f()) is not dispatched.
+      if (const auto* me = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens()))
+        return !me->hasQualifier();
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string Usr(const Decl* d) {
+  llvm::SmallString<128> buf;
+  if (index::generateUSRForDecl(d, buf)) return "";
+  return std::string(buf.str());
+}
+
+// ---- TuContext ---------------------------------------------------------
+
+const TuContext::FileInfo& TuContext::Info(const SourceManager& sm, FileID fid) {
+  auto [it, inserted] = files_.try_emplace(fid.getHashValue());
+  if (inserted) {
+    FileInfo& info = it->second;
+    if (OptionalFileEntryRef fe = sm.getFileEntryRefForID(fid)) {
+      info.path = std::string(fe->getFileEntry().tryGetRealPathName());
+      if (info.path.empty()) {
+        llvm::SmallString<256> p(fe->getName());
+        llvm::sys::fs::make_absolute(p);
+        llvm::sys::path::remove_dots(p, true);
+        info.path = std::string(p.str());
+      }
+    }
+    std::string_view text(sm.getBufferData(fid));
+    info.lines = SplitLines(text);
+    info.markers = ScanJustifications(text);
+  }
+  return it->second;
+}
+
+bool TuContext::Justified(const SourceManager& sm, SourceLocation loc, const std::string& check) {
+  SourceLocation spell = sm.getSpellingLoc(loc);
+  if (spell.isInvalid()) return false;
+  const FileInfo& info = Info(sm, sm.getFileID(spell));
+  return FindJustification(info.lines, info.markers, sm.getSpellingLineNumber(spell), check)
+      .has_value();
+}
+
+bool TuContext::MakeFinding(const SourceManager& sm, const std::string& check, SourceLocation loc,
+                            std::string message, Finding* out) {
+  SourceLocation spell = sm.getSpellingLoc(loc);
+  if (spell.isInvalid() || sm.isInSystemHeader(spell)) return false;
+  FileID fid = sm.getFileID(spell);
+  const FileInfo& info = Info(sm, fid);
+  if (info.path.empty()) return false;
+  unsigned line = sm.getSpellingLineNumber(spell);
+  if (auto j = FindJustification(info.lines, info.markers, line, check)) {
+    // A bare NOLINT with no reason does not justify anything.
+    if (!(j->reason.empty() && j->marker != "tether:detached" && j->checks.empty())) {
+      ++suppressed;
+      return false;
+    }
+  }
+  Finding f;
+  f.check = check;
+  f.file = info.path;
+  f.line = line;
+  f.col = sm.getSpellingColumnNumber(spell);
+  f.offset = sm.getFileOffset(spell);
+  f.message = std::move(message);
+  if (line >= 1 && line <= info.lines.size()) f.line_text = std::string(info.lines[line - 1]);
+  *out = std::move(f);
+  return true;
+}
+
+Note TuContext::MakeNote(const SourceManager& sm, SourceLocation loc, std::string message) {
+  Note n;
+  n.message = std::move(message);
+  SourceLocation spell = sm.getSpellingLoc(loc);
+  if (spell.isInvalid()) return n;
+  const FileInfo& info = Info(sm, sm.getFileID(spell));
+  n.file = info.path;
+  n.line = sm.getSpellingLineNumber(spell);
+  n.col = sm.getSpellingColumnNumber(spell);
+  if (n.line >= 1 && n.line <= info.lines.size()) n.line_text = std::string(info.lines[n.line - 1]);
+  return n;
+}
+
+bool TuContext::AddReplacement(const SourceManager& sm, const LangOptions& lang,
+                               CharSourceRange range, std::string text, Finding* f) {
+  if (range.getBegin().isMacroID() || range.getEnd().isMacroID()) return false;
+  CharSourceRange chars = Lexer::makeFileCharRange(range, sm, lang);
+  if (chars.isInvalid()) return false;
+  FileID fid = sm.getFileID(chars.getBegin());
+  const FileInfo& info = Info(sm, fid);
+  unsigned begin = sm.getFileOffset(chars.getBegin());
+  unsigned end = sm.getFileOffset(chars.getEnd());
+  f->fixes.push_back({info.path, begin, end - begin, std::move(text)});
+  return true;
+}
+
+void TuContext::ReportEmptyJustifications(const SourceManager& sm, FileID fid) {
+  const std::string check = "tether-justification";
+  if (!Enabled(check)) return;
+  const FileInfo& info = Info(sm, fid);
+  for (const Justification& j : info.markers) {
+    if (!j.reason.empty()) continue;
+    bool names_tether = j.marker == "tether:detached" || j.checks.find("tether-") != std::string::npos;
+    if (!names_tether) continue;
+    Finding f;
+    f.check = check;
+    f.file = info.path;
+    f.line = j.line;
+    f.col = j.col;
+    f.offset = 0;
+    if (j.line <= info.lines.size()) {
+      f.line_text = std::string(info.lines[j.line - 1]);
+      f.offset = static_cast<unsigned>(f.line_text.data() - info.lines[0].data()) + j.col - 1;
+    }
+    f.message = "'" + j.marker + "' without a reason: say why this is allowed" +
+                std::string(j.marker == "tether:detached" ? " inside the parentheses"
+                                                          : " after the marker");
+    findings.push_back(std::move(f));
+  }
+}
+
+// ---- Check ---------------------------------------------------------------
+
+Finding* Check::diag(SourceLocation loc, std::string message) {
+  Finding f;
+  if (!tu_.MakeFinding(sm(), name_, loc, std::move(message), &f)) return nullptr;
+  tu_.findings.push_back(std::move(f));
+  return &tu_.findings.back();
+}
+
+void Check::note(Finding* f, SourceLocation loc, std::string message) {
+  if (f && loc.isValid()) f->notes.push_back(tu_.MakeNote(sm(), loc, std::move(message)));
+}
+
+void Check::replace(Finding* f, SourceRange tokens, std::string text) {
+  if (f) tu_.AddReplacement(sm(), ast().getLangOpts(), CharSourceRange::getTokenRange(tokens), std::move(text), f);
+}
+
+void Check::insert(Finding* f, SourceLocation at, std::string text) {
+  if (f) tu_.AddReplacement(sm(), ast().getLangOpts(), CharSourceRange::getCharRange(at, at), std::move(text), f);
+}
+
+}  // namespace tether::check

@@ -1,0 +1,46 @@
+// What the checks ask about the AST, in the model's vocabulary: is this a
+// context, a root, a group; which contexts can this function reach.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "clang_pch.hpp"
+#include "tether/check/model.hpp"
+
+namespace tether::check {
+
+std::string QualifiedName(const clang::NamedDecl* d);
+// "exec", "Client::Run", "exec::<lambda@42>" — for messages and the graph.
+std::string DisplayName(const clang::FunctionDecl* fn);
+// The qualified name of the record behind t (references, cv and typedefs removed).
+std::string RecordName(clang::QualType t);
+
+bool IsContextType(clang::QualType t, const ApiModel& m);
+bool IsCancelType(clang::QualType t, const ApiModel& m);
+const TaskGroupModel* GroupOf(clang::QualType t, const ApiModel& m);
+bool HasParamOfContextType(const clang::FunctionDecl* fn, const ApiModel& m);
+bool ReturnsContext(const clang::FunctionDecl* fn, const ApiModel& m);
+
+// A root context expression: a call to a root factory, or (if the model says
+// so) an explicitly default-constructed context temporary. Returns the name
+// to show ("tether::Background", "tether::Context{}") or "".
+std::string RootName(const clang::Expr* e, const ApiModel& m);
+
+// A context the function can name: spelling is what a fix-it would write.
+struct ReachableContext {
+  std::string spelling;        // "ctx", "ctx_", "req.ctx", "c->Context()"
+  clang::SourceLocation where; // its declaration
+  std::string how;             // "parameter", "captured variable", "member", "carried by"
+};
+std::vector<ReachableContext> ReachableContexts(const clang::FunctionDecl* fn, const ApiModel& m);
+
+// main, a GoogleTest body, or a factory (returns a context): roots are fine.
+bool MayCreateRoots(const clang::FunctionDecl* fn, const ApiModel& m);
+
+// The call cannot be resolved statically (virtual dispatch, pointer, std::function).
+bool IsUnresolvableCall(const clang::CallExpr* call);
+
+std::string Usr(const clang::Decl* d);
+
+}  // namespace tether::check

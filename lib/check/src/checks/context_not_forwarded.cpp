@@ -1,0 +1,114 @@
+/// tether-context-not-forwarded: a call that drops the caller's context.
+/// Local form: the callee has an overload or a sibling (X / XWithContext)
+/// that takes a context. Transitive form: the callee takes none but creates a
+/// root (itself or through its callees); that needs every TU's facts, so here
+/// it only records a candidate that facts.cpp resolves after all TUs.
+/// Docs: docs/checks/context-not-forwarded.md
+#include <map>
+
+#include "../ast_util.hpp"
+#include "../check_base.hpp"
+
+namespace tether::check {
+namespace {
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+class ContextNotForwardedCheck : public Check {
+ public:
+  using Check::Check;
+
+  void registerMatchers(MatchFinder* finder) override {
+    finder->addMatcher(
+        callExpr(callee(functionDecl().bind("callee")), forCallable(functionDecl().bind("fn")))
+            .bind("call"),
+        this);
+  }
+
+  void check(const MatchFinder::MatchResult& result) override {
+    const auto* call = result.Nodes.getNodeAs<CallExpr>("call");
+    const auto* callee = result.Nodes.getNodeAs<FunctionDecl>("callee");
+    const auto* fn = result.Nodes.getNodeAs<FunctionDecl>("fn");
+    if (!call || !callee || !fn || isa<CXXOperatorCallExpr>(call)) return;
+    if (callee->isOverloadedOperator() || isa<CXXConversionDecl>(callee)) return;
+    if (const auto* md = dyn_cast<CXXMethodDecl>(callee); md && md->getParent()->isLambda()) return;
+    if (sm().isInSystemHeader(callee->getLocation()) || !callee->getIdentifier()) return;
+    if (HasParamOfContextType(callee, model()) || ReturnsContext(callee, model())) return;
+    if (MayCreateRoots(fn, model())) return;
+    const std::vector<ReachableContext>& reachable = Reachable(fn);
+    if (reachable.empty()) return;
+
+    if (const FunctionDecl* sibling = FindSibling(callee)) {
+      ReportSibling(call, callee, sibling, reachable);
+      return;
+    }
+    if (IsUnresolvableCall(call)) return;  // we cannot know what runs
+    ForwardCandidate c;
+    if (!tu().MakeFinding(sm(), name(), CalleeNameLoc(call), "", &c.finding)) return;
+    c.finding.function = DisplayName(fn);
+    c.callee_id = Usr(callee);
+    c.callee_name = DisplayName(callee);
+    c.context_name = reachable[0].spelling;
+    if (!c.callee_id.empty()) tu().facts.candidates.push_back(std::move(c));
+  }
+
+ private:
+  const std::vector<ReachableContext>& Reachable(const FunctionDecl* fn) {
+    auto it = reachable_.find(fn);
+    if (it == reachable_.end()) it = reachable_.emplace(fn, ReachableContexts(fn, model())).first;
+    return it->second;
+  }
+
+  static SourceLocation CalleeNameLoc(const CallExpr* call) {
+    const Expr* callee = call->getCallee()->IgnoreParenImpCasts();
+    if (const auto* me = dyn_cast<MemberExpr>(callee)) return me->getMemberLoc();
+    if (const auto* dre = dyn_cast<DeclRefExpr>(callee)) return dre->getLocation();
+    return call->getBeginLoc();
+  }
+
+  // An overload of callee, or callee+suffix, in the same scope that takes a context.
+  const FunctionDecl* FindSibling(const FunctionDecl* callee) {
+    std::vector<std::string> names{callee->getNameAsString()};
+    for (const auto& suffix : model().sibling_suffixes) names.push_back(names[0] + suffix);
+    const DeclContext* scope = callee->getDeclContext()->getRedeclContext();
+    for (const std::string& n : names) {
+      DeclarationName dn(&ast().Idents.get(n));
+      for (const NamedDecl* d : scope->lookup(dn)) {
+        const FunctionDecl* f = d->getAsFunction();
+        if (f && f != callee && HasParamOfContextType(f, model())) return f;
+      }
+    }
+    return nullptr;
+  }
+
+  void ReportSibling(const CallExpr* call, const FunctionDecl* callee, const FunctionDecl* sibling,
+                     const std::vector<ReachableContext>& reachable) {
+    std::string sib = sibling->getNameAsString();
+    Finding* f = diag(CalleeNameLoc(call),
+                      "call to '" + callee->getNameAsString() + "' drops the context: '" + sib +
+                          "' takes one; call it with '" + reachable[0].spelling + "'");
+    if (!f) return;
+    note(f, sibling->getLocation(), "'" + sib + "' that takes a context is declared here");
+    // Fix-it only when it is unambiguous: one context, and the sibling takes
+    // it first followed by exactly the callee's parameters.
+    if (reachable.size() != 1 || sibling->getNumParams() != callee->getNumParams() + 1 ||
+        !IsContextType(sibling->getParamDecl(0)->getType(), model()))
+      return;
+    if (sib != callee->getNameAsString()) replace(f, SourceRange(CalleeNameLoc(call)), sib);
+    if (call->getNumArgs() > 0 && !isa<CXXDefaultArgExpr>(call->getArg(0)))
+      insert(f, call->getArg(0)->getBeginLoc(), reachable[0].spelling + ", ");
+    else
+      insert(f, call->getRParenLoc(), reachable[0].spelling);
+  }
+
+  std::map<const FunctionDecl*, std::vector<ReachableContext>> reachable_;
+};
+
+}  // namespace
+
+std::unique_ptr<Check> MakeContextNotForwardedCheck(TuContext& tu) {
+  return std::make_unique<ContextNotForwardedCheck>("tether-context-not-forwarded", tu);
+}
+
+}  // namespace tether::check

@@ -1,0 +1,68 @@
+/// tether-detached-context: a root context created where a context is
+/// reachable (parameter, captured variable, member, request-like carrier).
+/// Docs: docs/checks/detached-context.md
+#include "../ast_util.hpp"
+#include "../check_base.hpp"
+
+namespace tether::check {
+namespace {
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+class DetachedContextCheck : public Check {
+ public:
+  using Check::Check;
+
+  void registerMatchers(MatchFinder* finder) override {
+    std::vector<StringRef> roots(model().root_factories.begin(), model().root_factories.end());
+    auto in_function = forCallable(functionDecl().bind("fn"));
+    if (!roots.empty())
+      finder->addMatcher(callExpr(callee(functionDecl(hasAnyName(roots))), in_function).bind("root"), this);
+    if (model().default_constructed_context_is_root)
+      finder->addMatcher(cxxTemporaryObjectExpr(argumentCountIs(0), in_function).bind("root"), this);
+  }
+
+  void check(const MatchFinder::MatchResult& result) override {
+    const auto* root = result.Nodes.getNodeAs<Expr>("root");
+    const auto* fn = result.Nodes.getNodeAs<FunctionDecl>("fn");
+    if (!root || !fn) return;
+    std::string name = RootName(root, model());
+    if (name.empty() || MayCreateRoots(fn, model()) || InsideSanctionedDetach(root)) return;
+    std::vector<ReachableContext> reachable = ReachableContexts(fn, model());
+    if (reachable.empty()) return;
+    std::string shown = name.back() == '}' ? name : name + "()";
+    std::string msg = "root context '" + shown + "' created in '" + DisplayName(fn) +
+                      "', which can reach context '" + reachable[0].spelling + "'";
+    if (reachable.size() > 1) msg += " (and " + std::to_string(reachable.size() - 1) + " more)";
+    msg += "; pass it on, or detach visibly with WithoutCancel and a tether:detached(<why>) comment";
+    Finding* f = diag(root->getBeginLoc(), msg);
+    if (!f) return;
+    for (const ReachableContext& r : reachable)
+      note(f, r.where, "context '" + r.spelling + "' is reachable here (" + r.how + ")");
+    if (reachable.size() == 1) replace(f, root->getSourceRange(), reachable[0].spelling);
+  }
+
+ private:
+  // WithoutCancel(Background()) is odd but explicit; leave it alone.
+  bool InsideSanctionedDetach(const Expr* root) {
+    auto parents = ast().getParents(*root);
+    for (int depth = 0; depth < 4 && !parents.empty(); ++depth) {
+      if (const auto* call = parents[0].get<CallExpr>()) {
+        if (const FunctionDecl* callee = call->getDirectCallee())
+          return ApiModel::Contains(model().sanctioned_detaches, QualifiedName(callee));
+        return false;
+      }
+      parents = ast().getParents(parents[0]);
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> MakeDetachedContextCheck(TuContext& tu) {
+  return std::make_unique<DetachedContextCheck>("tether-detached-context", tu);
+}
+
+}  // namespace tether::check

@@ -1,0 +1,57 @@
+/// tether-unwaited-group: a task group that spawns on some path but is not
+/// waited for on every path out of its scope (CFG-based; see obligation.hpp
+/// for what counts as an escape). Docs: docs/checks/unwaited-group.md
+#include <set>
+
+#include "../ast_util.hpp"
+#include "../check_base.hpp"
+#include "../obligation.hpp"
+
+namespace tether::check {
+namespace {
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+class UnwaitedGroupCheck : public Check {
+ public:
+  using Check::Check;
+
+  void registerMatchers(MatchFinder* finder) override {
+    if (model().task_groups.empty()) return;
+    finder->addMatcher(functionDecl(isDefinition()).bind("fn"), this);
+    finder->addMatcher(lambdaExpr().bind("lambda"), this);
+  }
+
+  void check(const MatchFinder::MatchResult& result) override {
+    const FunctionDecl* fn = result.Nodes.getNodeAs<FunctionDecl>("fn");
+    if (const auto* lambda = result.Nodes.getNodeAs<LambdaExpr>("lambda")) fn = lambda->getCallOperator();
+    if (!fn || !fn->hasBody() || fn->isDependentContext() || !done_.insert(fn).second) return;
+    if (sm().isInSystemHeader(fn->getLocation())) return;
+    std::vector<Obligation> groups = CollectObligations(fn, model(), true, false);
+    if (groups.empty()) return;
+    for (const Leak& leak : FindLeaks(fn, ast(), groups)) {
+      const Obligation& o = groups[leak.obligation];
+      std::string var = o.decl->getNameAsString();
+      const std::string& join = o.group->join.front();
+      Finding* f = diag(leak.armed_at.isValid() ? leak.armed_at : o.decl->getLocation(),
+                        "task group '" + var + "' starts a task here but is not waited for on "
+                        "every path; call " + var + "." + join + "() before it goes out of scope");
+      if (!f) continue;
+      note(f, leak.exit_at, leak.by_throw ? "a throw here leaves '" + var + "' without " + join + "()"
+                                          : "'" + var + "' may reach the end of its scope here without " +
+                                                join + "()");
+    }
+  }
+
+ private:
+  std::set<const FunctionDecl*> done_;
+};
+
+}  // namespace
+
+std::unique_ptr<Check> MakeUnwaitedGroupCheck(TuContext& tu) {
+  return std::make_unique<UnwaitedGroupCheck>("tether-unwaited-group", tu);
+}
+
+}  // namespace tether::check

@@ -1,0 +1,141 @@
+// Phase 2 of tether-context-not-forwarded (the transitive form) and the
+// static context-flow graph, both computed from the facts of every TU.
+#include "tether/check/facts.hpp"
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace tether::check {
+namespace {
+
+// A path from a callee down to a function that creates an unjustified root.
+struct Chain {
+  std::vector<const FunctionFact*> functions;  // callee first
+  const RootSite* root = nullptr;
+};
+
+const RootSite* FirstUnjustifiedRoot(const FunctionFact& f) {
+  for (const RootSite& r : f.creates_roots)
+    if (!r.justified) return &r;
+  return nullptr;
+}
+
+// Breadth-first, so the reported chain is the shortest one.
+bool FindChain(const Facts& facts, const std::string& callee, unsigned max_depth, Chain* out) {
+  struct Item {
+    std::vector<const FunctionFact*> path;
+  };
+  std::vector<Item> frontier;
+  std::set<std::string> seen;
+  if (auto it = facts.functions.find(callee); it != facts.functions.end()) {
+    frontier.push_back({{&it->second}});
+    seen.insert(callee);
+  }
+  for (unsigned depth = 1; depth <= max_depth && !frontier.empty(); ++depth) {
+    std::vector<Item> next;
+    for (const Item& item : frontier) {
+      const FunctionFact& f = *item.path.back();
+      // A function that has a context or returns one answers for itself.
+      if (f.receives_context || f.returns_context) continue;
+      if (const RootSite* root = FirstUnjustifiedRoot(f)) {
+        out->functions = item.path;
+        out->root = root;
+        return true;
+      }
+      for (const CallFact& call : f.calls) {
+        if (call.passes_context || !seen.insert(call.to).second) continue;
+        auto it = facts.functions.find(call.to);
+        if (it == facts.functions.end()) continue;
+        Item longer = item;
+        longer.path.push_back(&it->second);
+        next.push_back(std::move(longer));
+      }
+    }
+    frontier = std::move(next);
+  }
+  return false;
+}
+
+}  // namespace
+
+void Facts::Merge(Facts&& other) {
+  for (auto& [id, f] : other.functions) functions.emplace(id, std::move(f));
+  for (auto& c : other.candidates) candidates.push_back(std::move(c));
+}
+
+std::vector<Finding> ResolveForwardCandidates(const Facts& facts, unsigned max_depth) {
+  std::vector<Finding> out;
+  for (const ForwardCandidate& c : facts.candidates) {
+    Chain chain;
+    if (!FindChain(facts, c.callee_id, max_depth, &chain)) continue;
+    Finding f = c.finding;
+    f.message = "call to '" + c.callee_name + "' drops the context: '" + c.callee_name +
+                "' takes no context but " +
+                (chain.functions.size() == 1 ? "creates a root context itself"
+                                             : "reaches a function that creates a root context") +
+                "; give it a context parameter and pass '" + c.context_name + "'";
+    std::string path;
+    for (const FunctionFact* fn : chain.functions) path += (path.empty() ? "" : " -> ") + fn->qualified_name;
+    Note note;
+    note.file = chain.root->file;
+    note.line = chain.root->line;
+    note.col = chain.root->col;
+    note.message = "root context '" + chain.root->call + "()' created here, via " + path;
+    f.notes.push_back(note);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+void AttributeFindings(const Facts& facts, std::vector<Finding>* findings) {
+  for (Finding& f : *findings) {
+    if (!f.function.empty()) continue;
+    const FunctionFact* best = nullptr;
+    for (const auto& [id, fn] : facts.functions)
+      if (fn.file == f.file && fn.line <= f.line && f.line <= fn.end_line &&
+          (!best || fn.line >= best->line))
+        best = &fn;
+    if (best) f.function = best->qualified_name;
+  }
+}
+
+std::string StaticGraphJson(const Facts& facts, const std::vector<Finding>& findings) {
+  using nlohmann::json;
+  json functions = json::array();
+  json calls = json::array();
+  for (const auto& [id, f] : facts.functions) {
+    json roots = json::array();
+    for (const RootSite& r : f.creates_roots)
+      roots.push_back({{"file", r.file}, {"line", r.line}, {"call", r.call}, {"justified", r.justified}});
+    functions.push_back({{"id", id},
+                         {"name", f.name},
+                         {"qualified_name", f.qualified_name},
+                         {"file", f.file},
+                         {"line", f.line},
+                         {"receives_context", f.receives_context},
+                         {"returns_context", f.returns_context},
+                         {"creates_roots", roots}});
+    for (const CallFact& c : f.calls) {
+      if (!facts.functions.count(c.to)) continue;  // only edges between analysed functions
+      calls.push_back({{"from", id},
+                       {"to", c.to},
+                       {"file", c.file},
+                       {"line", c.line},
+                       {"passes_context", c.passes_context}});
+    }
+  }
+  json found = json::array();
+  for (const Finding& f : findings)
+    found.push_back({{"check", f.check},
+                     {"file", f.file},
+                     {"line", f.line},
+                     {"col", f.col},
+                     {"message", f.message},
+                     {"function", f.function}});
+  json doc = {{"tether_static_graph", 1}, {"functions", functions}, {"calls", calls},
+              {"findings", found}};
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace tether::check

@@ -1,0 +1,38 @@
+// A must-discharge-on-every-path analysis over Clang's CFG, shared by
+// tether-unwaited-group (a spawn arms the group, Wait() discharges it) and
+// tether-lost-cancel (the definition arms the cancel function, any use
+// discharges it). Like go vet's lostcancel it is path-insensitive to data
+// and tolerant of escapes: passing, returning, moving, or capturing the
+// variable in a lambda discharges it (the new owner answers for it).
+#pragma once
+
+#include <vector>
+
+#include "clang_pch.hpp"
+#include "tether/check/model.hpp"
+
+namespace tether::check {
+
+struct Obligation {
+  const clang::ValueDecl* decl = nullptr;  // the VarDecl or BindingDecl used in the code
+  const clang::VarDecl* owner = nullptr;   // the variable whose destructor ends its scope
+  const TaskGroupModel* group = nullptr;   // null: a cancel function (any use discharges)
+  bool armed_at_declaration = false;       // cancel functions; threads built with a callable
+};
+
+struct Leak {
+  size_t obligation = 0;                   // index into the obligations
+  clang::SourceLocation armed_at;          // the first arming (spawn or definition)
+  clang::SourceLocation exit_at;           // the return, end of scope, or throw
+  bool by_throw = false;
+};
+
+// The locals of fn (not of nested lambdas) that the model tracks.
+std::vector<Obligation> CollectObligations(const clang::FunctionDecl* fn, const ApiModel& m,
+                                           bool groups, bool cancels);
+
+// At most one leak per obligation.
+std::vector<Leak> FindLeaks(const clang::FunctionDecl* fn, clang::ASTContext& ctx,
+                            const std::vector<Obligation>& obligations);
+
+}  // namespace tether::check

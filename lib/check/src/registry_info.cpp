@@ -1,0 +1,59 @@
+// What each check is, for --list-checks, SARIF rules and the docs' index.
+// The names here are the names the check classes register under (registry.cpp).
+#include "tether/check/writers.hpp"
+
+namespace tether::check {
+
+const std::vector<CheckInfo>& AllCheckInfos() {
+  static const std::vector<CheckInfo> infos = {
+      {"tether-detached-context",
+       "A root context is created where a context is already reachable.",
+       "A function that can reach a context (a parameter, a captured variable, a member, or a "
+       "context carried by a request-like object) creates a fresh root (Background(), TODO(), a "
+       "default-constructed context) instead. Work started with it is not cancelled with the "
+       "caller's work: the zombie tasks of the Vela worker issue.",
+       "Pass the reachable context on. If the work must outlive the caller, detach visibly with "
+       "WithoutCancel(ctx) and say why in a // tether:detached(<why>) comment.",
+       "high"},
+      {"tether-context-not-forwarded",
+       "A call drops the context the caller has.",
+       "The callee has an overload or a sibling (X / XWithContext) that takes a context, or it "
+       "takes none but creates a root context itself (directly or through the functions it "
+       "calls, up to a bounded depth). The callee's work cannot be cancelled by the caller.",
+       "Call the overload that takes the context, or give the callee a context parameter and "
+       "pass it on.",
+       "medium"},
+      {"tether-unwaited-group",
+       "A task group spawns a task but is not waited for on every path.",
+       "A TaskGroup (or another modelled group) that spawns on some path is not joined on every "
+       "path out of its scope (early returns and throws included). Its tasks outlive the code "
+       "that owns them. A group that escapes (returned, moved, passed on, captured by a lambda) "
+       "is its new owner's responsibility.",
+       "Call Wait() on every path, for example once after the last spawn and before any return.",
+       "medium"},
+      {"tether-lost-cancel",
+       "A cancel function is not called on every path.",
+       "The CancelFunc returned by WithCancel/WithTimeout/WithDeadline is not used on every path "
+       "to the end of its scope (go vet's lostcancel). Until it is called, the derived context "
+       "and its timer stay attached to the parent.",
+       "Call the cancel function on every path, usually with a scope guard right after the "
+       "derivation.",
+       "medium"},
+      {"tether-detached-task",
+       "A detached task is started without a justification.",
+       "tether::Go or std::thread::detach starts work that nobody joins. That is sometimes right, "
+       "but it must be a visible, explained decision.",
+       "Give the task an owner (a TaskGroup that is waited for), or justify the detach with "
+       "// tether:detached(<why>) on the line or the line above.",
+       "high"},
+      {"tether-justification",
+       "A suppression or detach marker gives no reason.",
+       "A tether:detached() marker or a NOLINT(tether-...) suppression with an empty reason "
+       "silences a check without explaining why.",
+       "Write the reason inside tether:detached(<why>) or after the NOLINT(...) marker.",
+       "very-high"},
+  };
+  return infos;
+}
+
+}  // namespace tether::check

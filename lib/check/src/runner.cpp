@@ -1,0 +1,292 @@
+// Phase 1 over every TU (worker threads, one ClangTool each): parse, run the
+// enabled checks, gather per-function facts. Phase 2: resolve the cross-TU
+// candidates, merge everything in file order.
+#include "tether/check/runner.hpp"
+
+#include <atomic>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+
+#include "ast_util.hpp"
+#include "check_base.hpp"
+
+namespace tether::check {
+
+using namespace clang;
+
+namespace {
+
+// Per-function facts for the transitive check and the static graph.
+class FactCollector : public RecursiveASTVisitor<FactCollector> {
+ public:
+  FactCollector(TuContext& tu, ASTContext& ctx) : tu_(tu), ctx_(ctx), sm_(ctx.getSourceManager()) {}
+
+  bool TraverseDecl(Decl* d) {
+    auto* fn = dyn_cast_or_null<FunctionDecl>(d);
+    if (!fn || !fn->doesThisDeclarationHaveABody()) return RecursiveASTVisitor::TraverseDecl(d);
+    if (sm_.isInSystemHeader(fn->getLocation())) return true;
+    Push(fn);
+    bool ok = RecursiveASTVisitor::TraverseDecl(d);
+    stack_.pop_back();
+    return ok;
+  }
+  bool TraverseLambdaExpr(LambdaExpr* e) {
+    Push(e->getCallOperator());
+    bool ok = RecursiveASTVisitor::TraverseLambdaExpr(e);
+    stack_.pop_back();
+    return ok;
+  }
+  bool VisitCallExpr(CallExpr* call) {
+    if (stack_.empty()) return true;
+    FunctionFact& f = *stack_.back();
+    if (std::string root = RootName(call, tu_.model()); !root.empty()) AddRoot(f, call, root);
+    const FunctionDecl* callee = call->getDirectCallee();
+    if (!callee || IsUnresolvableCall(call) || sm_.isInSystemHeader(callee->getLocation())) return true;
+    CallFact c;
+    c.to = Usr(callee);
+    c.to_name = DisplayName(callee);
+    SetPos(call->getBeginLoc(), &c.file, &c.line);
+    for (const Expr* arg : call->arguments()) c.passes_context |= IsContextType(arg->getType(), tu_.model());
+    if (!c.to.empty()) f.calls.push_back(std::move(c));
+    return true;
+  }
+  bool VisitCXXTemporaryObjectExpr(CXXTemporaryObjectExpr* e) {
+    if (stack_.empty()) return true;
+    if (std::string root = RootName(e, tu_.model()); !root.empty()) AddRoot(*stack_.back(), e, root);
+    return true;
+  }
+
+ private:
+  void SetPos(SourceLocation loc, std::string* file, unsigned* line) {
+    Note n = tu_.MakeNote(sm_, loc, "");
+    *file = n.file;
+    *line = n.line;
+  }
+  void Push(const FunctionDecl* fn) {
+    std::string id = Usr(fn);
+    FunctionFact& f = tu_.facts.functions[id.empty() ? DisplayName(fn) : id];
+    f.id = id;
+    f.name = fn->getNameAsString();
+    f.qualified_name = DisplayName(fn);
+    SetPos(fn->getLocation(), &f.file, &f.line);
+    std::string end_file;
+    SetPos(fn->getEndLoc(), &end_file, &f.end_line);
+    f.receives_context = !ReachableContexts(fn, tu_.model()).empty();
+    f.returns_context = MayCreateRoots(fn, tu_.model());
+    f.creates_roots.clear();
+    f.calls.clear();
+    stack_.push_back(&f);
+  }
+  void AddRoot(FunctionFact& f, const Expr* e, const std::string& root) {
+    RootSite r;
+    Note n = tu_.MakeNote(sm_, e->getBeginLoc(), "");
+    r.file = n.file;
+    r.line = n.line;
+    r.col = n.col;
+    r.call = root;
+    r.justified = tu_.Justified(sm_, e->getBeginLoc(), "tether-context-not-forwarded");
+    f.creates_roots.push_back(std::move(r));
+  }
+
+  TuContext& tu_;
+  ASTContext& ctx_;
+  const SourceManager& sm_;
+  std::vector<FunctionFact*> stack_;
+};
+
+class CheckConsumer : public ASTConsumer {
+ public:
+  CheckConsumer(TuContext& tu, CompilerInstance& ci) : tu_(tu), ci_(ci) {
+    for (const auto& [name, make] : CheckFactories())
+      if (tu_.Enabled(name)) checks_.push_back(make(tu_));
+    for (auto& c : checks_) c->registerMatchers(&finder_);
+  }
+  void HandleTranslationUnit(ASTContext& ctx) override {
+    if (ci_.getDiagnostics().hasErrorOccurred()) return;  // reported as a failed TU
+    finder_.matchAST(ctx);
+    FactCollector(tu_, ctx).TraverseDecl(ctx.getTranslationUnitDecl());
+    tu_.ReportEmptyJustifications(ctx.getSourceManager(), ctx.getSourceManager().getMainFileID());
+  }
+
+ private:
+  TuContext& tu_;
+  CompilerInstance& ci_;
+  ast_matchers::MatchFinder finder_;
+  std::vector<std::unique_ptr<Check>> checks_;
+};
+
+class CheckAction : public ASTFrontendAction {
+ public:
+  explicit CheckAction(TuContext& tu) : tu_(tu) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
+    return std::make_unique<CheckConsumer>(tu_, ci);
+  }
+
+ private:
+  TuContext& tu_;
+};
+
+class CheckActionFactory : public tooling::FrontendActionFactory {
+ public:
+  explicit CheckActionFactory(TuContext& tu) : tu_(tu) {}
+  std::unique_ptr<FrontendAction> create() override { return std::make_unique<CheckAction>(tu_); }
+
+ private:
+  TuContext& tu_;
+};
+
+// Collects a TU's errors ("file:line:col: error: ...") and drops warnings.
+class ErrorCollector : public DiagnosticConsumer {
+ public:
+  void HandleDiagnostic(DiagnosticsEngine::Level level, const Diagnostic& info) override {
+    DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < DiagnosticsEngine::Error) return;
+    SmallString<256> msg;
+    info.FormatDiagnostic(msg);
+    std::string where;
+    if (info.hasSourceManager() && info.getLocation().isValid()) {
+      PresumedLoc p = info.getSourceManager().getPresumedLoc(info.getLocation());
+      if (p.isValid()) where = std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ":" +
+                               std::to_string(p.getColumn()) + ": ";
+    }
+    if (errors.size() < 20) errors.push_back(where + "error: " + std::string(msg.str()));
+  }
+  std::vector<std::string> errors;
+};
+
+struct UnitResult {
+  std::vector<Finding> findings;
+  Facts facts;
+  unsigned suppressed = 0;
+  bool failed = false;
+  std::vector<std::string> errors;
+};
+
+std::string Absolute(const std::string& path) {
+  SmallString<256> p(path);
+  llvm::sys::fs::make_absolute(p);
+  llvm::sys::path::remove_dots(p, true);
+  return std::string(p.str());
+}
+
+UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& file,
+                   const RunOptions& options, const ApiModel& model) {
+  UnitResult out;
+  TuContext tu(model, options.checks);
+  IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs(llvm::vfs::createPhysicalFileSystem().release());
+  tooling::ClangTool tool(db, {file}, std::make_shared<PCHContainerOperations>(), fs);
+  tool.setPrintErrorMessage(false);
+  ErrorCollector errors;
+  tool.setDiagnosticConsumer(&errors);
+  tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+      {"-resource-dir=" TETHER_CLANG_RESOURCE_DIR}, tooling::ArgumentInsertPosition::BEGIN));
+  std::vector<std::string> extra = {"-w", "-Wno-unknown-warning-option"};
+  if (!options.build_dir.empty() || !options.have_fixed_args)
+    extra.insert(extra.end(), options.extra_args.begin(), options.extra_args.end());
+  tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(extra, tooling::ArgumentInsertPosition::END));
+  CheckActionFactory factory(tu);
+  int rc = tool.run(&factory);
+  if (rc != 0 || !errors.errors.empty()) {
+    out.failed = true;
+    out.errors = errors.errors;
+    if (out.errors.empty()) out.errors.push_back("error: the compiler could not run for this file");
+    return out;
+  }
+  out.findings = std::move(tu.findings);
+  out.facts = std::move(tu.facts);
+  out.suppressed = tu.suppressed;
+  return out;
+}
+
+}  // namespace
+
+RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
+  RunResult result;
+  std::string err;
+  std::unique_ptr<tooling::CompilationDatabase> db;
+  if (!options.build_dir.empty()) {
+    db = tooling::CompilationDatabase::loadFromDirectory(options.build_dir, err);
+    if (!db) {
+      result.error = options.build_dir + ": cannot load compile_commands.json: " + err;
+      return result;
+    }
+  } else if (options.have_fixed_args) {
+    db = std::make_unique<tooling::FixedCompilationDatabase>(".", options.extra_args);
+  } else {
+    std::string probe = options.files.empty() ? Absolute("tether-probe.cpp") : Absolute(options.files[0]);
+    db = tooling::CompilationDatabase::autoDetectFromSource(probe, err);
+    if (!db) {
+      result.error = "no compilation database: give -p BUILD_DIR, or compiler arguments after --";
+      return result;
+    }
+  }
+
+  std::vector<std::string> files;
+  if (!options.files.empty()) {
+    for (const std::string& f : options.files) files.push_back(Absolute(f));
+  } else {
+    for (const std::string& f : db->getAllFiles()) files.push_back(f);
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  std::vector<std::string> selected;
+  for (const std::string& f : files) {
+    bool excluded = false;
+    for (const auto& ex : options.exclude_substrings) excluded |= f.find(ex) != std::string::npos;
+    if (!excluded) selected.push_back(f);
+  }
+  for (const auto& [name, make] : CheckFactories())
+    if (CheckEnabled(options.checks, name)) result.summary.enabled_checks.push_back(name);
+  if (CheckEnabled(options.checks, "tether-justification"))
+    result.summary.enabled_checks.push_back("tether-justification");
+
+  std::vector<UnitResult> units(selected.size());
+  std::atomic<size_t> next{0};
+  std::mutex progress_mu;
+  unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, selected.size() ? selected.size() : 1));
+  auto work = [&] {
+    for (size_t i = next++; i < selected.size(); i = next++) {
+      if (options.progress) {
+        std::lock_guard<std::mutex> lock(progress_mu);
+        std::cerr << "[" << (i + 1) << "/" << selected.size() << "] " << selected[i] << "\n";
+      }
+      if (!options.files.empty() && !options.have_fixed_args && db->getCompileCommands(selected[i]).empty() &&
+          !options.build_dir.empty()) {
+        units[i].failed = true;
+        units[i].errors.push_back("error: no compile command for this file in " + options.build_dir +
+                                  "/compile_commands.json");
+        continue;
+      }
+      units[i] = RunUnit(*db, selected[i], options, model);
+    }
+  };
+  std::vector<std::thread> workers;
+  for (unsigned j = 1; j < jobs; ++j) workers.emplace_back(work);
+  work();
+  for (auto& t : workers) t.join();
+
+  for (size_t i = 0; i < units.size(); ++i) {
+    UnitResult& u = units[i];
+    if (u.failed) {
+      result.summary.failed.push_back({selected[i], u.errors});
+      continue;
+    }
+    for (Finding& f : u.findings) result.summary.findings.push_back(std::move(f));
+    result.summary.suppressed += u.suppressed;
+    result.facts.Merge(std::move(u.facts));
+  }
+  // Candidates are deduplicated like findings (a header seen by several TUs).
+  if (CheckEnabled(options.checks, "tether-context-not-forwarded"))
+    for (Finding& f : ResolveForwardCandidates(result.facts, options.max_chain_depth))
+      result.summary.findings.push_back(std::move(f));
+  SortAndDedupe(&result.summary.findings);
+  AttributeFindings(result.facts, &result.summary.findings);
+  result.summary.units = static_cast<unsigned>(selected.size());
+  return result;
+}
+
+}  // namespace tether::check

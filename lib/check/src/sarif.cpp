@@ -1,0 +1,129 @@
+// SARIF 2.1.0 for GitHub code scanning: repo-relative URIs under %SRCROOT%,
+// one rule per enabled check (with descriptions, help and precision), and
+// partialFingerprints.primaryLocationLineHash so alerts survive line shifts.
+#include <cstdint>
+#include <cstdio>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "tether/check/writers.hpp"
+
+namespace tether::check {
+namespace {
+
+using nlohmann::json;
+
+std::string RelativeUri(const std::string& file, const std::string& root) {
+  std::string r = root;
+  if (!r.empty() && r.back() != '/') r += '/';
+  std::string path = (!r.empty() && file.rfind(r, 0) == 0) ? file.substr(r.size()) : file;
+  std::string out;
+  for (unsigned char c : path) {  // percent-encode what a URI reference cannot hold
+    if (std::isalnum(c) || std::string_view("/-._~").find(c) != std::string_view::npos) {
+      out += static_cast<char>(c);
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+std::uint64_t Fnv1a(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string Trimmed(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t");
+  size_t e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+json Location(const std::string& uri, unsigned line, unsigned col) {
+  return {{"physicalLocation",
+           {{"artifactLocation", {{"uri", uri}, {"uriBaseId", "%SRCROOT%"}}},
+            {"region", {{"startLine", line}, {"startColumn", col > 0 ? col : 1}}}}}};
+}
+
+}  // namespace
+
+std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
+                        const std::string& tool_version) {
+  json rules = json::array();
+  std::map<std::string, int> rule_index;
+  for (const CheckInfo& info : AllCheckInfos()) {
+    bool enabled = false;
+    for (const auto& c : run.enabled_checks) enabled |= c == info.name;
+    if (!enabled) continue;
+    rule_index[info.name] = static_cast<int>(rules.size());
+    std::string doc = info.name.substr(std::string("tether-").size());
+    rules.push_back(
+        {{"id", info.name},
+         {"name", info.name},
+         {"shortDescription", {{"text", info.summary}}},
+         {"fullDescription", {{"text", info.description}}},
+         {"help", {{"text", info.help}, {"markdown", info.help + "\n\nSee docs/checks/" + doc + ".md."}}},
+         {"defaultConfiguration", {{"level", "warning"}}},
+         {"properties", {{"tags", {"concurrency", "context"}}, {"precision", info.precision},
+                         {"problem.severity", "warning"}}}});
+  }
+  json results = json::array();
+  std::map<std::string, int> occurrences;  // same rule + line text in one file
+  for (const Finding& f : run.findings) {
+    std::string uri = RelativeUri(f.file, sarif_root);
+    std::string key = f.check + "\n" + uri + "\n" + Trimmed(f.line_text);
+    int occurrence = ++occurrences[key];
+    char hash[40];
+    std::snprintf(hash, sizeof hash, "%016llx:%d",
+                  static_cast<unsigned long long>(Fnv1a(f.check + "\n" + Trimmed(f.line_text))),
+                  occurrence);
+    json result = {{"ruleId", f.check},
+                   {"level", "warning"},
+                   {"message", {{"text", f.message}}},
+                   {"locations", json::array({Location(uri, f.line, f.col)})},
+                   {"partialFingerprints", {{"primaryLocationLineHash", hash}}}};
+    if (auto it = rule_index.find(f.check); it != rule_index.end()) result["ruleIndex"] = it->second;
+    if (!f.notes.empty()) {
+      json related = json::array();
+      int id = 1;
+      for (const Note& n : f.notes) {
+        json loc = Location(RelativeUri(n.file, sarif_root), n.line, n.col);
+        loc["id"] = id++;
+        loc["message"] = {{"text", n.message}};
+        related.push_back(loc);
+      }
+      result["relatedLocations"] = related;
+    }
+    results.push_back(result);
+  }
+  json notifications = json::array();
+  for (const FailedUnit& u : run.failed) {
+    std::string text = "analysis failed: " + u.file;
+    for (const auto& e : u.errors) text += "\n" + e;
+    notifications.push_back({{"level", "error"}, {"message", {{"text", text}}}});
+  }
+  std::string root_uri = "file://" + sarif_root;
+  if (root_uri.back() != '/') root_uri += '/';
+  json run_json = {
+      {"tool",
+       {{"driver",
+         {{"name", "tether"},
+          {"fullName", "tether check"},
+          {"semanticVersion", tool_version},
+          {"rules", rules}}}}},
+      {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", root_uri}}}}},
+      {"invocations",
+       json::array({{{"executionSuccessful", run.failed.empty()},
+                     {"toolExecutionNotifications", notifications}}})},
+      {"results", results}};
+  json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", json::array({run_json})}};
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace tether::check

@@ -1,0 +1,204 @@
+// `tether check`: the command line of the static checker (lib/check).
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "tether/check/model.hpp"
+#include "tether/check/runner.hpp"
+#include "tether/check/suppress.hpp"
+#include "tether/check/writers.hpp"
+
+namespace tether::tool {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: tether check [-p BUILD_DIR] [--model FILE]... [--checks GLOB,...]\n"
+    "                    [--format text|json|sarif] [--output F] [--export-fixes F] [--fix]\n"
+    "                    [-j N] [--graph F.json] [--sarif-root DIR] [--exclude SUBSTR]...\n"
+    "                    [--max-chain-depth N] [--quiet] [--list-checks] [FILES...] [-- COMPILER ARGS]\n"
+    "\n"
+    "Finds detached contexts and unwaited tasks (see docs/checker.md).\n"
+    "  -p BUILD_DIR       directory with compile_commands.json (all its files unless FILES are given)\n"
+    "  --model FILE       an API model (JSON); repeat to merge several; default builtin:libtether\n"
+    "                     (builtin:std-stop-token covers std::stop_token/std::jthread)\n"
+    "  --checks GLOBS     clang-tidy style, e.g. -*,tether-lost-cancel (default tether-*)\n"
+    "  --format F         text (default), json or sarif\n"
+    "  --output F         write the report to F instead of stdout\n"
+    "  --export-fixes F   write fix-its as YAML for clang-apply-replacements\n"
+    "  --fix              apply the fix-its in place\n"
+    "  -j N               analyse N translation units in parallel\n"
+    "  --graph F          write the static context-flow graph (docs/static-graph-format.md)\n"
+    "  --sarif-root DIR   make SARIF URIs relative to DIR (default: the git toplevel, or .)\n"
+    "  --exclude SUBSTR   skip translation units whose path contains SUBSTR\n"
+    "Exit: 0 no findings, 1 findings, 2 analysis failed or usage error.\n";
+
+std::string GitToplevel() {
+  FILE* p = popen("git rev-parse --show-toplevel 2>/dev/null", "r");
+  if (!p) return "";
+  char buf[4096];
+  std::string out;
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+int Usage(const std::string& problem) {
+  std::cerr << "tether check: " << problem << "\n" << kUsage;
+  return 2;
+}
+
+}  // namespace
+
+int RunCheck(int argc, char** argv) {
+  check::RunOptions options;
+  std::vector<std::string> models;
+  std::string format = "text", output, export_fixes, graph, sarif_root;
+  bool fix = false, list_checks = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](std::string* out) {
+      if (size_t eq = a.find('='); eq != std::string::npos && a.rfind("--", 0) == 0) {
+        *out = a.substr(eq + 1);
+        return true;
+      }
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    };
+    auto is = [&](const char* name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
+    std::string v;
+    if (a == "--") {
+      options.have_fixed_args = true;
+      for (++i; i < argc; ++i) options.extra_args.push_back(argv[i]);
+    } else if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a == "-p" || is("--build-dir")) {
+      if (!value(&options.build_dir)) return Usage("-p needs a directory");
+    } else if (a.rfind("-p", 0) == 0 && a.size() > 2 && a[2] != '-') {
+      options.build_dir = a.substr(2);
+    } else if (is("--model")) {
+      if (!value(&v)) return Usage("--model needs a file");
+      models.push_back(v);
+    } else if (is("--checks")) {
+      if (!value(&options.checks)) return Usage("--checks needs a glob list");
+    } else if (is("--format")) {
+      if (!value(&format) || (format != "text" && format != "json" && format != "sarif"))
+        return Usage("--format is text, json or sarif");
+    } else if (is("--output")) {
+      if (!value(&output)) return Usage("--output needs a file");
+    } else if (is("--export-fixes")) {
+      if (!value(&export_fixes)) return Usage("--export-fixes needs a file");
+    } else if (a == "--fix") {
+      fix = true;
+    } else if (a == "-j" || is("--jobs") || (a.rfind("-j", 0) == 0 && a.size() > 2)) {
+      if (a.size() > 2 && a[1] == 'j') v = a.substr(2);
+      else if (!value(&v)) return Usage("-j needs a number");
+      try {
+        options.jobs = static_cast<unsigned>(std::stoul(v));
+      } catch (...) {
+        return Usage("-j needs a number, not '" + v + "'");
+      }
+      if (options.jobs == 0) return Usage("-j needs a number >= 1");
+    } else if (is("--graph")) {
+      if (!value(&graph)) return Usage("--graph needs a file");
+    } else if (is("--sarif-root")) {
+      if (!value(&sarif_root)) return Usage("--sarif-root needs a directory");
+    } else if (is("--exclude")) {
+      if (!value(&v)) return Usage("--exclude needs a substring");
+      options.exclude_substrings.push_back(v);
+    } else if (is("--max-chain-depth")) {
+      if (!value(&v)) return Usage("--max-chain-depth needs a number");
+      options.max_chain_depth = static_cast<unsigned>(std::atoi(v.c_str()));
+    } else if (a == "--quiet") {
+      options.progress = false;
+    } else if (a == "--list-checks") {
+      list_checks = true;
+    } else if (!a.empty() && a[0] == '-') {
+      return Usage("unknown option '" + a + "'");
+    } else {
+      options.files.push_back(a);
+    }
+  }
+  if (list_checks) {
+    for (const auto& info : check::AllCheckInfos())
+      if (check::CheckEnabled(options.checks, info.name)) std::cout << info.name << ": " << info.summary << "\n";
+    return 0;
+  }
+  if (options.have_fixed_args && options.build_dir.empty() && options.files.empty())
+    return Usage("give the FILES to check before --");
+
+  check::ApiModel model;
+  if (models.empty()) models.push_back("builtin:libtether");
+  for (const std::string& m : models) {
+    std::string error;
+    if (!check::LoadModel(m, &model, &error)) {
+      std::cerr << "tether check: error: bad model: " << error << "\n";
+      return 2;
+    }
+  }
+
+  check::RunResult result = check::RunChecks(options, model);
+  if (!result.error.empty()) {
+    std::cerr << "tether check: error: " << result.error << "\n";
+    return 2;
+  }
+  const check::RunSummary& run = result.summary;
+  for (const check::FailedUnit& u : run.failed) {
+    std::cerr << "tether check: error: analysis failed for " << u.file << ":\n";
+    for (const std::string& e : u.errors) std::cerr << "  " << e << "\n";
+  }
+
+  std::string report;
+  if (format == "json") {
+    report = check::JsonReport(run);
+  } else if (format == "sarif") {
+    if (sarif_root.empty()) sarif_root = GitToplevel();
+    if (sarif_root.empty()) sarif_root = ".";
+    report = check::SarifReport(run, sarif_root, TETHER_VERSION);
+  } else {
+    report = check::TextReport(run);
+  }
+  if (output.empty()) {
+    std::cout << report << std::flush;
+  } else if (!WriteFile(output, report)) {
+    std::cerr << "tether check: error: cannot write " << output << "\n";
+    return 2;
+  }
+  if (!export_fixes.empty()) {
+    std::string main_file = options.files.empty() ? "" : options.files.front();
+    if (!WriteFile(export_fixes, check::ExportFixesYaml(run, main_file, options.build_dir))) {
+      std::cerr << "tether check: error: cannot write " << export_fixes << "\n";
+      return 2;
+    }
+  }
+  if (!graph.empty() && !WriteFile(graph, check::StaticGraphJson(result.facts, run.findings))) {
+    std::cerr << "tether check: error: cannot write " << graph << "\n";
+    return 2;
+  }
+  if (fix) {
+    std::vector<std::string> errors;
+    unsigned applied = check::ApplyFixes(run.findings, &errors);
+    for (const auto& e : errors) std::cerr << "tether check: warning: " << e << "\n";
+    std::cerr << "tether check: applied " << applied << " fix" << (applied == 1 ? "" : "es") << "\n";
+  }
+  std::cerr << "tether check: " << run.findings.size() << " finding" << (run.findings.size() == 1 ? "" : "s")
+            << " in " << run.units << " translation unit" << (run.units == 1 ? "" : "s");
+  if (run.suppressed) std::cerr << " (" << run.suppressed << " justified)";
+  if (!run.failed.empty()) std::cerr << "; " << run.failed.size() << " could not be analysed";
+  std::cerr << "\n";
+  if (!run.failed.empty()) return 2;
+  return run.findings.empty() ? 0 : 1;
+}
+
+}  // namespace tether::tool
