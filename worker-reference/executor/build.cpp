@@ -236,6 +236,14 @@ void Engine::SetDeadline(WallClock::time_point deadline) {
 void Engine::FinalizeStatus() {
   std::lock_guard<std::mutex> lock(mu_);
   build_.finished = WallClock::now();
+  // Containers the build never reached (it failed or stopped before them).
+  for (auto* list : {&services_, &steps_}) {
+    for (auto& c : *list) {
+      if (c->record.status != Status::kPending) continue;
+      c->record.status = Status::kCanceled;
+      c->record.reason = "not run: the build ended before it";
+    }
+  }
   if (build_.status == "error") return;
   if (interrupted_) {
     bool timed_out = interrupt_cause_.Is(ErrorCode::kDeadlineExceeded);

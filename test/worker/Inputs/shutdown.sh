@@ -1,0 +1,32 @@
+#!/bin/bash
+# shutdown.sh MODE WORKER OUT [worker options...]: runs two builds of
+# Inputs/wait-for-go.yml (--build-limit 1) in the background and signals
+# the worker once the first build's step started. Prints "exit=<status>".
+#   drain  one SIGTERM, then lets the step finish (touches OUT/go)
+#   grace  one SIGTERM; the step never finishes (--shutdown-grace must end it)
+#   twice  SIGTERM, then SIGINT once the first was acknowledged
+set -u
+mode=$1 worker=$2 out=$3
+shift 3
+here=$(dirname "$0")
+sed "s|@OUT@|$out|g" "$here/wait-for-go.yml" > "$out/wait-for-go.yml"
+
+wait_for() {  # wait_for CONDITION...: up to 60 s
+  for _ in $(seq 1200); do "$@" && return 0; sleep 0.05; done
+  echo "timed out waiting for: $*" >&2
+  return 1
+}
+
+"$worker" run --quiet --build-limit 1 --results "$out/results" "$@" \
+  "$out/wait-for-go.yml" "$out/wait-for-go.yml" 2> "$out/stderr" &
+pid=$!
+wait_for test -f "$out/started"
+kill -TERM "$pid"
+wait_for grep -q "taking no new builds" "$out/stderr"
+case $mode in
+  drain) touch "$out/go" ;;
+  grace) ;;
+  twice) kill -INT "$pid" ;;
+esac
+wait "$pid"
+echo "exit=$?"
