@@ -9,6 +9,23 @@ namespace tether::worker {
 
 namespace {
 
+// "12:5: text" -> "FILE:12:5: note: text"; "text" -> "FILE: note: text".
+std::string NoteLine(const std::string& file, const std::string& note) {
+  size_t first = note.find(':');
+  size_t second = first == std::string::npos ? first : note.find(": ", first + 1);
+  bool positioned = first != std::string::npos && first > 0 && second != std::string::npos &&
+                    note.find_first_not_of("0123456789:") == second + 1;
+  if (!positioned) return file + ": note: " + note;
+  return file + ":" + note.substr(0, second) + ": note: " + note.substr(second + 2);
+}
+
+void PrintContainerNotes(const std::string& file, const char* kind, const Container& c) {
+  for (const auto& [key, why] : c.unsupported) {
+    std::cout << file << ":" << c.pos.line << ":" << c.pos.column << ": note: " << kind << " `"
+              << c.name << "`: `" << key << "`: " << why << "\n";
+  }
+}
+
 size_t CountSteps(const Pipeline& p) {
   size_t n = p.steps.size();
   for (const Stage& s : p.stages) n += s.steps.size();
@@ -51,7 +68,12 @@ int RunValidate(int argc, char** argv) {
     std::cout << file << ": ok (" << CountSteps(pipeline) << " steps, " << pipeline.services.size()
               << " services, " << pipeline.stages.size() << " stages)\n";
     if (notes) {
-      for (const std::string& note : pipeline.notes) std::cout << file << ":" << note << "\n";
+      for (const std::string& note : pipeline.notes) std::cout << NoteLine(file, note) << "\n";
+      for (const Container& c : pipeline.services) PrintContainerNotes(file, "service", c);
+      for (const Container& c : pipeline.steps) PrintContainerNotes(file, "step", c);
+      for (const Stage& s : pipeline.stages) {
+        for (const Container& c : s.steps) PrintContainerNotes(file, "step", c);
+      }
     }
   }
   std::cout.flush();
