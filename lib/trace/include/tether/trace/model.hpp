@@ -43,6 +43,7 @@ struct TaskRecord {
   std::optional<std::int64_t> end_ns;
   std::string result;               // ok | canceled | deadline_exceeded | failed | ...
   std::uint64_t thread = 0;
+  std::uint64_t parent_task = 0;    // the task whose thread spawned it (0: not spawned by a task)
 };
 
 struct GroupRecord {

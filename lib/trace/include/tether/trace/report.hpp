@@ -1,0 +1,44 @@
+// The report `tether trace` prints: findings grouped by spawn site (like
+// TSan groups repeated reports), as text a person can act on or as JSON.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tether/error.hpp"
+#include "tether/trace/model.hpp"
+
+namespace tether::trace {
+
+// How the traced program ended, as the tool saw it.
+struct ProgramOutcome {
+  std::string command;          // what was run, for the report
+  std::optional<int> status;    // exit status, when it exited
+  std::optional<int> signal;    // the signal that killed it
+  bool failed() const { return (status && *status != 0) || signal.has_value(); }
+};
+
+struct ReportInput {
+  const Trace* trace = nullptr;
+  const std::vector<Finding>* findings = nullptr;
+  std::int64_t grace_ns = 0;
+  std::string trace_path;
+  ProgramOutcome program;
+  // Paths under this directory are printed relative to it ("" keeps them).
+  std::string relative_to;
+};
+
+void WriteTextReport(std::ostream& out, const ReportInput& in);
+void WriteJsonReport(std::ostream& out, const ReportInput& in);
+
+// Durations as Go's time.Duration.String writes them ("500ms", "2s",
+// "1m30s", "1.5µs"), after rounding to the millisecond (to the microsecond
+// below 1ms) so reports stay readable.
+std::string FormatDuration(std::int64_t ns);
+// Go's time.ParseDuration: "500ms", "2s", "1.5s", "1m30s", "100us", "0".
+Error ParseDuration(const std::string& text, std::int64_t* ns);
+
+}  // namespace tether::trace

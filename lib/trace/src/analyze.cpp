@@ -1,0 +1,151 @@
+// Analyze: finds zombies (tasks running after their scope ended, plus grace),
+// leaks (tasks running at exit that no ended scope owns) and task groups
+// destroyed without Wait, from a loaded Trace.
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "tether/trace/model.hpp"
+
+namespace tether::trace {
+namespace {
+
+// Contexts a chain walk visits at most (guards against a corrupt cycle).
+constexpr std::size_t kMaxChain = 256;
+
+bool IsRootKind(const std::string& kind) {
+  return kind == "background" || kind == "todo" || kind == "without_cancel";
+}
+
+// The latest time the trace knows of: the exit record, else the last event.
+std::int64_t TraceEnd(const Trace& t) {
+  if (t.end_ns) return *t.end_ns;
+  std::int64_t end = t.start_ns;
+  for (const auto& [id, c] : t.contexts) end = std::max({end, c.created_ns, c.done_ns.value_or(0)});
+  for (const auto& [id, k] : t.tasks) {
+    end = std::max({end, k.spawn_ns, k.start_ns.value_or(0), k.end_ns.value_or(0)});
+  }
+  for (const auto& [id, g] : t.groups) {
+    end = std::max({end, g.created_ns, g.wait_begin_ns.value_or(0), g.wait_end_ns.value_or(0)});
+  }
+  for (const auto& [id, s] : t.scopes) end = std::max({end, s.begin_ns, s.end_ns.value_or(0)});
+  return end;
+}
+
+std::vector<std::uint64_t> ChainOf(const Trace& t, std::uint64_t ctx) {
+  std::vector<std::uint64_t> chain;
+  std::set<std::uint64_t> seen;
+  while (ctx != 0 && chain.size() < kMaxChain && seen.insert(ctx).second) {
+    chain.push_back(ctx);
+    auto it = t.contexts.find(ctx);
+    if (it == t.contexts.end()) break;
+    ctx = it->second.parent;
+  }
+  return chain;
+}
+
+// Where the chain stopped leading to the scope: the first root-like context
+// walking up from the task, else the top of the chain (a child of the shared
+// Background()/TODO(), which have id 0).
+std::optional<std::uint64_t> CutOf(const Trace& t, const std::vector<std::uint64_t>& chain,
+                                   std::uint64_t scope) {
+  if (chain.empty() || scope == 0) return std::nullopt;
+  auto s = t.scopes.find(scope);
+  if (s != t.scopes.end() &&
+      std::find(chain.begin(), chain.end(), s->second.ctx) != chain.end()) {
+    return std::nullopt;
+  }
+  for (std::uint64_t id : chain) {
+    auto it = t.contexts.find(id);
+    if (it != t.contexts.end() && IsRootKind(it->second.kind)) return id;
+  }
+  return chain.back();
+}
+
+// The scope a task is charged to, and whether it got there detached: its
+// context's scope; else the scope its spawner worked for (detached_from);
+// else, for a task spawned by another task, that task's scope (detached).
+std::pair<std::uint64_t, bool> ChargedScope(const Trace& t, const TaskRecord& task) {
+  if (task.scope != 0) return {task.scope, false};
+  if (task.detached_from != 0) return {task.detached_from, true};
+  std::uint64_t parent = task.parent_task;
+  for (std::size_t depth = 0; parent != 0 && depth < kMaxChain; ++depth) {
+    auto it = t.tasks.find(parent);
+    if (it == t.tasks.end()) break;
+    if (it->second.scope != 0) return {it->second.scope, true};
+    if (it->second.detached_from != 0) return {it->second.detached_from, true};
+    parent = it->second.parent_task;
+  }
+  return {0, false};
+}
+
+std::tuple<std::string, int> SiteKey(const Trace& t, const Finding& f) {
+  if (f.kind == FindingKind::kUnwaitedGroup) {
+    auto g = t.groups.find(f.group);
+    if (g != t.groups.end()) return {g->second.site.file, g->second.site.line};
+    return {"", 0};
+  }
+  auto k = t.tasks.find(f.task);
+  if (k != t.tasks.end()) return {k->second.site.file, k->second.site.line};
+  return {"", 0};
+}
+
+}  // namespace
+
+std::vector<Finding> Analyze(const Trace& trace, const AnalysisOptions& options) {
+  std::vector<Finding> findings;
+  const std::int64_t trace_end = TraceEnd(trace);
+
+  for (const auto& [id, task] : trace.tasks) {
+    if (task.spawn_ns == 0 && task.site.file.empty() && task.end_ns) continue;  // spawn lost, ended
+    const auto [scope, detached] = ChargedScope(trace, task);
+    auto s = scope != 0 ? trace.scopes.find(scope) : trace.scopes.end();
+    const bool scope_ended = s != trace.scopes.end() && s->second.end_ns.has_value();
+
+    Finding f;
+    f.task = id;
+    f.group = task.group;
+    f.scope = scope;
+    f.detached = detached;
+    f.ended = task.end_ns.has_value();
+    if (scope_ended) {
+      const std::int64_t scope_end = *s->second.end_ns;
+      if (task.end_ns && *task.end_ns <= scope_end + options.grace_ns) continue;
+      f.kind = FindingKind::kZombie;
+      f.outlived_ns = task.end_ns.value_or(trace_end) - scope_end;
+    } else {
+      if (task.end_ns) continue;
+      f.kind = FindingKind::kLeak;
+    }
+    f.context_chain = ChainOf(trace, task.ctx);
+    f.cut_at = CutOf(trace, f.context_chain, scope);
+    findings.push_back(std::move(f));
+  }
+
+  for (const auto& [id, group] : trace.groups) {
+    if (!group.destroyed_unwaited) continue;
+    Finding f;
+    f.kind = FindingKind::kUnwaitedGroup;
+    f.group = id;
+    auto c = trace.contexts.find(group.ctx);
+    if (c != trace.contexts.end()) f.scope = c->second.scope;
+    f.context_chain = ChainOf(trace, group.ctx);
+    findings.push_back(std::move(f));
+  }
+
+  // Stable, readable order: by kind, then spawn site, then time.
+  auto begin_of = [&](const Finding& f) -> std::int64_t {
+    auto k = trace.tasks.find(f.task);
+    if (k != trace.tasks.end()) return k->second.spawn_ns;
+    auto g = trace.groups.find(f.group);
+    return g != trace.groups.end() ? g->second.created_ns : 0;
+  };
+  std::stable_sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) {
+    auto ka = std::make_tuple(static_cast<int>(a.kind), SiteKey(trace, a), begin_of(a), a.task);
+    auto kb = std::make_tuple(static_cast<int>(b.kind), SiteKey(trace, b), begin_of(b), b.task);
+    return ka < kb;
+  });
+  return findings;
+}
+
+}  // namespace tether::trace

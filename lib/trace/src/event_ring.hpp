@@ -1,0 +1,120 @@
+// EventRing: one thread's trace events, waiting to be written out.
+//
+// A single-producer ring of 64-byte slots. The producer is the thread that
+// owns the ring (it records its own events without any lock); a consumer
+// (the owner when the ring is full, the background flusher, the exit
+// handler) drains it while holding consume_mu. head_ is written only by the
+// producer, tail_ only by a consumer; each publishes with release and reads
+// the other's with acquire, so slot contents are handed over cleanly.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <source_location>
+#include <string>
+#include <string_view>
+
+namespace tether::trace::detail {
+
+enum class EventType : std::uint8_t {
+  kCtx = 1,
+  kCtxDone,
+  kSpawn,
+  kStart,
+  kEnd,
+  kGroup,
+  kWaitBegin,
+  kWaitEnd,
+  kGroupUnwaited,
+  kScopeBegin,
+  kScopeEnd,
+  kChanClose,
+};
+
+// One record's fixed part. A record with a name (spawn, scope_begin) is
+// followed by name_slots raw slots holding name_len bytes of the name.
+struct Slot {
+  EventType type;
+  std::uint8_t name_slots;
+  std::uint16_t name_len;
+  std::uint32_t aux;  // kind / error code
+  std::uint64_t ticks;
+  std::uint64_t a, b, c, d, e;
+  std::source_location loc;  // a pointer to static data: safe to keep
+};
+static_assert(sizeof(Slot) <= 64, "a trace slot is one cache line");
+
+constexpr std::size_t kSlotBytes = 64;
+// Longer names are cut (the cut is visible: they end in "...").
+constexpr std::size_t kMaxNameSlots = 16;
+
+class EventRing {
+ public:
+  static constexpr std::size_t kSlots = 1024;  // 64 KiB per thread
+
+  // Producer side (the owning thread only). Returns false when the ring has
+  // no room for n slots even after re-reading the consumer's position.
+  bool HasRoom(std::size_t n) {
+    if (head_local_ + n - tail_cached_ <= kSlots) return true;
+    tail_cached_ = tail_.load(std::memory_order_acquire);
+    return head_local_ + n - tail_cached_ <= kSlots;
+  }
+  void PutSlot(std::size_t i, const Slot& slot) {
+    std::memcpy(&storage_[(head_local_ + i) & kMask], &slot, sizeof(Slot));
+  }
+  void PutNameChunk(std::size_t i, const char* bytes, std::size_t len) {
+    std::memcpy(&storage_[(head_local_ + i) & kMask], bytes, len);
+  }
+  void Commit(std::size_t n) {
+    head_local_ += n;
+    head_.store(head_local_, std::memory_order_release);
+  }
+
+  // Consumer side (hold consume_mu). Calls fn(const Slot&, std::string_view
+  // name) for each committed record; returns how many records it visited.
+  template <class F>
+  std::size_t Drain(F&& fn) {
+    std::uint64_t tail = tail_.load(std::memory_order_relaxed);
+    const std::uint64_t head = head_.load(std::memory_order_acquire);
+    std::size_t records = 0;
+    std::string name;
+    while (tail < head) {
+      Slot slot;
+      std::memcpy(static_cast<void*>(&slot), &storage_[tail & kMask], sizeof(Slot));
+      name.clear();
+      std::size_t remaining = slot.name_len;
+      for (std::size_t k = 1; k <= slot.name_slots; ++k) {
+        std::size_t take = remaining < kSlotBytes ? remaining : kSlotBytes;
+        name.append(reinterpret_cast<const char*>(&storage_[(tail + k) & kMask]), take);
+        remaining -= take;
+      }
+      fn(slot, std::string_view(name));
+      tail += 1 + slot.name_slots;
+      ++records;
+    }
+    tail_.store(tail, std::memory_order_release);
+    return records;
+  }
+  bool Empty() const {
+    return tail_.load(std::memory_order_acquire) == head_.load(std::memory_order_acquire);
+  }
+
+  std::mutex consume_mu;
+
+ private:
+  static constexpr std::size_t kMask = kSlots - 1;
+  struct alignas(64) Raw {
+    unsigned char bytes[kSlotBytes];
+  };
+  // Producer-private (handed to a new owner only through the registry lock).
+  std::uint64_t head_local_ = 0;
+  std::uint64_t tail_cached_ = 0;
+  alignas(64) std::atomic<std::uint64_t> head_{0};
+  alignas(64) std::atomic<std::uint64_t> tail_{0};
+  Raw storage_[kSlots];
+};
+
+}  // namespace tether::trace::detail

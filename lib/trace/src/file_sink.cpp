@@ -1,0 +1,408 @@
+#include "file_sink.hpp"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "json_text.hpp"
+#include "tether/hooks.hpp"
+
+namespace tether::trace::detail {
+namespace {
+
+// The calling thread's ring (null until its first event). Trivially
+// destructible, so it stays readable during thread and process exit.
+thread_local EventRing* t_ring = nullptr;
+// Set once this thread's RingReaper has run: a thread that records again
+// after that (a static destructor on the main thread) keeps its new ring
+// until the exit handler drains it.
+thread_local bool t_reaped = false;
+
+// Gives the thread's ring back when the thread exits (after writing it out).
+struct RingReaper {
+  FileSink* sink = nullptr;
+  void (*detach)(FileSink*, EventRing*) = nullptr;
+  ~RingReaper() {
+    if (sink != nullptr && t_ring != nullptr) detach(sink, t_ring);
+    t_ring = nullptr;
+    t_reaped = true;
+  }
+};
+thread_local RingReaper t_reaper;
+
+const char* KindName(std::uint32_t kind) {
+  switch (static_cast<hooks::ContextKind>(kind)) {
+    case hooks::ContextKind::kBackground: return "background";
+    case hooks::ContextKind::kTODO: return "todo";
+    case hooks::ContextKind::kCancel: return "cancel";
+    case hooks::ContextKind::kDeadline: return "deadline";
+    case hooks::ContextKind::kValue: return "value";
+    case hooks::ContextKind::kWithoutCancel: return "without_cancel";
+    case hooks::ContextKind::kGroup: return "group";
+    case hooks::ContextKind::kScope: return "scope";
+  }
+  return "unknown";
+}
+
+const char* ResultName(std::uint32_t code) {
+  switch (static_cast<ErrorCode>(code)) {
+    case ErrorCode::kOk: return "ok";
+    case ErrorCode::kCanceled: return "canceled";
+    case ErrorCode::kDeadlineExceeded: return "deadline_exceeded";
+    case ErrorCode::kClosed: return "closed";
+    case ErrorCode::kFailed: return "failed";
+    case ErrorCode::kInvalidArgument: return "invalid_argument";
+    case ErrorCode::kIo: return "io";
+  }
+  return "unknown";
+}
+
+void AppendSite(std::string& out, const std::source_location& loc) {
+  AppendField(out, "file", std::string_view(loc.file_name()));
+  AppendField(out, "line", static_cast<std::uint64_t>(loc.line()));
+  AppendField(out, "func", std::string_view(loc.function_name()));
+}
+
+void Begin(std::string& out, const char* ev) {
+  out += "{\"ev\":\"";
+  out += ev;
+  out += '"';
+}
+
+void End(std::string& out, std::int64_t t) {
+  AppendFieldSigned(out, "t", t);
+  out += "}\n";
+}
+
+void FormatRecord(std::string& out, const Slot& s, std::string_view name,
+                  const TickConversion& conv) {
+  switch (s.type) {
+    case EventType::kCtx:
+      Begin(out, "ctx");
+      AppendField(out, "id", s.a);
+      AppendField(out, "parent", s.b);
+      AppendField(out, "kind", std::string_view(KindName(s.aux)));
+      AppendField(out, "scope", s.c);
+      AppendSite(out, s.loc);
+      break;
+    case EventType::kCtxDone:
+      Begin(out, "ctx_done");
+      AppendField(out, "id", s.a);
+      AppendField(out, "err", std::string_view(ResultName(s.aux)));
+      break;
+    case EventType::kSpawn: {
+      std::uint64_t parent = 0;
+      if (name.size() >= sizeof(parent)) {
+        std::memcpy(&parent, name.data(), sizeof(parent));
+        name.remove_prefix(sizeof(parent));
+      }
+      Begin(out, "spawn");
+      AppendField(out, "task", s.a);
+      AppendField(out, "ctx", s.b);
+      AppendField(out, "group", s.c);
+      AppendField(out, "scope", s.d);
+      AppendField(out, "detached_from", s.e);
+      AppendField(out, "parent", parent);
+      AppendField(out, "name", name);
+      AppendSite(out, s.loc);
+      break;
+    }
+    case EventType::kStart:
+      Begin(out, "start");
+      AppendField(out, "task", s.a);
+      AppendField(out, "tid", s.b);
+      break;
+    case EventType::kEnd:
+      Begin(out, "end");
+      AppendField(out, "task", s.a);
+      AppendField(out, "result", std::string_view(ResultName(s.aux)));
+      break;
+    case EventType::kGroup:
+      Begin(out, "group");
+      AppendField(out, "id", s.a);
+      AppendField(out, "ctx", s.b);
+      AppendSite(out, s.loc);
+      break;
+    case EventType::kWaitBegin:
+      Begin(out, "wait_begin");
+      AppendField(out, "group", s.a);
+      AppendSite(out, s.loc);
+      break;
+    case EventType::kWaitEnd:
+      Begin(out, "wait_end");
+      AppendField(out, "group", s.a);
+      AppendField(out, "result", std::string_view(ResultName(s.aux)));
+      break;
+    case EventType::kGroupUnwaited:
+      Begin(out, "group_unwaited");
+      AppendField(out, "group", s.a);
+      AppendField(out, "running", s.b);
+      break;
+    case EventType::kScopeBegin:
+      Begin(out, "scope_begin");
+      AppendField(out, "id", s.a);
+      AppendField(out, "ctx", s.b);
+      AppendField(out, "name", name);
+      AppendSite(out, s.loc);
+      break;
+    case EventType::kScopeEnd:
+      Begin(out, "scope_end");
+      AppendField(out, "id", s.a);
+      break;
+    case EventType::kChanClose:
+      Begin(out, "chan_close");
+      AppendField(out, "id", s.a);
+      AppendSite(out, s.loc);
+      break;
+    default:
+      return;  // cannot happen: only Put writes slots
+  }
+  End(out, conv.ToNs(s.ticks));
+}
+
+std::string ProgramCommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!raw.empty() && raw.back() == '\0') raw.pop_back();
+  std::replace(raw.begin(), raw.end(), '\0', ' ');
+  return raw;
+}
+
+}  // namespace
+
+FileSink::FileSink(int fd) : fd_(fd), pid_(static_cast<long>(getpid())) {}
+
+Error FileSink::Open(const std::string& path, FileSink** out) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return Error(ErrorCode::kIo, "cannot write trace file '" + path + "': " + std::strerror(errno));
+  }
+  // Never destroyed: threads may still record while the process exits.
+  auto* sink = new FileSink(fd);
+  std::string header;
+  Begin(header, "header");
+  AppendField(header, "version", std::uint64_t{1});
+  AppendField(header, "pid", static_cast<std::uint64_t>(sink->pid_));
+  AppendField(header, "program", ProgramCommandLine());
+  End(header, MonotonicNs());
+  if (!sink->WriteText(header, 0)) {
+    int err = errno;
+    close(fd);
+    return Error(ErrorCode::kIo, "cannot write trace file '" + path + "': " + std::strerror(err));
+  }
+  sink->flusher_ = std::thread([sink] { sink->FlusherLoop(); });
+  on_exit(&FileSink::OnExit, sink);
+  *out = sink;
+  return Error();
+}
+
+void FileSink::Put(EventType type, std::uint32_t aux, std::uint64_t a, std::uint64_t b,
+                   std::uint64_t c, std::uint64_t d, std::uint64_t e,
+                   const std::source_location& loc, std::string_view name, std::uint64_t parent) {
+  EventRing* ring = t_ring;
+  if (__builtin_expect(ring == nullptr, 0)) ring = Attach();
+  // Payload: [parent (spawn only)][name bytes], cut to kMaxNameSlots slots.
+  const std::size_t prefix = type == EventType::kSpawn ? sizeof(parent) : 0;
+  const std::size_t max_name = kMaxNameSlots * kSlotBytes - prefix;
+  std::string cut;
+  if (name.size() > max_name) {
+    cut.assign(name.substr(0, max_name - 3));
+    cut += "...";
+    name = cut;
+  }
+  const std::size_t payload = prefix + name.size();
+  const std::size_t payload_slots = (payload + kSlotBytes - 1) / kSlotBytes;
+  const std::size_t n = 1 + payload_slots;
+  if (__builtin_expect(!ring->HasRoom(n), 0)) {
+    {
+      std::lock_guard<std::mutex> lock(ring->consume_mu);
+      DrainAndWrite(*ring);
+    }
+    if (!ring->HasRoom(n)) {  // cannot happen: the ring was just emptied
+      lost_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+  }
+  Slot slot;
+  slot.type = type;
+  slot.name_slots = static_cast<std::uint8_t>(payload_slots);
+  slot.name_len = static_cast<std::uint16_t>(payload);
+  slot.aux = aux;
+  slot.ticks = NowTicks();
+  slot.a = a;
+  slot.b = b;
+  slot.c = c;
+  slot.d = d;
+  slot.e = e;
+  slot.loc = loc;
+  ring->PutSlot(0, slot);
+  if (payload_slots > 0) {
+    // Assemble the payload's first slot (it may hold the parent id and the
+    // start of the name); the rest of the name is copied slot by slot.
+    char first[kSlotBytes];
+    std::memcpy(first, &parent, prefix);
+    std::size_t in_first = std::min(kSlotBytes - prefix, name.size());
+    std::memcpy(first + prefix, name.data(), in_first);
+    ring->PutNameChunk(1, first, prefix + in_first);
+    for (std::size_t k = 1, off = in_first; off < name.size(); ++k, off += kSlotBytes) {
+      ring->PutNameChunk(1 + k, name.data() + off, std::min(kSlotBytes, name.size() - off));
+    }
+  }
+  ring->Commit(n);
+}
+
+EventRing* FileSink::Attach() {
+  EventRing* ring;
+  {
+    std::lock_guard<std::mutex> lock(registry_mu_);
+    if (!free_rings_.empty()) {
+      ring = free_rings_.back();
+      free_rings_.pop_back();
+    } else {
+      rings_.push_back(std::make_unique<EventRing>());
+      ring = rings_.back().get();
+    }
+    peak_rings_ = std::max(peak_rings_, ++rings_in_use_);
+  }
+  t_ring = ring;
+  if (!t_reaped) {
+    t_reaper.sink = this;
+    t_reaper.detach = [](FileSink* s, EventRing* r) { s->Detach(r); };
+  }
+  return ring;
+}
+
+void FileSink::Detach(EventRing* ring) {
+  {
+    std::lock_guard<std::mutex> lock(ring->consume_mu);
+    DrainAndWrite(*ring);
+  }
+  std::lock_guard<std::mutex> lock(registry_mu_);
+  free_rings_.push_back(ring);
+  --rings_in_use_;
+}
+
+void FileSink::DrainAndWrite(EventRing& ring) {
+  if (ring.Empty()) return;
+  const TickConversion conv = clock_.Current();
+  std::string text;
+  text.reserve(16 * 1024);
+  std::size_t records = ring.Drain(
+      [&](const Slot& slot, std::string_view name) { FormatRecord(text, slot, name, conv); });
+  WriteText(text, records);
+}
+
+bool FileSink::WriteText(const std::string& text, std::size_t records, bool close_after) {
+  std::lock_guard<std::mutex> lock(file_mu_);
+  struct CloseAfter {
+    FileSink* sink;
+    bool enabled;
+    ~CloseAfter() {
+      if (!enabled || sink->closed_) return;
+      sink->closed_ = true;
+      close(sink->fd_);
+    }
+  } close_guard{this, close_after};
+  if (closed_) {
+    lost_.fetch_add(records, std::memory_order_relaxed);
+    return false;
+  }
+  std::string lost_line;
+  const std::uint64_t lost = lost_.load(std::memory_order_relaxed);
+  if (lost > lost_reported_) {
+    Begin(lost_line, "lost");
+    AppendField(lost_line, "count", lost - lost_reported_);
+    End(lost_line, MonotonicNs());
+  }
+  auto write_all = [&](const std::string& s) {
+    std::size_t done = 0;
+    while (done < s.size()) {
+      ssize_t w = write(fd_, s.data() + done, s.size() - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return false;
+      done += static_cast<std::size_t>(w);
+    }
+    bytes_ += s.size();
+    return true;
+  };
+  if (!lost_line.empty() && write_all(lost_line)) lost_reported_ = lost;
+  if (!write_all(text)) {
+    lost_.fetch_add(records, std::memory_order_relaxed);
+    return false;
+  }
+  written_ += records;
+  return true;
+}
+
+void FileSink::FlushAll() {
+  std::vector<EventRing*> rings;
+  {
+    std::lock_guard<std::mutex> lock(registry_mu_);
+    rings.reserve(rings_.size());
+    for (auto& r : rings_) rings.push_back(r.get());
+  }
+  for (EventRing* ring : rings) {
+    std::lock_guard<std::mutex> lock(ring->consume_mu);
+    DrainAndWrite(*ring);
+  }
+}
+
+void FileSink::FlusherLoop() {
+  std::unique_lock<std::mutex> lock(flusher_mu_);
+  while (!stop_flusher_) {
+    flusher_cv_.wait_for(lock, std::chrono::milliseconds(100));
+    lock.unlock();
+    FlushAll();
+    lock.lock();
+  }
+}
+
+void FileSink::Finish(int status) {
+  // A forked child that exits must not write into its parent's trace.
+  if (static_cast<long>(getpid()) != pid_) return;
+  {
+    std::lock_guard<std::mutex> lock(flusher_mu_);
+    if (stop_flusher_) return;  // already finished
+    stop_flusher_ = true;
+  }
+  flusher_cv_.notify_all();
+  if (flusher_.joinable()) flusher_.join();
+  FlushAll();
+  std::string exit_line;
+  Begin(exit_line, "exit");
+  AppendFieldSigned(exit_line, "status", status);
+  End(exit_line, MonotonicNs());
+  // The exit record is the last line: late events (threads still running)
+  // are counted as lost from here on, never written after it.
+  WriteText(exit_line, 0, /*close_after=*/true);
+}
+
+void FileSink::OnExit(int status, void* self) { static_cast<FileSink*>(self)->Finish(status); }
+
+RuntimeStats FileSink::Stats() const {
+  RuntimeStats s;
+  s.file_trace = true;
+  s.ring_bytes = sizeof(EventRing);
+  {
+    std::lock_guard<std::mutex> lock(registry_mu_);
+    s.peak_rings = peak_rings_;
+    s.allocated_rings = rings_.size();
+  }
+  {
+    std::lock_guard<std::mutex> lock(file_mu_);
+    s.records_written = written_;
+    s.bytes_written = bytes_;
+  }
+  s.lost_events = lost_.load(std::memory_order_relaxed);
+  return s;
+}
+
+}  // namespace tether::trace::detail

@@ -1,0 +1,86 @@
+// FileSink: writes the trace file (docs/trace-format.md) from per-thread
+// EventRings.
+//
+// Recording (Put) touches only the calling thread's ring: no lock, no
+// syscall. A ring is attached to a thread on its first event (the registry
+// lock is taken then, and when the thread exits and gives the ring back for
+// reuse). Rings are written out as JSON lines by their owner when full, by a
+// background flusher every 100 ms, by the owner at thread exit, and by the
+// exit handler. Events that cannot be written (a failed write) are counted
+// and reported in a `lost` record, never dropped silently.
+//
+// One FileSink per process, started once and never destroyed: threads still
+// running during exit may record into it safely (after the exit record those
+// events are counted, not written).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <source_location>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "event_ring.hpp"
+#include "trace_clock.hpp"
+#include "tether/error.hpp"
+#include "tether/trace/runtime.hpp"
+
+namespace tether::trace::detail {
+
+class FileSink {
+ public:
+  // Opens path (truncating it), writes the header line and starts the
+  // flusher. An unwritable path is an Error naming it.
+  static Error Open(const std::string& path, FileSink** out);
+
+  // Records one event from the calling thread. A spawn also carries its
+  // parent task (stored ahead of the name, in the record's payload slots).
+  void Put(EventType type, std::uint32_t aux, std::uint64_t a, std::uint64_t b, std::uint64_t c,
+           std::uint64_t d, std::uint64_t e, const std::source_location& loc,
+           std::string_view name = {}, std::uint64_t parent = 0);
+
+  // Writes out every ring now (any thread).
+  void FlushAll();
+  // Final flush and the exit record; later events are only counted.
+  void Finish(int status);
+  RuntimeStats Stats() const;
+
+ private:
+  struct ThreadRing;
+  explicit FileSink(int fd);
+  EventRing* Attach();
+  void Detach(EventRing* ring);
+  void DrainAndWrite(EventRing& ring);  // caller holds ring.consume_mu
+  bool WriteText(const std::string& text, std::size_t records, bool close_after = false);
+  void FlusherLoop();
+  static void OnExit(int status, void* self);
+
+  const int fd_;
+  const long pid_;
+  TraceClock clock_;
+
+  mutable std::mutex registry_mu_;
+  std::vector<std::unique_ptr<EventRing>> rings_;  // guarded by registry_mu_; never shrinks
+  std::vector<EventRing*> free_rings_;             // guarded by registry_mu_
+  std::size_t rings_in_use_ = 0;                   // guarded by registry_mu_
+  std::size_t peak_rings_ = 0;                     // guarded by registry_mu_
+
+  mutable std::mutex file_mu_;   // serialises write(2) calls and the closed flag
+  bool closed_ = false;     // guarded by file_mu_
+  std::uint64_t written_ = 0;      // records written; guarded by file_mu_
+  std::uint64_t bytes_ = 0;        // guarded by file_mu_
+  std::atomic<std::uint64_t> lost_{0};       // records that could not be written
+  std::uint64_t lost_reported_ = 0;          // guarded by file_mu_
+
+  std::mutex flusher_mu_;
+  std::condition_variable flusher_cv_;
+  bool stop_flusher_ = false;  // guarded by flusher_mu_
+  std::thread flusher_;        // joined by Finish
+};
+
+}  // namespace tether::trace::detail

@@ -1,0 +1,105 @@
+#include "live_table.hpp"
+
+#include <algorithm>
+
+namespace tether::trace::detail {
+
+void LiveTable::Spawned(std::uint64_t task, std::uint64_t scope, std::uint64_t detached_from,
+                        std::uint64_t parent, std::string_view name,
+                        const std::source_location& loc) {
+  Entry e;
+  e.scope = scope != 0 ? scope : detached_from;
+  e.detached = scope == 0 && detached_from != 0;
+  if (e.scope == 0 && parent != 0) {
+    Shard& ps = ShardOf(parent);
+    std::lock_guard<std::mutex> lock(ps.mu);
+    auto it = ps.tasks.find(parent);
+    if (it != ps.tasks.end() && it->second.scope != 0) {
+      e.scope = it->second.scope;
+      e.detached = true;
+    }
+  }
+  e.name = std::string(name);
+  e.loc = loc;
+  Shard& s = ShardOf(task);
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.tasks[task] = std::move(e);
+}
+
+void LiveTable::Started(std::uint64_t task) {
+  Shard& s = ShardOf(task);
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.tasks.find(task);
+  if (it != s.tasks.end()) it->second.started = true;
+}
+
+void LiveTable::Ended(std::uint64_t task) {
+  {
+    Shard& s = ShardOf(task);
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.tasks.erase(task);
+  }
+  if (waiters_.load(std::memory_order_seq_cst) > 0) {
+    {
+      std::lock_guard<std::mutex> lock(ended_mu_);
+      ++ended_generation_;
+    }
+    ended_cv_.notify_all();
+  }
+}
+
+void LiveTable::ScopeBegan(std::uint64_t scope, std::string_view name) {
+  std::lock_guard<std::mutex> lock(scope_names_mu_);
+  scope_names_[scope] = std::string(name);
+}
+
+std::vector<LeftoverTask> LiveTable::Running(std::uint64_t scope) {
+  std::vector<LeftoverTask> out;
+  for (Shard& s : shards_) {
+    std::lock_guard<std::mutex> lock(s.mu);
+    for (const auto& [id, e] : s.tasks) {
+      if (scope != 0 && e.scope != scope) continue;
+      LeftoverTask t;
+      t.id = id;
+      t.name = e.name;
+      t.site.file = e.loc.file_name();
+      t.site.line = static_cast<int>(e.loc.line());
+      t.site.function = e.loc.function_name();
+      t.scope = e.scope;
+      t.detached = e.detached;
+      t.started = e.started;
+      out.push_back(std::move(t));
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(scope_names_mu_);
+    for (LeftoverTask& t : out) {
+      auto it = scope_names_.find(t.scope);
+      if (it != scope_names_.end()) t.scope_name = it->second;
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const LeftoverTask& a, const LeftoverTask& b) { return a.id < b.id; });
+  return out;
+}
+
+std::vector<LeftoverTask> LiveTable::WaitForNone(std::uint64_t scope,
+                                                 std::chrono::steady_clock::time_point deadline) {
+  waiters_.fetch_add(1, std::memory_order_seq_cst);
+  std::vector<LeftoverTask> left;
+  for (;;) {
+    std::uint64_t generation;
+    {
+      std::lock_guard<std::mutex> lock(ended_mu_);
+      generation = ended_generation_;
+    }
+    left = Running(scope);
+    if (left.empty() || std::chrono::steady_clock::now() >= deadline) break;
+    std::unique_lock<std::mutex> lock(ended_mu_);
+    ended_cv_.wait_until(lock, deadline, [&] { return ended_generation_ != generation; });
+  }
+  waiters_.fetch_sub(1, std::memory_order_seq_cst);
+  return left;
+}
+
+}  // namespace tether::trace::detail

@@ -1,0 +1,235 @@
+// LoadTrace: reads a streamed-JSON trace file (docs/trace-format.md) into the
+// Trace model. Lines may arrive out of time order (each thread flushes its own
+// buffer), so every record fills in the entity it names, whichever comes first.
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tether/trace/model.hpp"
+
+namespace tether::trace {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kMaxVersion = 1;
+
+// A record that lacks a required field or has one of the wrong type.
+struct FieldError {
+  std::string message;
+};
+
+class LineReader {
+ public:
+  explicit LineReader(const json& obj) : obj_(obj) {}
+
+  std::uint64_t U64(const char* key) const {
+    const json& v = Required(key);
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0)) {
+      throw FieldError{std::string("field '") + key + "' must be an unsigned integer"};
+    }
+    return v.get<std::uint64_t>();
+  }
+  std::int64_t I64(const char* key) const {
+    const json& v = Required(key);
+    if (!v.is_number_integer()) {
+      throw FieldError{std::string("field '") + key + "' must be an integer"};
+    }
+    return v.get<std::int64_t>();
+  }
+  std::string Str(const char* key) const {
+    const json& v = Required(key);
+    if (!v.is_string()) throw FieldError{std::string("field '") + key + "' must be a string"};
+    return v.get<std::string>();
+  }
+  std::string OptStr(const char* key) const {
+    auto it = obj_.find(key);
+    if (it == obj_.end() || it->is_null()) return {};
+    if (!it->is_string()) throw FieldError{std::string("field '") + key + "' must be a string"};
+    return it->get<std::string>();
+  }
+  // file/line/func, all three required when present at all.
+  Site SiteFields() const {
+    Site s;
+    s.file = Str("file");
+    s.line = static_cast<int>(I64("line"));
+    s.function = OptStr("func");
+    return s;
+  }
+  bool Has(const char* key) const { return obj_.contains(key); }
+
+ private:
+  const json& Required(const char* key) const {
+    auto it = obj_.find(key);
+    if (it == obj_.end()) throw FieldError{std::string("missing field '") + key + "'"};
+    return *it;
+  }
+  const json& obj_;
+};
+
+// Applies one record to the model. Unknown events are ignored (forward
+// compatibility); a known event with a bad field throws FieldError.
+void Apply(const json& obj, Trace* trace, bool* saw_exit) {
+  LineReader r(obj);
+  std::string ev = r.Str("ev");
+  if (ev == "header") {
+    trace->version = static_cast<int>(r.I64("version"));
+    if (trace->version < 1 || trace->version > kMaxVersion) {
+      throw FieldError{"unsupported trace version " + std::to_string(trace->version) +
+                       " (this tether reads version " + std::to_string(kMaxVersion) + ")"};
+    }
+    trace->pid = r.I64("pid");
+    trace->program = r.OptStr("program");
+    trace->start_ns = r.I64("t");
+  } else if (ev == "ctx") {
+    ContextRecord& c = trace->contexts[r.U64("id")];
+    c.id = r.U64("id");
+    c.parent = r.U64("parent");
+    c.kind = r.Str("kind");
+    c.scope = r.U64("scope");
+    c.site = r.SiteFields();
+    c.created_ns = r.I64("t");
+  } else if (ev == "ctx_done") {
+    ContextRecord& c = trace->contexts[r.U64("id")];
+    c.id = r.U64("id");
+    c.done_ns = r.I64("t");
+    c.done_err = r.Str("err");
+  } else if (ev == "spawn") {
+    TaskRecord& t = trace->tasks[r.U64("task")];
+    t.id = r.U64("task");
+    t.ctx = r.U64("ctx");
+    t.group = r.U64("group");
+    t.scope = r.U64("scope");
+    t.detached_from = r.U64("detached_from");
+    t.name = r.OptStr("name");
+    t.site = r.SiteFields();
+    t.spawn_ns = r.I64("t");
+    if (r.Has("parent")) t.parent_task = r.U64("parent");
+  } else if (ev == "start") {
+    TaskRecord& t = trace->tasks[r.U64("task")];
+    t.id = r.U64("task");
+    t.start_ns = r.I64("t");
+    if (r.Has("tid")) t.thread = r.U64("tid");
+  } else if (ev == "end") {
+    TaskRecord& t = trace->tasks[r.U64("task")];
+    t.id = r.U64("task");
+    t.end_ns = r.I64("t");
+    t.result = r.Str("result");
+  } else if (ev == "group") {
+    GroupRecord& g = trace->groups[r.U64("id")];
+    g.id = r.U64("id");
+    g.ctx = r.U64("ctx");
+    g.site = r.SiteFields();
+    g.created_ns = r.I64("t");
+  } else if (ev == "wait_begin") {
+    GroupRecord& g = trace->groups[r.U64("group")];
+    g.id = r.U64("group");
+    g.wait_begin_ns = r.I64("t");
+    if (r.Has("file")) g.wait_site = r.SiteFields();
+  } else if (ev == "wait_end") {
+    GroupRecord& g = trace->groups[r.U64("group")];
+    g.id = r.U64("group");
+    g.wait_end_ns = r.I64("t");
+  } else if (ev == "group_unwaited") {
+    GroupRecord& g = trace->groups[r.U64("group")];
+    g.id = r.U64("group");
+    g.destroyed_unwaited = true;
+    g.running_at_destroy = r.U64("running");
+  } else if (ev == "scope_begin") {
+    ScopeRecord& s = trace->scopes[r.U64("id")];
+    s.id = r.U64("id");
+    s.ctx = r.U64("ctx");
+    s.name = r.OptStr("name");
+    s.site = r.SiteFields();
+    s.begin_ns = r.I64("t");
+  } else if (ev == "scope_end") {
+    ScopeRecord& s = trace->scopes[r.U64("id")];
+    s.id = r.U64("id");
+    s.end_ns = r.I64("t");
+  } else if (ev == "chan_close") {
+    trace->closed_channels.push_back(r.U64("id"));
+  } else if (ev == "lost") {
+    trace->lost_events += r.U64("count");
+  } else if (ev == "exit") {
+    trace->exit_status = static_cast<int>(r.I64("status"));
+    trace->end_ns = r.I64("t");
+    *saw_exit = true;
+  }
+}
+
+Error LineError(const std::string& path, int line, std::size_t col, const std::string& what) {
+  return Error(ErrorCode::kInvalidArgument,
+               path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what);
+}
+
+// nlohmann's parse_error::what() is "[json.exception.parse_error.101] parse
+// error at line 1, column 7: syntax error ..."; keep only the part after the
+// position, which names the problem.
+std::string ParseProblem(const json::parse_error& e) {
+  std::string what = e.what();
+  auto pos = what.find(": ", what.find("column"));
+  return pos == std::string::npos ? what : what.substr(pos + 2);
+}
+
+}  // namespace
+
+Error LoadTrace(const std::string& path, Trace* out) {
+  *out = Trace();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Error(ErrorCode::kIo, path + ": cannot open trace file: " + std::strerror(errno));
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return Error(ErrorCode::kIo, path + ": read failed");
+  if (text.empty()) {
+    return LineError(path, 1, 1, "empty trace file (the program wrote no trace header)");
+  }
+
+  bool saw_header = false;
+  bool saw_exit = false;
+  std::size_t begin = 0;
+  int line_no = 0;
+  while (begin < text.size()) {
+    ++line_no;
+    std::size_t nl = text.find('\n', begin);
+    bool complete = nl != std::string::npos;
+    std::string_view line(text.data() + begin, (complete ? nl : text.size()) - begin);
+    begin = complete ? nl + 1 : text.size();
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+
+    json obj;
+    try {
+      obj = json::parse(line);
+    } catch (const json::parse_error& e) {
+      // The last line of a file cut short by a crash: keep what came before.
+      if (!complete) {
+        out->truncated = true;
+        break;
+      }
+      std::size_t col = e.byte == 0 ? 1 : e.byte;
+      return LineError(path, line_no, col, "malformed record: " + ParseProblem(e));
+    }
+    if (!obj.is_object()) return LineError(path, line_no, 1, "record is not a JSON object");
+    if (!saw_header) {
+      auto ev = obj.find("ev");
+      if (ev == obj.end() || *ev != "header") {
+        return LineError(path, line_no, 1, "first record is not a trace header (not a tether trace?)");
+      }
+    }
+    try {
+      Apply(obj, out, &saw_exit);
+    } catch (const FieldError& e) {
+      return LineError(path, line_no, 1, e.message);
+    } catch (const json::exception& e) {
+      return LineError(path, line_no, 1, e.what());
+    }
+    saw_header = true;
+  }
+  if (!saw_exit) out->truncated = true;
+  return Error();
+}
+
+}  // namespace tether::trace

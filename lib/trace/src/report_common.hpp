@@ -1,0 +1,34 @@
+// Shared by the text and JSON report writers: findings grouped by spawn site.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tether/trace/model.hpp"
+#include "tether/trace/report.hpp"
+
+namespace tether::trace::detail {
+
+// Findings of one kind at one site (a task's spawn line, a group's creation
+// line), in Analyze's order; the first is the one shown in full.
+struct FindingGroup {
+  FindingKind kind;
+  Site site;
+  std::vector<const Finding*> members;
+};
+
+std::vector<FindingGroup> GroupBySite(const Trace& trace, const std::vector<Finding>& findings);
+
+// The site a finding is about.
+Site SiteOf(const Trace& trace, const Finding& f);
+
+// file made relative to dir when it lies under it.
+std::string DisplayPath(const std::string& file, const std::string& dir);
+
+// A function name as source_location spells it, shortened to its
+// qualified name ("void ns::F(int)" -> "ns::F").
+std::string ShortFunction(const std::string& function);
+
+const char* KindWord(FindingKind kind);
+
+}  // namespace tether::trace::detail

@@ -1,0 +1,121 @@
+// The JSON report: the same findings as the text report, for tools.
+#include <nlohmann/json.hpp>
+
+#include "report_common.hpp"
+#include "tether/trace/report.hpp"
+
+namespace tether::trace {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json SiteJson(const Site& site, const std::string& dir) {
+  ordered_json j;
+  j["file"] = detail::DisplayPath(site.file, dir);
+  j["line"] = site.line;
+  j["func"] = site.function;
+  return j;
+}
+
+ordered_json FindingJson(const ReportInput& in, const Finding& f) {
+  const Trace& trace = *in.trace;
+  ordered_json j;
+  j["kind"] = detail::KindWord(f.kind);
+  if (f.task != 0) {
+    auto t = trace.tasks.find(f.task);
+    ordered_json task;
+    task["id"] = f.task;
+    if (t != trace.tasks.end()) {
+      task["name"] = t->second.name;
+      task["site"] = SiteJson(t->second.site, in.relative_to);
+      task["result"] = t->second.result;
+    }
+    j["task"] = task;
+  }
+  if (f.group != 0) {
+    auto g = trace.groups.find(f.group);
+    ordered_json group;
+    group["id"] = f.group;
+    if (g != trace.groups.end()) {
+      group["site"] = SiteJson(g->second.site, in.relative_to);
+      group["waited"] = g->second.wait_begin_ns.has_value();
+      group["destroyed_unwaited"] = g->second.destroyed_unwaited;
+      if (g->second.destroyed_unwaited) group["running_at_destroy"] = g->second.running_at_destroy;
+    }
+    j["group"] = group;
+  }
+  if (f.scope != 0) {
+    auto s = trace.scopes.find(f.scope);
+    ordered_json scope;
+    scope["id"] = f.scope;
+    if (s != trace.scopes.end()) {
+      scope["name"] = s->second.name;
+      scope["site"] = SiteJson(s->second.site, in.relative_to);
+      scope["ended"] = s->second.end_ns.has_value();
+    }
+    j["scope"] = scope;
+  }
+  if (f.kind != FindingKind::kUnwaitedGroup) {
+    j["detached"] = f.detached;
+    j["ended"] = f.ended;
+  }
+  if (f.kind == FindingKind::kZombie) {
+    j["outlived_ns"] = f.outlived_ns;
+    j["outlived"] = FormatDuration(f.outlived_ns);
+  }
+  ordered_json chain = ordered_json::array();
+  for (std::uint64_t id : f.context_chain) {
+    ordered_json c;
+    c["id"] = id;
+    auto it = trace.contexts.find(id);
+    if (it != trace.contexts.end()) {
+      c["kind"] = it->second.kind;
+      c["site"] = SiteJson(it->second.site, in.relative_to);
+    }
+    c["cut"] = f.cut_at && *f.cut_at == id;
+    chain.push_back(c);
+  }
+  j["context_chain"] = chain;
+  return j;
+}
+
+}  // namespace
+
+void WriteJsonReport(std::ostream& out, const ReportInput& in) {
+  const Trace& trace = *in.trace;
+  ordered_json j;
+  j["tool"] = "tether trace";
+  ordered_json program;
+  program["command"] = in.program.command;
+  program["status"] = in.program.status ? ordered_json(*in.program.status) : ordered_json();
+  program["signal"] = in.program.signal ? ordered_json(*in.program.signal) : ordered_json();
+  j["program"] = program;
+  j["trace"] = in.trace_path;
+  j["grace_ns"] = in.grace_ns;
+  std::size_t counts[3] = {0, 0, 0};
+  for (const Finding& f : *in.findings) ++counts[static_cast<int>(f.kind)];
+  ordered_json summary;
+  summary["zombies"] = counts[static_cast<int>(FindingKind::kZombie)];
+  summary["leaks"] = counts[static_cast<int>(FindingKind::kLeak)];
+  summary["unwaited_groups"] = counts[static_cast<int>(FindingKind::kUnwaitedGroup)];
+  summary["tasks"] = trace.tasks.size();
+  summary["scopes"] = trace.scopes.size();
+  summary["lost_events"] = trace.lost_events;
+  summary["truncated"] = trace.truncated;
+  j["summary"] = summary;
+  ordered_json groups = ordered_json::array();
+  for (const detail::FindingGroup& g : detail::GroupBySite(trace, *in.findings)) {
+    ordered_json group;
+    group["kind"] = detail::KindWord(g.kind);
+    group["site"] = SiteJson(g.site, in.relative_to);
+    group["count"] = g.members.size();
+    ordered_json members = ordered_json::array();
+    for (const Finding* f : g.members) members.push_back(FindingJson(in, *f));
+    group["findings"] = members;
+    groups.push_back(group);
+  }
+  j["groups"] = groups;
+  out << j.dump(2, ' ', false, ordered_json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace tether::trace

@@ -1,0 +1,221 @@
+// The text report: one block per spawn site, the first finding in full and
+// "N more like this" for its repeats, then a summary.
+#include <csignal>
+#include <cstring>
+#include <set>
+
+#include "report_common.hpp"
+#include "tether/trace/report.hpp"
+
+namespace tether::trace {
+namespace {
+
+using detail::DisplayPath;
+using detail::FindingGroup;
+using detail::ShortFunction;
+
+constexpr const char* kRule = "==================";
+
+std::string Quote(const std::string& s) { return "\"" + s + "\""; }
+
+std::string TaskName(const TaskRecord& t) {
+  return t.name.empty() ? "(unnamed)" : t.name;
+}
+
+std::string ScopeName(const Trace& trace, std::uint64_t scope) {
+  auto it = trace.scopes.find(scope);
+  if (it == trace.scopes.end()) return "#" + std::to_string(scope);
+  return Quote(it->second.name.empty() ? "#" + std::to_string(scope) : it->second.name);
+}
+
+std::string SiteText(const Site& site, const std::string& dir) {
+  if (site.file.empty()) return "(unknown site: its event was lost)";
+  std::string out = DisplayPath(site.file, dir) + ":" + std::to_string(site.line);
+  if (!site.function.empty()) out += " in " + ShortFunction(site.function);
+  return out;
+}
+
+std::string Plural(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+void WriteChain(std::ostream& out, const ReportInput& in, const Finding& f) {
+  const Trace& trace = *in.trace;
+  if (f.context_chain.empty()) {
+    auto t = trace.tasks.find(f.task);
+    if (t != trace.tasks.end() && t->second.ctx == 0) {
+      out << "  context: Background() or TODO() itself (a root: nothing can cancel the task)\n";
+    }
+    return;
+  }
+  out << "  context chain, task to root:\n";
+  for (std::uint64_t id : f.context_chain) {
+    auto it = trace.contexts.find(id);
+    out << "    ";
+    if (it == trace.contexts.end()) {
+      out << "#" << id << " (not in the trace)\n";
+      continue;
+    }
+    const ContextRecord& c = it->second;
+    std::string kind = c.kind;
+    kind.resize(std::max<std::size_t>(kind.size(), 14), ' ');
+    out << kind << " " << SiteText(c.site, in.relative_to);
+    if (f.cut_at && *f.cut_at == id) {
+      out << "\n      ^ chain cut here: ";
+      if (c.kind == "background" || c.kind == "todo" || c.kind == "without_cancel") {
+        out << "a root context (" << c.kind << ")";
+      } else {
+        out << "derived from a root context (Background/TODO)";
+      }
+      out << ", so the task is not tied to scope " << ScopeName(trace, f.scope);
+    }
+    out << "\n";
+  }
+}
+
+void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGroup& group) {
+  const Trace& trace = *in.trace;
+  const Finding& f = *group.members.front();
+  const TaskRecord& task = trace.tasks.at(f.task);
+  out << kRule << "\n";
+  if (f.kind == FindingKind::kZombie) {
+    out << "ZOMBIE: task " << Quote(TaskName(task)) << " outlived its scope "
+        << ScopeName(trace, f.scope) << " by " << FormatDuration(f.outlived_ns);
+    if (f.ended) {
+      out << " (then ended: " << (task.result.empty() ? "ok" : task.result) << ")\n";
+    } else {
+      out << " and never ended (still running when the trace ended)\n";
+    }
+  } else {
+    out << "LEAK: task " << Quote(TaskName(task)) << " was still running when the program "
+        << (trace.truncated ? "stopped tracing" : "exited");
+    if (f.scope != 0) {
+      out << "; its scope " << ScopeName(trace, f.scope) << " never ended\n";
+    } else {
+      out << "; it belongs to no scope\n";
+    }
+  }
+  out << "  spawned at " << SiteText(task.site, in.relative_to) << "\n";
+  if (f.scope != 0) {
+    auto s = trace.scopes.find(f.scope);
+    out << "  scope " << ScopeName(trace, f.scope);
+    if (s != trace.scopes.end()) out << " began at " << SiteText(s->second.site, in.relative_to);
+    out << "\n";
+  }
+  if (f.detached) {
+    out << "  detached: spawned with a root context while scope " << ScopeName(trace, f.scope)
+        << " was running (pass the scope's context, or justify with tether:detached)\n";
+  }
+  if (task.group != 0) {
+    auto g = trace.groups.find(task.group);
+    if (g != trace.groups.end()) {
+      out << "  in task group created at " << SiteText(g->second.site, in.relative_to);
+      if (g->second.destroyed_unwaited) out << " (destroyed without Wait)";
+      else if (!g->second.wait_begin_ns) out << " (never waited)";
+      out << "\n";
+    }
+  }
+  WriteChain(out, in, f);
+  if (group.members.size() > 1) {
+    std::set<std::string> scopes;
+    std::int64_t most = 0;
+    std::size_t never_ended = 0;
+    for (std::size_t i = 1; i < group.members.size(); ++i) {
+      const Finding* m = group.members[i];
+      if (m->scope != 0) scopes.insert(ScopeName(trace, m->scope));
+      most = std::max(most, m->outlived_ns);
+      if (!m->ended) ++never_ended;
+    }
+    out << "  " << (group.members.size() - 1) << " more like this";
+    if (!scopes.empty()) {
+      out << " (" << Plural(scopes.size(), "scope", "scopes") << ": ";
+      std::size_t shown = 0;
+      for (const std::string& s : scopes) {
+        if (shown == 4) {
+          out << ", ...";
+          break;
+        }
+        out << (shown++ ? ", " : "") << s;
+      }
+      out << ")";
+    }
+    if (f.kind == FindingKind::kZombie) {
+      out << "; outlived by up to " << FormatDuration(most);
+      if (never_ended) out << "; " << never_ended << " never ended";
+    }
+    out << "\n";
+  }
+}
+
+void WriteGroupFinding(std::ostream& out, const ReportInput& in, const FindingGroup& group) {
+  const Trace& trace = *in.trace;
+  const Finding& f = *group.members.front();
+  const GroupRecord& g = trace.groups.at(f.group);
+  out << kRule << "\n";
+  out << "UNWAITED GROUP: a task group was destroyed without Wait() while "
+      << Plural(g.running_at_destroy, "task was", "tasks were") << " running\n";
+  out << "  created at " << SiteText(g.site, in.relative_to) << "\n";
+  if (f.scope != 0) out << "  in scope " << ScopeName(trace, f.scope) << "\n";
+  out << "  its destructor cancelled and joined them: call Wait() (and handle its error) where "
+         "the group's work is done\n";
+  if (group.members.size() > 1) out << "  " << (group.members.size() - 1) << " more like this\n";
+}
+
+std::string SignalName(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+}  // namespace
+
+void WriteTextReport(std::ostream& out, const ReportInput& in) {
+  const Trace& trace = *in.trace;
+  auto groups = detail::GroupBySite(trace, *in.findings);
+  std::size_t zombies = 0, leaks = 0, unwaited = 0;
+  std::size_t zombie_sites = 0, leak_sites = 0;
+  for (const auto& g : groups) {
+    if (g.kind == FindingKind::kZombie) zombies += g.members.size(), ++zombie_sites;
+    if (g.kind == FindingKind::kLeak) leaks += g.members.size(), ++leak_sites;
+    if (g.kind == FindingKind::kUnwaitedGroup) unwaited += g.members.size();
+  }
+  for (const auto& g : groups) {
+    if (g.kind == FindingKind::kUnwaitedGroup) {
+      WriteGroupFinding(out, in, g);
+    } else {
+      WriteTaskFinding(out, in, g);
+    }
+  }
+  if (!groups.empty()) out << kRule << "\n";
+
+  if (trace.lost_events > 0) {
+    out << "warning: " << trace.lost_events
+        << " trace events were lost (could not be written); findings may be incomplete\n";
+  }
+  if (trace.truncated) {
+    out << "warning: the trace has no exit record (the program crashed, was killed or called "
+           "_exit); tasks running at its end are reported as leaks\n";
+  }
+  out << "program: " << in.program.command;
+  if (in.program.signal) {
+    out << ": killed by " << SignalName(*in.program.signal) << "\n";
+  } else if (in.program.status) {
+    out << ": exited with status " << *in.program.status << "\n";
+  } else {
+    out << "\n";
+  }
+  out << "SUMMARY: ";
+  if (groups.empty()) {
+    out << "no zombie tasks, no leaks, no unwaited groups (" << Plural(trace.tasks.size(), "task", "tasks")
+        << " in " << Plural(trace.scopes.size(), "scope", "scopes") << ", grace "
+        << FormatDuration(in.grace_ns) << ")\n";
+    return;
+  }
+  out << Plural(zombies, "zombie task", "zombie tasks") << " at "
+      << Plural(zombie_sites, "spawn site", "spawn sites") << ", "
+      << Plural(leaks, "leaked task", "leaked tasks") << " at "
+      << Plural(leak_sites, "spawn site", "spawn sites") << ", "
+      << Plural(unwaited, "task group", "task groups") << " destroyed without Wait (grace "
+      << FormatDuration(in.grace_ns) << ")\n";
+}
+
+}  // namespace tether::trace

@@ -1,0 +1,171 @@
+// trace-probe: small programs on libtether, one scenario each, for the trace
+// lit tests and the runtime unit tests. Each scenario is deterministic: a
+// task outlives its scope because it waits for a signal fired only after the
+// scope ended, never because of a sleep.
+//
+//   trace-probe clean | zombie | late | leak | unwaited | detached | nested |
+//               crash | fail | stress TASKS THREADS | chatty
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tether/tether.hpp"
+#include "tether/trace/runtime.hpp"
+
+namespace {
+
+using tether::Background;
+using tether::Context;
+using tether::Error;
+using tether::Scope;
+using tether::Signal;
+using tether::TaskGroup;
+
+// Every task of the scope is waited for before it ends.
+int Clean() {
+  Scope request(Background(), "request clean");
+  auto [group, gctx] = TaskGroup::WithContext(request.context());
+  for (int i = 0; i < 3; ++i) {
+    group.Go("handler " + std::to_string(i), [gctx = gctx] { return gctx.Err(); });
+  }
+  return group.Wait().ok() ? 0 : 1;
+}
+
+// A task of the scope waits for a signal fired after the scope ended; its
+// group (owned outside the scope) then waits for it, so it ends before exit.
+int Zombie() {
+  Signal release = Signal::Make();
+  std::optional<TaskGroup> owner;
+  {
+    Scope request(Background(), "request 7");
+    auto [group, gctx] = TaskGroup::WithContext(request.context());
+    owner.emplace(std::move(group));
+    owner->Go("straggler", [release] { release.Wait(); });
+  }
+  release.Fire();
+  return owner->Wait().ok() ? 0 : 1;
+}
+
+// Like Zombie, but the task never ends before the process exits.
+int Late() {
+  Scope* request = new Scope(Background(), "request forever");
+  tether::Go(request->context(), "sleeper", [] { Signal().Wait(); });  // never fires
+  delete request;
+  return 0;
+}
+
+// A task outside any scope, still running at exit.
+int Leak() {
+  tether::Go(Background(), "orphan", [] { Signal().Wait(); });
+  return 0;
+}
+
+// A group destroyed without Wait (its destructor cancels and joins).
+int Unwaited() {
+  Scope request(Background(), "request unwaited");
+  auto [group, gctx] = TaskGroup::WithContext(request.context());
+  group.Go("watcher", [gctx = gctx] { gctx.Done().Wait(); });
+  return 0;
+}
+
+// A task given a root context inside a scope: detached from it.
+int Detached() {
+  Signal release = Signal::Make();
+  std::optional<TaskGroup> owner;
+  {
+    Scope request(Background(), "request detached");
+    auto [group, gctx] = TaskGroup::WithContext(Background());
+    owner.emplace(std::move(group));
+    owner->Go("fire and forget", [release] { release.Wait(); });
+  }
+  release.Fire();
+  return owner->Wait().ok() ? 0 : 1;
+}
+
+// A task spawned by a detached task is charged to the same scope.
+int Nested() {
+  Signal release = Signal::Make();
+  Signal spawned = Signal::Make();
+  std::optional<TaskGroup> owner;
+  {
+    Scope request(Background(), "request nested");
+    auto [group, gctx] = TaskGroup::WithContext(Background());
+    owner.emplace(std::move(group));
+    owner->Go("parent", [release, spawned] {
+      auto [children, cctx] = TaskGroup::WithContext(Background());
+      children.Go("child", [release] { release.Wait(); });
+      spawned.Fire();
+      return children.Wait();
+    });
+    spawned.Wait();
+  }
+  release.Fire();
+  return owner->Wait().ok() ? 0 : 1;
+}
+
+// Dies by SIGABRT with a task running; what was flushed must still load.
+int Crash() {
+  Scope request(Background(), "request crash");
+  tether::Go(request.context(), "doomed", [] { Signal().Wait(); });
+  tether::trace::FlushTrace();
+  std::abort();
+}
+
+// Clean, but the program itself fails.
+int Fail() {
+  Clean();
+  return 3;
+}
+
+// tasks tasks from threads threads, each thread in its own scope, every
+// task waited: every spawn must be matched by an end.
+int Stress(int tasks, int threads) {
+  std::vector<std::thread> spawners;
+  for (int t = 0; t < threads; ++t) {
+    spawners.emplace_back([t, per = tasks / threads] {
+      Scope scope(Background(), "spawner " + std::to_string(t));
+      auto [group, gctx] = TaskGroup::WithContext(scope.context());
+      group.SetLimit(8);
+      for (int i = 0; i < per; ++i) group.Go([] {});
+      (void)group.Wait();
+    });
+  }
+  for (std::thread& s : spawners) s.join();
+  tether::trace::RuntimeStats stats = tether::trace::GetRuntimeStats();
+  std::printf("records=%llu lost=%llu peak_rings=%zu ring_bytes=%zu\n",
+              static_cast<unsigned long long>(stats.records_written),
+              static_cast<unsigned long long>(stats.lost_events), stats.peak_rings,
+              stats.ring_bytes);
+  return 0;
+}
+
+// Prints to stdout and stderr, so tests can see it ran untraced.
+int Chatty() {
+  std::printf("chatty: ran\n");
+  return Clean();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string what = argc > 1 ? argv[1] : "";
+  if (what == "clean") return Clean();
+  if (what == "zombie") return Zombie();
+  if (what == "late") return Late();
+  if (what == "leak") return Leak();
+  if (what == "unwaited") return Unwaited();
+  if (what == "detached") return Detached();
+  if (what == "nested") return Nested();
+  if (what == "crash") return Crash();
+  if (what == "fail") return Fail();
+  if (what == "chatty") return Chatty();
+  if (what == "stress" && argc == 4) return Stress(std::atoi(argv[2]), std::atoi(argv[3]));
+  std::fprintf(stderr,
+               "usage: trace-probe clean|zombie|late|leak|unwaited|detached|nested|crash|fail|"
+               "chatty|stress TASKS THREADS\n");
+  return 2;
+}
