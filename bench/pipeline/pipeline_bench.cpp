@@ -88,7 +88,11 @@ void BM_YamlCppEventsOnly(benchmark::State& state) {
   if (!HaveCorpus(state)) return;
   for (auto _ : state) {
     for (const std::string& f : CorpusFiles()) {
-      std::ifstream in(f);
+      // Read the file whole, then parse from memory, as LoadPipeline does.
+      std::ifstream file(f, std::ios::binary);
+      std::stringstream text;
+      text << file.rdbuf();
+      std::istringstream in(text.str());
       YAML::Parser parser(in);
       DiscardEvents discard;
       parser.HandleNextDocument(discard);
