@@ -26,6 +26,29 @@ ContextNode::~ContextNode() {
     std::lock_guard<std::mutex> lock(cancel_parent_->mu_);
     Unlink();
   }
+  ReleaseParent();
+}
+
+namespace {
+// Parents whose release was deferred by a destructor further down the chain.
+thread_local std::vector<std::shared_ptr<ContextNode>> t_release_queue;
+thread_local bool t_releasing = false;
+}  // namespace
+
+void ContextNode::ReleaseParent() {
+  if (!parent) return;
+  if (t_releasing) {
+    t_release_queue.push_back(std::move(parent));
+    return;
+  }
+  t_releasing = true;
+  parent.reset();  // may destroy the parent, which queues its own parent
+  while (!t_release_queue.empty()) {
+    std::shared_ptr<ContextNode> next = std::move(t_release_queue.back());
+    t_release_queue.pop_back();
+    next.reset();
+  }
+  t_releasing = false;
 }
 
 // Requires cancel_parent_->mu_.
@@ -51,6 +74,13 @@ Error ContextNode::Cause() {
   if (!Cancelled()) return Error();
   std::lock_guard<std::mutex> lock(mu_);
   return cause_;
+}
+
+std::size_t ContextNode::ChildCount() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::size_t n = 0;
+  for (ContextNode* c = first_child_; c != nullptr; c = c->next_sibling_) ++n;
+  return n;
 }
 
 void ContextNode::AttachChild(const std::shared_ptr<ContextNode>& child) {

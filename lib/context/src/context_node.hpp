@@ -44,7 +44,9 @@ class ContextNode : public std::enable_shared_from_this<ContextNode> {
   const hooks::ContextKind kind;
   std::uint64_t id = 0;     // 0 unless a tracer was installed at creation
   std::uint64_t scope = 0;  // inherited from the parent; a Scope node sets its own
-  const std::shared_ptr<ContextNode> parent;  // null for roots
+  // Null for roots. Released iteratively by ~ContextNode (a chain of 100k
+  // derivations must not recurse 100k destructors deep).
+  std::shared_ptr<ContextNode> parent;
   // This node if it is cancellable, else the nearest cancellable ancestor;
   // null when nothing can cancel this context (roots, WithoutCancel chains).
   // Alive as long as this node: it is this node or reachable through parent.
@@ -67,6 +69,8 @@ class ContextNode : public std::enable_shared_from_this<ContextNode> {
   // AfterFunc: runs st->f on its own thread once this node is done.
   void AddAfterFunc(const std::shared_ptr<AfterFuncState>& st);
   void RemoveAfterFunc(const AfterFuncState* st);
+  // Linked cancellable children (tests check that a cancel releases a child).
+  std::size_t ChildCount();
   // Deadline nodes: the timer-service key (set once, before publication).
   std::uint64_t timer_key = 0;
 
@@ -74,6 +78,7 @@ class ContextNode : public std::enable_shared_from_this<ContextNode> {
   // One node's own cancel step: returns its live children, already unlinked.
   std::vector<std::shared_ptr<ContextNode>> CancelSelf(const Error& err, const Error& cause);
   void Unlink();
+  void ReleaseParent();
 
   std::atomic<bool> cancelled_{false};  // set under mu_ together with err_
   std::mutex mu_;

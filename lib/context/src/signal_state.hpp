@@ -21,27 +21,25 @@ class SignalState {
  public:
   bool Fired() const { return fired_.load(std::memory_order_acquire); }
 
+  // Everything happens under mu_, and Wait() always takes mu_: once a waiter
+  // has returned, Fire() no longer touches the state, so the waiter may
+  // destroy it at once (even when the firing thread borrowed the handle).
   bool Fire() {
-    std::vector<Waiter*> to_notify;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (fired_.load(std::memory_order_relaxed)) return false;
-      fired_.store(true, std::memory_order_release);
-      for (Waiter* w : waiters_) w->Notify();
-      waiters_.clear();
-    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fired_.load(std::memory_order_relaxed)) return false;
+    fired_.store(true, std::memory_order_release);
+    for (Waiter* w : waiters_) w->Notify();
+    waiters_.clear();
     cv_.notify_all();
     return true;
   }
 
   void Wait() {
-    if (Fired()) return;
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return fired_.load(std::memory_order_relaxed); });
   }
 
   bool WaitUntil(std::chrono::steady_clock::time_point deadline) {
-    if (Fired()) return true;
     std::unique_lock<std::mutex> lock(mu_);
     return cv_.wait_until(lock, deadline, [&] { return fired_.load(std::memory_order_relaxed); });
   }

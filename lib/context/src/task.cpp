@@ -59,8 +59,8 @@ class GroupState {
  public:
   struct Task {
     std::thread thread;
-    bool finished = false;  // guarded by mu; set as the task's last act under mu
   };
+  using TaskList = std::list<Task>;
 
   GroupState(const Context& parent, std::source_location where)
       : node(NewCancellable(parent, hooks::ContextKind::kGroup, where)), ctx(node), loc(where) {
@@ -73,8 +73,8 @@ class GroupState {
   // Starts a task; the caller holds mu and has checked the limit.
   void StartLocked(std::string name, TaskFunc f, std::source_location spawn_loc) {
     std::uint64_t task = ReportSpawn(ctx, id, name, spawn_loc);
-    tasks.emplace_back();
-    Task* rec = &tasks.back();
+    running.emplace_back();
+    TaskList::iterator rec = std::prev(running.end());
     ++active;
     unwaited = true;
     try {
@@ -84,13 +84,15 @@ class GroupState {
         Finish(rec, err);
       });
     } catch (...) {
-      tasks.pop_back();
+      running.erase(rec);
       --active;
       throw;
     }
   }
 
-  void Finish(Task* rec, const Error& err) {
+  // A task's last act: record its error, move its record to `finished` (O(1);
+  // list iterators stay valid across splices) and free its slot.
+  void Finish(TaskList::iterator rec, const Error& err) {
     bool first_failure = false;
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -99,41 +101,43 @@ class GroupState {
         first_failure = true;
       }
       --active;
-      rec->finished = true;
+      finished.splice(finished.end(), running, rec);
+      // Go's errgroup: the first error cancels the group's context, with the
+      // error as its cause; before the slot is freed, so a task started in
+      // that slot already sees the cancelled context.
+      if (first_failure) node->Cancel(true, Error::Canceled(), err);
     }
     slot_freed.notify_all();
-    // Go's errgroup: the first error cancels the group's context, with the
-    // error as its cause.
-    if (first_failure) node->Cancel(true, Error::Canceled(), err);
   }
 
-  // Joins finished tasks so that a long-lived group does not keep them.
+  // Joins the tasks that have finished, so that a long-lived group does not
+  // keep their threads.
   void JoinFinished() {
-    std::list<Task> done;
+    TaskList done;
     {
       std::lock_guard<std::mutex> lock(mu);
-      for (auto it = tasks.begin(); it != tasks.end();) {
-        auto next = std::next(it);
-        if (it->finished) done.splice(done.end(), tasks, it);
-        it = next;
-      }
+      done.swap(finished);
     }
     for (Task& t : done) t.thread.join();
   }
 
   // Joins every task, including tasks started by tasks while joining.
   void JoinAll() {
+    std::unique_lock<std::mutex> lock(mu);
     for (;;) {
-      std::list<Task> batch;
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        if (tasks.empty()) {
-          unwaited = false;
-          return;
-        }
-        batch.swap(tasks);
+      if (!finished.empty()) {
+        TaskList done;
+        done.swap(finished);
+        lock.unlock();
+        for (Task& t : done) t.thread.join();
+        lock.lock();
+        continue;
       }
-      for (Task& t : batch) t.thread.join();
+      if (running.empty()) {
+        unwaited = false;
+        return;
+      }
+      slot_freed.wait(lock, [&] { return !finished.empty(); });
     }
   }
 
@@ -148,7 +152,8 @@ class GroupState {
   int active = 0;                      // guarded by mu; started, not finished
   bool unwaited = false;               // guarded by mu; a task started after the last Wait
   Error first_err;                     // guarded by mu
-  std::list<Task> tasks;               // guarded by mu; not yet joined
+  TaskList running;                    // guarded by mu; started, not finished
+  TaskList finished;                   // guarded by mu; finished, not joined
 };
 
 void SpawnDetached(const Context& ctx, std::string name, std::function<void()> f,

@@ -1,0 +1,179 @@
+// Select over contexts, signals, channels and timers: picks the right case,
+// wakes on each kind of source, and does not poll while blocked.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <functional>
+#include <thread>
+
+#include "tether/channel.hpp"
+#include "tether/select.hpp"
+
+namespace tether {
+namespace {
+
+using std::chrono::hours;
+using std::chrono::milliseconds;
+
+// One blocked Select over every source kind; `trigger` makes one ready.
+std::size_t SelectWokenBy(const std::function<void(CancelFunc&, Channel<int>&, Signal&)>& trigger,
+                          std::optional<int>* received = nullptr) {
+  auto [ctx, cancel] = WithCancel(Background());
+  Channel<int> ch;
+  Signal sig = Signal::Make();
+  std::thread t([&] {
+    std::this_thread::sleep_for(milliseconds(10));  // let the Select block first
+    trigger(cancel, ch, sig);
+  });
+  Select sel;
+  std::optional<int> got;
+  sel.OnDone(ctx, [] {})
+      .OnRecv(ch, [&](std::optional<int> v) { got = v; })
+      .OnSignal(sig, [] {})
+      .OnTimer(hours(1), [] {});
+  std::size_t which = sel.Wait();
+  t.join();
+  cancel();
+  if (received) *received = got;
+  return which;
+}
+
+TEST(Select, WakesOnContextCancel) {
+  EXPECT_EQ(SelectWokenBy([](CancelFunc& c, Channel<int>&, Signal&) { c(); }), 0u);
+}
+
+TEST(Select, WakesOnChannelSend) {
+  std::optional<int> got;
+  EXPECT_EQ(SelectWokenBy([](CancelFunc&, Channel<int>& ch,
+                             Signal&) { EXPECT_TRUE(ch.Send(Background(), 5).ok()); },
+                          &got),
+            1u);
+  EXPECT_EQ(got, 5);
+}
+
+TEST(Select, WakesOnChannelCloseWithNullopt) {
+  std::optional<int> got = -1;
+  EXPECT_EQ(SelectWokenBy([](CancelFunc&, Channel<int>& ch, Signal&) { ch.Close(); }, &got), 1u);
+  EXPECT_EQ(got, std::nullopt);
+}
+
+TEST(Select, WakesOnSignal) {
+  EXPECT_EQ(SelectWokenBy([](CancelFunc&, Channel<int>&, Signal& s) { s.Fire(); }), 2u);
+}
+
+TEST(Select, TimerFiresWhenNothingElseDoes) {
+  auto [ctx, cancel] = WithCancel(Background());
+  Channel<int> ch(1);
+  bool timer_ran = false;
+  Select sel;
+  sel.OnDone(ctx, [] { ADD_FAILURE(); })
+      .OnRecv(ch, [](std::optional<int>) { ADD_FAILURE(); })
+      .OnTimer(milliseconds(5), [&] { timer_ran = true; });
+  EXPECT_EQ(sel.Wait(), 2u);
+  EXPECT_TRUE(timer_ran);
+  cancel();
+}
+
+TEST(Select, EarliestOfSeveralDeadlines) {
+  Select sel;
+  sel.OnDeadline(Clock::now() + hours(1), [] {})
+      .OnTimer(milliseconds(2), [] {})
+      .OnTimer(hours(2), [] {});
+  EXPECT_EQ(sel.Wait(), 1u);
+}
+
+TEST(Select, ReadyReceiveBeatsExpiredTimer) {
+  Channel<int> ch(1);
+  EXPECT_TRUE(ch.Send(Background(), 3).ok());
+  int got = 0;
+  Select sel;
+  sel.OnDeadline(Clock::now() - milliseconds(1), [] {})
+      .OnRecv(ch, [&](std::optional<int> v) { got = *v; });
+  EXPECT_EQ(sel.Wait(), 1u);
+  EXPECT_EQ(got, 3);
+}
+
+TEST(Select, FirstReadyCaseInDeclarationOrder) {
+  auto [ctx, cancel] = WithCancel(Background());
+  cancel();
+  Signal sig = Signal::Make();
+  sig.Fire();
+  Select sel;
+  sel.OnSignal(sig, [] {}).OnDone(ctx, [] {});
+  EXPECT_EQ(sel.Wait(), 0u);
+}
+
+TEST(Select, ReceivingTakesTheValueExactlyOnce) {
+  Channel<int> ch(1);
+  EXPECT_TRUE(ch.Send(Background(), 8).ok());
+  Select sel;
+  sel.OnRecv(ch, [](std::optional<int> v) { EXPECT_EQ(v, 8); });
+  EXPECT_EQ(sel.Wait(), 0u);
+  EXPECT_EQ(ch.TryRecv(), std::nullopt);
+}
+
+TEST(Select, UnbufferedSenderMeetsASelectReceiver) {
+  Channel<std::string> ch;
+  std::thread sender([&] { EXPECT_TRUE(ch.Send(Background(), "hi").ok()); });
+  std::string got;
+  Select sel;
+  sel.OnRecv(ch, [&](std::optional<std::string> v) { got = v.value_or("closed"); });
+  sel.Wait();
+  sender.join();
+  EXPECT_EQ(got, "hi");
+}
+
+TEST(Select, DoesNotPollWhileBlocked) {
+  // A case that counts how often Select looks at it. A polling Select would
+  // look thousands of times in 100 ms; a blocking one looks once before
+  // sleeping and once after the wake-up (a spurious wake-up may add one).
+  Signal sig = Signal::Make();
+  std::atomic<int> looks{0};
+  std::atomic<bool> attached{false};
+  detail::SelectCase c;
+  c.try_ready = [&] {
+    looks.fetch_add(1);
+    return sig.Fired();
+  };
+  c.attach = [&](detail::Waiter* w) {
+    attached = true;
+    return sig.Register(w);
+  };
+  c.detach = [&](detail::Waiter* w) { sig.Unregister(w); };
+  std::thread firer([&] {
+    while (!attached.load()) std::this_thread::yield();
+    std::this_thread::sleep_for(milliseconds(100));
+    sig.Fire();
+  });
+  Select sel;
+  sel.AddCase(std::move(c));
+  EXPECT_EQ(sel.Wait(), 0u);
+  firer.join();
+  EXPECT_GE(looks.load(), 2);
+  EXPECT_LE(looks.load(), 4);
+}
+
+TEST(Select, NeverFiringContextIsJustNeverReady) {
+  Select sel;
+  sel.OnDone(Background(), [] { ADD_FAILURE(); }).OnTimer(milliseconds(1), [] {});
+  EXPECT_EQ(sel.Wait(), 1u);
+}
+
+TEST(Signal, FireOnceWaitAndWaitFor) {
+  Signal s = Signal::Make();
+  EXPECT_TRUE(s.CanFire());
+  EXPECT_FALSE(s.WaitFor(milliseconds(1)));
+  std::thread t([s] { EXPECT_TRUE(s.Fire()); });
+  s.Wait();
+  t.join();
+  EXPECT_FALSE(s.Fire());  // only the first Fire fires
+  EXPECT_TRUE(s.Fired());
+  EXPECT_TRUE(s.WaitFor(hours(1)));
+  Signal never;
+  EXPECT_FALSE(never.CanFire());
+  EXPECT_FALSE(never.Fire());
+  EXPECT_FALSE(never.WaitFor(milliseconds(1)));
+}
+
+}  // namespace
+}  // namespace tether
