@@ -4,7 +4,7 @@
 // scope ended, never because of a sleep.
 //
 //   trace-probe clean | zombie | late | leak | unwaited | detached | nested |
-//               crash | fail | stress TASKS THREADS | chatty
+//               crash | fail | chatty | names | env | stress TASKS THREADS
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -143,6 +143,23 @@ int Stress(int tasks, int threads) {
   return 0;
 }
 
+// Names a writer must escape or cut: quotes, newlines, bad UTF-8, 3000 bytes.
+int Names() {
+  Scope request(Background(), "scope \"quoted\"\nnext line");
+  auto [group, gctx] = TaskGroup::WithContext(request.context());
+  group.Go("tab\there \"q\" back\\slash", [] {});
+  group.Go(std::string("bad \xff utf8 \xc3\xa9"), [] {});
+  group.Go(std::string(3000, 'n'), [] {});
+  return group.Wait().ok() ? 0 : 1;
+}
+
+// Whether child processes see TETHER_TRACE (they must not: one file, one writer).
+int Env() {
+  const char* v = std::getenv("TETHER_TRACE");
+  std::printf("TETHER_TRACE=%s\n", v ? v : "(unset)");
+  return 0;
+}
+
 // Prints to stdout and stderr, so tests can see it ran untraced.
 int Chatty() {
   std::printf("chatty: ran\n");
@@ -163,9 +180,11 @@ int main(int argc, char** argv) {
   if (what == "crash") return Crash();
   if (what == "fail") return Fail();
   if (what == "chatty") return Chatty();
+  if (what == "names") return Names();
+  if (what == "env") return Env();
   if (what == "stress" && argc == 4) return Stress(std::atoi(argv[2]), std::atoi(argv[3]));
   std::fprintf(stderr,
                "usage: trace-probe clean|zombie|late|leak|unwaited|detached|nested|crash|fail|"
-               "chatty|stress TASKS THREADS\n");
+               "chatty|names|env|stress TASKS THREADS\n");
   return 2;
 }

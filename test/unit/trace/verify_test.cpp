@@ -1,0 +1,99 @@
+// The in-process test API: VerifyNone and the GoogleTest helper, attributed
+// per scope so that concurrent scopes never blame each other.
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "tether/tether.hpp"
+#include "tether/trace/gtest.hpp"
+#include "tether/trace/verify.hpp"
+
+namespace tether::trace {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::ScopeVerifier;
+
+TEST(VerifyNone, ExplainsWhenLiveTrackingIsOff) {
+  if (GetRuntimeStats().live_tracking) GTEST_SKIP() << "another test in this process enabled it";
+  Error err = VerifyNone(1);
+  EXPECT_EQ(err.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(err.message().find("EnableLiveTracking"), std::string::npos);
+}
+
+TEST(ScopeVerifierTest, ScopeWhoseTasksAreWaitedPasses) {
+  TETHER_VERIFY_SCOPE(scope);
+  auto [group, gctx] = TaskGroup::WithContext(scope.context());
+  for (int i = 0; i < 4; ++i) group.Go([] {});
+  EXPECT_TRUE(group.Wait().ok());
+  EXPECT_TRUE(scope.Verify());
+}
+
+TEST(ScopeVerifierTest, TaskLeftRunningFailsTheTestWithItsSpawnSite) {
+  Signal release = Signal::Make();
+  EXPECT_NONFATAL_FAILURE(
+      {
+        ScopeVerifier scope("leaky", VerifyOptions{50ms});
+        Go(scope.context(), "stuck uploader", [release] { release.Wait(); });
+      },
+      "task \"stuck uploader\" spawned at");
+  release.Fire();
+}
+
+TEST(ScopeVerifierTest, RootContextInsideTheScopeIsChargedToItAsDetached) {
+  Signal release = Signal::Make();
+  EXPECT_NONFATAL_FAILURE(
+      {
+        ScopeVerifier scope("detaching", VerifyOptions{50ms});
+        Go(Background(), "fire and forget", [release] { release.Wait(); });
+      },
+      "[detached: spawned with a root context inside the scope]");
+  release.Fire();
+}
+
+TEST(VerifyNone, ConcurrentScopesNeverBlameEachOther) {
+  ASSERT_TRUE(EnableLiveTracking().ok());
+  Signal release = Signal::Make();
+  Signal leaked = Signal::Make();
+  std::uint64_t leaky_id = 0;
+  // Scope A leaves a task behind; scope B, running at the same time in
+  // another thread, is clean and must pass while A's task still runs.
+  std::thread a([&] {
+    Scope leaky(Background(), "test A");
+    leaky_id = leaky.id();
+    Go(leaky.context(), "A's straggler", [release] { release.Wait(); });
+    leaked.Fire();
+  });
+  leaked.Wait();
+  a.join();
+  Error clean;
+  std::thread b([&] {
+    Scope tidy(Background(), "test B");
+    auto [group, gctx] = TaskGroup::WithContext(tidy.context());
+    group.Go("B's worker", [] {});
+    (void)group.Wait();
+    clean = VerifyNone();  // the thread's current scope: test B
+  });
+  b.join();
+  EXPECT_TRUE(clean.ok()) << clean.ToString();
+  Error blamed = VerifyNone(leaky_id, VerifyOptions{20ms});
+  EXPECT_EQ(blamed.code(), ErrorCode::kFailed);
+  EXPECT_NE(blamed.message().find("by scope \"test A\""), std::string::npos) << blamed.message();
+  EXPECT_NE(blamed.message().find("A's straggler"), std::string::npos);
+  release.Fire();
+  // Once the task ends, the check passes: it waits for ends, no polling.
+  EXPECT_TRUE(VerifyNone(leaky_id, VerifyOptions{10s}).ok());
+}
+
+class UploadTest : public testing::VerifiedScopeTest {};
+
+TEST_F(UploadTest, FixtureGivesEachTestAVerifiedScope) {
+  auto [group, gctx] = TaskGroup::WithContext(ctx());
+  group.Go("upload", [gctx = gctx] { return gctx.Err(); });
+  EXPECT_TRUE(group.Wait().ok());
+  EXPECT_NE(ctx().scope_id(), 0u);
+}
+
+}  // namespace
+}  // namespace tether::trace
