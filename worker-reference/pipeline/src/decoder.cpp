@@ -93,6 +93,7 @@ bool Decoder::Scalar(const Node& node, std::string_view what, std::string* out) 
 }
 
 bool Decoder::Bool(const Node& node, std::string_view what, bool* out) {
+  if (node.IsNull()) return true;  // `detach:` with no value keeps the default, as in go-yaml
   if (node.IsScalar() && !node.quoted) {
     std::string v = Lower(node.scalar);
     if (v == "true" || v == "yes" || v == "on") {
