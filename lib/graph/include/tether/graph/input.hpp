@@ -1,0 +1,36 @@
+// Reading `tether report`'s input: a trace (docs/trace-format.md) or a static
+// graph (docs/static-graph-format.md), told apart by the first record.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tether/error.hpp"
+#include "tether/graph/scope_graph.hpp"
+
+namespace tether::graph {
+
+enum class InputKind { kTrace, kStaticGraph };
+
+// Looks at the first JSON object of `text`: a trace starts with an object
+// carrying "ev" (its header line), a static graph is one object carrying
+// "tether_static_graph". Anything else is an error naming path:line:col.
+Error DetectInput(const std::string& path, const std::string& text, InputKind* kind);
+
+// Parses a static graph. Errors (kInvalidArgument) name path:line:col and
+// the problem: bad JSON, a missing or mistyped field, an unknown version, a
+// call naming an unknown function.
+Error LoadStaticGraph(const std::string& path, const std::string& text, StaticGraph* out);
+
+struct LoadOptions {
+  std::int64_t grace_ns = 0;  // passed to tether::trace::Analyze
+};
+
+// Reads `path`, detects its kind, loads it (tether::trace::LoadTrace and
+// tether::trace::Analyze for traces) and builds its scope graph.
+Error LoadScopeGraph(const std::string& path, const LoadOptions& options, ScopeGraph* out);
+
+// "line:col" (1-based) of a byte offset in text.
+std::string LineColOf(const std::string& text, std::size_t offset);
+
+}  // namespace tether::graph

@@ -1,0 +1,63 @@
+// The report writers of `tether report`: JSON (the whole graph and its
+// analyses), Graphviz DOT, SVG (DOT laid out by a real `dot` process), one
+// self-contained HTML file, and Chrome trace-event JSON for Perfetto.
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tether/error.hpp"
+#include "tether/graph/scope_graph.hpp"
+
+namespace tether::graph {
+
+// Above this many tasks the drawn graph (DOT, SVG, HTML) groups nodes by
+// kind, spawn site and status, so Graphviz stays fast; JSON and Perfetto
+// always keep every node.
+inline constexpr std::size_t kGroupTasksAbove = 500;
+
+// What is drawn: the graph itself, or its nodes grouped by (kind, site,
+// status). `dom_id` is the node's id in DOT, SVG and HTML.
+struct DisplayNode {
+  std::string dom_id;
+  NodeKind kind = NodeKind::kTask;
+  Status status = Status::kOk;
+  std::string label;    // plain text with '\n' line breaks; escaped by writers
+  std::string tooltip;  // plain text
+  std::size_t members = 1;
+  bool recorded = true;
+};
+struct DisplayEdge {
+  std::size_t from = 0;
+  std::size_t to = 0;
+  EdgeKind kind = EdgeKind::kDerivedFrom;
+  bool passes_context = false;
+  std::size_t count = 1;
+};
+struct DisplayGraph {
+  bool grouped = false;
+  std::vector<DisplayNode> nodes;
+  std::vector<DisplayEdge> edges;
+  std::vector<std::size_t> node_of_vertex;  // vertex -> index into nodes
+};
+
+DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_above = kGroupTasksAbove);
+
+void WriteJson(const ScopeGraph& sg, const Analyses& analyses, std::ostream& out);
+void WriteDot(const ScopeGraph& sg, const DisplayGraph& display, std::ostream& out);
+// Runs `dot -Tsvg` on `dot_text`; a missing `dot` is a clear error.
+Error RenderSvg(const std::string& dot_text, std::string* svg);
+void WriteHtml(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display,
+               const std::string& svg, std::ostream& out);
+// Traces only (static graphs have no times): kInvalidArgument otherwise.
+Error WritePerfetto(const ScopeGraph& sg, std::ostream& out);
+
+// Text helpers shared by the writers (exposed for tests).
+std::string EscapeHtml(std::string_view text);      // & < > " ' -> entities; invalid UTF-8 -> U+FFFD
+std::string EscapeDotString(std::string_view text);  // for inside "...": \ " newline
+std::string ValidUtf8(std::string_view text);        // invalid sequences -> U+FFFD
+std::string SourceHref(const std::string& file, int line);  // file:// (absolute) or relative link
+
+}  // namespace tether::graph

@@ -1,0 +1,253 @@
+// Builds the scope graph of a trace: one vertex per scope, context, group and
+// task, the edges of scope_graph.hpp, and statuses from the trace findings.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "tether/graph/scope_graph.hpp"
+
+namespace tether::graph {
+namespace {
+
+SourceSite SiteOf(const trace::Site& site) { return {site.file, site.line, site.function}; }
+
+std::string Ms(std::int64_t ns) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f ms", static_cast<double>(ns) / 1e6);
+  return buf;
+}
+
+// Adds vertices and edges while keeping by_key current; ids the trace
+// references but never describes become placeholder vertices (recorded=false),
+// so a chain with a lost record still ends where the data ends.
+class TraceGraphBuilder {
+ public:
+  explicit TraceGraphBuilder(ScopeGraph* out) : out_(out) {}
+
+  Vertex Add(NodeKind kind, std::uint64_t id, Node node) {
+    node.kind = kind;
+    node.input_id = id;
+    node.key = KeyOf(kind, id);
+    auto found = out_->by_key.find(node.key);
+    if (found != out_->by_key.end()) {
+      out_->graph[found->second] = std::move(node);
+      return found->second;
+    }
+    Vertex v = boost::add_vertex(node, out_->graph);
+    out_->by_key.emplace(out_->graph[v].key, v);
+    return v;
+  }
+
+  // The vertex of (kind, id), created as a placeholder when unknown.
+  Vertex Ref(NodeKind kind, std::uint64_t id) {
+    auto found = out_->by_key.find(KeyOf(kind, id));
+    if (found != out_->by_key.end()) return found->second;
+    Node node;
+    node.recorded = false;
+    node.name = std::string(NodeKindName(kind)) + "#" + std::to_string(id) + " (not recorded)";
+    return Add(kind, id, std::move(node));
+  }
+
+  void Link(Vertex from, Vertex to, EdgeKind kind) {
+    Edge edge;
+    edge.kind = kind;
+    boost::add_edge(from, to, edge, out_->graph);
+  }
+
+  static std::string KeyOf(NodeKind kind, std::uint64_t id) {
+    switch (kind) {
+      case NodeKind::kScope: return "scope:" + std::to_string(id);
+      case NodeKind::kContext: return "ctx:" + std::to_string(id);
+      case NodeKind::kTask: return "task:" + std::to_string(id);
+      case NodeKind::kGroup: return "group:" + std::to_string(id);
+      case NodeKind::kFunction: return "fn:" + std::to_string(id);
+    }
+    return "node:" + std::to_string(id);
+  }
+
+ private:
+  ScopeGraph* out_;
+};
+
+void Extend(std::int64_t* last, const std::optional<std::int64_t>& t) {
+  if (t) *last = std::max(*last, *t);
+}
+
+}  // namespace
+
+ScopeGraph BuildFromTrace(const trace::Trace& trace, const std::vector<trace::Finding>& findings) {
+  ScopeGraph out;
+  out.source = SourceKind::kTrace;
+  out.program = trace.program;
+  out.pid = trace.pid;
+  out.truncated = trace.truncated;
+  out.lost_events = trace.lost_events;
+  out.time_origin_ns = trace.start_ns;
+  std::int64_t last = trace.start_ns;
+  TraceGraphBuilder b(&out);
+
+  for (const auto& [id, s] : trace.scopes) {
+    Node n;
+    n.name = s.name;
+    n.site = SiteOf(s.site);
+    n.begin_ns = s.begin_ns;
+    n.end_ns = s.end_ns;
+    n.detail = s.end_ns ? "ended" : "never ended";
+    b.Add(NodeKind::kScope, id, std::move(n));
+    Extend(&last, s.begin_ns);
+    Extend(&last, s.end_ns);
+  }
+  for (const auto& [id, c] : trace.contexts) {
+    Node n;
+    n.name = "ctx#" + std::to_string(id) + " " + c.kind;
+    n.detail = c.kind;
+    if (!c.done_err.empty()) n.detail += ", " + c.done_err;
+    n.site = SiteOf(c.site);
+    n.root_context = c.parent == 0 || c.kind == "background" || c.kind == "todo" || c.kind == "without_cancel";
+    n.begin_ns = c.created_ns;
+    n.end_ns = c.done_ns;
+    b.Add(NodeKind::kContext, id, std::move(n));
+    Extend(&last, c.created_ns);
+    Extend(&last, c.done_ns);
+  }
+  for (const auto& [id, g] : trace.groups) {
+    Node n;
+    n.name = "group#" + std::to_string(id);
+    n.site = SiteOf(g.site);
+    n.begin_ns = g.created_ns;
+    n.start_ns = g.wait_begin_ns;
+    n.end_ns = g.wait_end_ns;
+    if (g.destroyed_unwaited) {
+      n.detail = "destroyed unwaited with " + std::to_string(g.running_at_destroy) + " running";
+    } else {
+      n.detail = g.wait_begin_ns ? (g.wait_end_ns ? "waited" : "wait never returned") : "never waited";
+    }
+    b.Add(NodeKind::kGroup, id, std::move(n));
+    Extend(&last, g.created_ns);
+    Extend(&last, g.wait_end_ns);
+  }
+  for (const auto& [id, t] : trace.tasks) {
+    Node n;
+    n.name = t.name;
+    n.site = SiteOf(t.site);
+    n.begin_ns = t.spawn_ns;
+    n.start_ns = t.start_ns;
+    n.end_ns = t.end_ns;
+    n.detail = t.end_ns ? t.result : "never ended";
+    n.thread = t.thread;
+    if (t.detached_from != 0) n.status = Status::kDetached;
+    b.Add(NodeKind::kTask, id, std::move(n));
+    Extend(&last, t.spawn_ns);
+    Extend(&last, t.end_ns);
+  }
+  if (trace.end_ns) last = std::max(last, *trace.end_ns);
+  out.time_end_ns = last;
+
+  // Edges (after every vertex exists, so forward references resolve).
+  for (const auto& [id, c] : trace.contexts) {
+    Vertex v = b.Ref(NodeKind::kContext, id);
+    if (c.parent != 0) {
+      Vertex parent = b.Ref(NodeKind::kContext, c.parent);
+      b.Link(v, parent, EdgeKind::kDerivedFrom);
+      auto pc = trace.contexts.find(c.parent);
+      if (c.done_ns && pc != trace.contexts.end() && pc->second.done_ns &&
+          *pc->second.done_ns <= *c.done_ns) {
+        b.Link(v, parent, EdgeKind::kCancelledBy);
+      }
+    }
+  }
+  for (const auto& [id, s] : trace.scopes) {
+    Vertex v = b.Ref(NodeKind::kScope, id);
+    if (s.ctx == 0) continue;
+    b.Link(b.Ref(NodeKind::kContext, s.ctx), v, EdgeKind::kBelongsTo);
+    // The enclosing scope: the scope of the parent of this scope's context.
+    auto ctx = trace.contexts.find(s.ctx);
+    if (ctx == trace.contexts.end() || ctx->second.parent == 0) continue;
+    auto parent = trace.contexts.find(ctx->second.parent);
+    if (parent != trace.contexts.end() && parent->second.scope != 0 && parent->second.scope != id) {
+      b.Link(v, b.Ref(NodeKind::kScope, parent->second.scope), EdgeKind::kBelongsTo);
+    }
+  }
+  for (const auto& [id, g] : trace.groups) {
+    Vertex v = b.Ref(NodeKind::kGroup, id);
+    if (g.ctx == 0) continue;
+    b.Link(b.Ref(NodeKind::kContext, g.ctx), v, EdgeKind::kBelongsTo);
+    auto ctx = trace.contexts.find(g.ctx);
+    if (ctx != trace.contexts.end() && ctx->second.scope != 0) {
+      b.Link(v, b.Ref(NodeKind::kScope, ctx->second.scope), EdgeKind::kBelongsTo);
+    }
+  }
+  for (const auto& [id, t] : trace.tasks) {
+    Vertex v = b.Ref(NodeKind::kTask, id);
+    if (t.ctx != 0) b.Link(v, b.Ref(NodeKind::kContext, t.ctx), EdgeKind::kSpawnedBy);
+    if (t.parent_task != 0) b.Link(v, b.Ref(NodeKind::kTask, t.parent_task), EdgeKind::kSpawnedBy);
+    if (t.group != 0) {
+      Vertex group = b.Ref(NodeKind::kGroup, t.group);
+      b.Link(v, group, EdgeKind::kBelongsTo);
+      auto g = trace.groups.find(t.group);
+      // Wait covers the tasks spawned before it returned.
+      if (g != trace.groups.end() && g->second.wait_begin_ns &&
+          (!g->second.wait_end_ns || t.spawn_ns <= *g->second.wait_end_ns)) {
+        b.Link(v, group, EdgeKind::kWaitedBy);
+      }
+    } else if (t.scope != 0 || t.detached_from != 0) {
+      // A detached task hangs under the scope it was spawned from, so the
+      // spawn tree shows who started it; its status says it was cut loose.
+      b.Link(v, b.Ref(NodeKind::kScope, t.scope != 0 ? t.scope : t.detached_from), EdgeKind::kBelongsTo);
+    }
+    if (t.ctx != 0 && (t.result == "canceled" || t.result == "deadline_exceeded")) {
+      auto c = trace.contexts.find(t.ctx);
+      if (c != trace.contexts.end() && c->second.done_ns) {
+        b.Link(v, b.Ref(NodeKind::kContext, t.ctx), EdgeKind::kCancelledBy);
+      }
+    }
+  }
+
+  // Findings: statuses and report rows.
+  for (const auto& f : findings) {
+    ReportFinding rf;
+    if (f.scope != 0) rf.scope = b.Ref(NodeKind::kScope, f.scope);
+    std::string scope_name = rf.scope ? "'" + out.graph[*rf.scope].name + "'" : "(none)";
+    switch (f.kind) {
+      case trace::FindingKind::kZombie:
+      case trace::FindingKind::kLeak: {
+        Vertex task = b.Ref(NodeKind::kTask, f.task);
+        Node& n = out.graph[task];
+        bool zombie = f.kind == trace::FindingKind::kZombie;
+        n.status = zombie ? Status::kZombie : Status::kLeaked;
+        rf.kind = zombie ? "zombie" : "leak";
+        rf.node = task;
+        rf.site = n.site;
+        rf.outlived_ns = f.outlived_ns;
+        if (zombie) {
+          rf.message = "task '" + n.name + "' was still running " + Ms(f.outlived_ns) +
+                       " after scope " + scope_name + " ended";
+        } else {
+          rf.message = "task '" + n.name + "' was still running when the program exited";
+        }
+        rf.message += f.ended ? " (it ended later)" : " (it never ended)";
+        if (f.detached) rf.message += "; spawned on a root context: detached from the scope";
+        if (f.cut_at) {
+          Vertex root = b.Ref(NodeKind::kContext, *f.cut_at);
+          out.graph[root].status = Status::kDetached;
+          rf.message += "; its context chain is cut at " + out.graph[root].name;
+        }
+        break;
+      }
+      case trace::FindingKind::kUnwaitedGroup: {
+        Vertex group = b.Ref(NodeKind::kGroup, f.group);
+        out.graph[group].status = Status::kLeaked;
+        rf.kind = "unwaited-group";
+        rf.node = group;
+        rf.site = out.graph[group].site;
+        rf.message = "TaskGroup destroyed without Wait while its tasks were running (scope " +
+                     scope_name + ")";
+        break;
+      }
+    }
+    out.findings.push_back(std::move(rf));
+  }
+  return out;
+}
+
+}  // namespace tether::graph

@@ -1,0 +1,157 @@
+// Graphviz output: DOT written by hand (Boost's write_graphviz cannot draw
+// clusters and passes backslashes through), and SVG from a real `dot`.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "tether/graph/writers.hpp"
+
+extern char** environ;
+
+namespace tether::graph {
+namespace {
+
+const char* ShapeOf(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kScope: return "folder";
+    case NodeKind::kContext: return "ellipse";
+    case NodeKind::kGroup: return "hexagon";
+    case NodeKind::kTask: return "box";
+    case NodeKind::kFunction: return "component";
+  }
+  return "box";
+}
+
+const char* FillOf(const DisplayNode& n) {
+  switch (n.status) {
+    case Status::kZombie: return "#ef4444";
+    case Status::kLeaked: return "#f97316";
+    case Status::kDetached: return "#fde68a";
+    case Status::kOk: break;
+  }
+  switch (n.kind) {
+    case NodeKind::kScope: return "#dbeafe";
+    case NodeKind::kContext: return "#f3f4f6";
+    case NodeKind::kGroup: return "#ede9fe";
+    case NodeKind::kTask: return "#dcfce7";
+    case NodeKind::kFunction: return "#fef9c3";
+  }
+  return "#ffffff";
+}
+
+std::string StyleOf(const DisplayNode& n) {
+  std::string style = "filled";
+  if (n.kind == NodeKind::kTask) style += ",rounded";
+  if (n.status == Status::kDetached) style += ",dashed";
+  if (!n.recorded) style += ",dotted";
+  return style;
+}
+
+const char* EdgeColorOf(const DisplayEdge& e) {
+  switch (e.kind) {
+    case EdgeKind::kDerivedFrom: return "#4b5563";
+    case EdgeKind::kSpawnedBy: return "#2563eb";
+    case EdgeKind::kBelongsTo: return "#9ca3af";
+    case EdgeKind::kWaitedBy: return "#16a34a";
+    case EdgeKind::kCancelledBy: return "#dc2626";
+    case EdgeKind::kCalls: return e.passes_context ? "#111827" : "#dc2626";
+  }
+  return "#000000";
+}
+
+}  // namespace
+
+void WriteDot(const ScopeGraph& sg, const DisplayGraph& display, std::ostream& out) {
+  out << "digraph tether_scope_graph {\n"
+      << "  graph [rankdir=BT, fontname=\"Helvetica\", fontsize=10, label=\""
+      << EscapeDotString((sg.source == SourceKind::kTrace ? "trace " : "static graph ") + sg.input_path +
+                         (display.grouped ? " (nodes grouped by kind, site and status)" : ""))
+      << "\", labelloc=t];\n"
+      << "  node [fontname=\"Helvetica\", fontsize=10];\n"
+      << "  edge [fontname=\"Helvetica\", fontsize=8];\n";
+  for (const DisplayNode& n : display.nodes) {
+    bool alarm = n.status == Status::kZombie || n.status == Status::kLeaked;
+    out << "  \"" << n.dom_id << "\" [id=\"" << n.dom_id << "\", shape=" << ShapeOf(n.kind) << ", style=\""
+        << StyleOf(n) << "\", fillcolor=\"" << FillOf(n) << "\"" << (alarm ? ", fontcolor=\"#ffffff\", penwidth=2" : "")
+        << ", class=\"kind_" << NodeKindName(n.kind) << " status_" << StatusName(n.status) << "\""
+        << ", label=\"" << EscapeDotString(n.label) << "\", tooltip=\"" << EscapeDotString(n.tooltip) << "\"];\n";
+  }
+  for (const DisplayEdge& e : display.edges) {
+    std::string label(EdgeKindName(e.kind));
+    if (e.kind == EdgeKind::kCalls && !e.passes_context) label = "calls, drops ctx";
+    if (e.count > 1 && display.grouped) label += " x" + std::to_string(e.count);
+    bool dashed = e.kind == EdgeKind::kBelongsTo || e.kind == EdgeKind::kCancelledBy ||
+                  (e.kind == EdgeKind::kCalls && !e.passes_context);
+    out << "  \"" << display.nodes[e.from].dom_id << "\" -> \"" << display.nodes[e.to].dom_id << "\" [color=\""
+        << EdgeColorOf(e) << "\", fontcolor=\"" << EdgeColorOf(e) << "\", label=\"" << EscapeDotString(label)
+        << "\"" << (dashed ? ", style=dashed" : "") << "];\n";
+  }
+  out << "}\n";
+}
+
+Error RenderSvg(const std::string& dot_text, std::string* svg) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir = tmp && *tmp ? tmp : "/tmp";
+  std::string in_path = dir + "/tether-report-XXXXXX";
+  std::vector<char> in_buf(in_path.begin(), in_path.end());
+  in_buf.push_back('\0');
+  int fd = ::mkstemp(in_buf.data());
+  if (fd < 0) return Error(ErrorCode::kIo, "cannot create a temporary file in " + dir + ": " + std::strerror(errno));
+  ::close(fd);
+  in_path = in_buf.data();
+  std::string out_path = in_path + ".svg";
+  std::string err_path = in_path + ".err";
+  struct Cleanup {
+    std::vector<std::string> paths;
+    ~Cleanup() {
+      for (const auto& p : paths) ::unlink(p.c_str());
+    }
+  } cleanup{{in_path, out_path, err_path}};
+  {
+    std::ofstream in(in_path, std::ios::binary);
+    in << dot_text;
+    if (!in) return Error(ErrorCode::kIo, "cannot write " + in_path);
+  }
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  std::string a0 = "dot", a1 = "-Tsvg", a2 = "-o";
+  char* argv[] = {a0.data(), a1.data(), a2.data(), out_path.data(), in_path.data(), nullptr};
+  pid_t pid = 0;
+  int rc = ::posix_spawnp(&pid, "dot", &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc == ENOENT) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "graphviz 'dot' was not found in PATH; install graphviz (Debian: apt-get install graphviz) "
+                 "to write SVG and HTML reports, or use --format dot|json|perfetto");
+  }
+  if (rc != 0) return Error(ErrorCode::kIo, std::string("cannot run graphviz 'dot': ") + std::strerror(rc));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::ifstream err_in(err_path);
+  std::stringstream err;
+  err << err_in.rdbuf();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return Error(ErrorCode::kFailed, "graphviz 'dot -Tsvg' failed (status " + std::to_string(status) +
+                                         "): " + err.str());
+  }
+  std::ifstream svg_in(out_path, std::ios::binary);
+  std::stringstream buf;
+  buf << svg_in.rdbuf();
+  *svg = buf.str();
+  if (svg->find("<svg") == std::string::npos) {
+    return Error(ErrorCode::kFailed, "graphviz 'dot -Tsvg' wrote no SVG: " + err.str());
+  }
+  return {};
+}
+
+}  // namespace tether::graph

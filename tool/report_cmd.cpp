@@ -1,0 +1,197 @@
+// `tether report INPUT --format json|dot|svg|html|perfetto [-o OUT]`: renders a
+// trace or a static graph (docs/reports.md). Exit: 0 no findings, 1 the input
+// has findings (zombies, leaks, unwaited groups, checker findings), 2 usage,
+// input or tool error (the report is then not written).
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "commands.hpp"
+#include "tether/graph/input.hpp"
+#include "tether/graph/writers.hpp"
+
+namespace tether::tool {
+namespace {
+
+constexpr const char* kReportUsage =
+    "usage: tether report INPUT [--format json|dot|svg|html|perfetto] [-o OUT]\n"
+    "                           [--grace DURATION] [--group-above N]\n"
+    "\n"
+    "INPUT is a trace (TETHER_TRACE=..., docs/trace-format.md) or a static graph\n"
+    "(tether check --graph F.json); the kind is detected from the first record.\n"
+    "  --format F        json (default), dot, svg, html (one self-contained file), perfetto\n"
+    "  -o, --output OUT  where to write (default: standard output)\n"
+    "  --grace D         traces: a task ending within D after its scope is not a zombie\n"
+    "                    (e.g. 50ms, 2s; default 0)\n"
+    "  --group-above N   draw tasks grouped by spawn site above N tasks (default 500)\n"
+    "Exit: 0 no findings, 1 findings, 2 usage or input error.\n";
+
+int Usage(const std::string& problem) {
+  std::cerr << "tether report: " << problem << "\n" << kReportUsage;
+  return 2;
+}
+
+// "250ms" -> 250'000'000. Units: ns, us, ms, s, m.
+bool ParseDuration(std::string_view text, std::int64_t* ns) {
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 12) return false;
+  std::int64_t n = std::stoll(std::string(text.substr(0, digits)));
+  std::string_view unit = text.substr(digits);
+  if (unit == "ns") *ns = n;
+  else if (unit == "us") *ns = n * 1000;
+  else if (unit == "ms") *ns = n * 1000'000;
+  else if (unit == "s") *ns = n * 1000'000'000;
+  else if (unit == "m") *ns = n * 60'000'000'000;
+  else return false;
+  return true;
+}
+
+// Writes through a temporary file renamed into place, so a failed report
+// never leaves a half-written OUT behind.
+class ReportOutput {
+ public:
+  explicit ReportOutput(std::string path) : path_(std::move(path)) {}
+  ~ReportOutput() {
+    if (!committed_ && !tmp_.empty()) std::remove(tmp_.c_str());
+  }
+  std::ostream* Open(std::string* error) {
+    if (path_.empty() || path_ == "-") return &std::cout;
+    tmp_ = path_ + ".tmp." + std::to_string(::getpid());
+    file_.open(tmp_, std::ios::binary | std::ios::trunc);
+    if (!file_) {
+      *error = "cannot write " + path_ + ": " + std::strerror(errno);
+      return nullptr;
+    }
+    return &file_;
+  }
+  bool Commit(std::string* error) {
+    if (path_.empty() || path_ == "-") {
+      std::cout.flush();
+      return static_cast<bool>(std::cout);
+    }
+    file_.close();
+    if (!file_ || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+      *error = "cannot write " + path_ + ": " + std::strerror(errno);
+      return false;
+    }
+    committed_ = true;
+    return true;
+  }
+
+ private:
+  std::string path_;
+  std::string tmp_;
+  std::ofstream file_;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+int RunReport(int argc, char** argv) {
+  std::string input, format = "json", output;
+  std::size_t group_above = graph::kGroupTasksAbove;
+  graph::LoadOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    auto value = [&](const char* name) -> const char* {
+      if (i + 1 >= argc) return nullptr;
+      (void)name;
+      return argv[++i];
+    };
+    if (arg == "-h" || arg == "--help") {
+      std::cout << kReportUsage;
+      return 0;
+    } else if (arg == "--format" || arg.starts_with("--format=")) {
+      const char* v = arg == "--format" ? value("--format") : argv[i] + 9;
+      if (!v) return Usage("--format needs a value");
+      format = v;
+    } else if (arg == "-o" || arg == "--output") {
+      const char* v = value("-o");
+      if (!v) return Usage("-o needs a file name");
+      output = v;
+    } else if (arg == "--grace") {
+      const char* v = value("--grace");
+      if (!v || !ParseDuration(v, &options.grace_ns)) return Usage("--grace needs a duration such as 50ms or 2s");
+    } else if (arg == "--group-above") {
+      const char* v = value("--group-above");
+      if (!v || !*v || std::string_view(v).find_first_not_of("0123456789") != std::string_view::npos) {
+        return Usage("--group-above needs a number of tasks");
+      }
+      group_above = std::stoull(v);
+    } else if (arg.starts_with("-") && arg != "-") {
+      return Usage("unknown option '" + std::string(arg) + "'");
+    } else if (input.empty()) {
+      input = arg;
+    } else {
+      return Usage("more than one input ('" + input + "' and '" + std::string(arg) + "')");
+    }
+  }
+  if (input.empty()) return Usage("no input given");
+  if (format != "json" && format != "dot" && format != "svg" && format != "html" && format != "perfetto") {
+    return Usage("unknown format '" + format + "' (json, dot, svg, html, perfetto)");
+  }
+
+  graph::ScopeGraph sg;
+  if (Error err = graph::LoadScopeGraph(input, options, &sg); !err.ok()) {
+    std::cerr << "tether report: " << (err.message().empty() ? err.ToString() : err.message()) << "\n";
+    return 2;
+  }
+  graph::Analyses analyses = graph::AnalyzeGraph(sg);
+
+  // Render fully before touching OUT (svg/html need `dot` to succeed first).
+  std::string svg;
+  graph::DisplayGraph display;
+  if (format == "dot" || format == "svg" || format == "html") {
+    display = graph::MakeDisplayGraph(sg, group_above);
+  }
+  if (format == "svg" || format == "html") {
+    std::ostringstream dot;
+    graph::WriteDot(sg, display, dot);
+    if (Error err = graph::RenderSvg(dot.str(), &svg); !err.ok()) {
+      std::cerr << "tether report: " << err.message() << "\n";
+      return 2;
+    }
+  }
+  if (format == "perfetto" && sg.source != graph::SourceKind::kTrace) {
+    std::cerr << "tether report: --format perfetto needs a trace: a static graph has no times "
+                 "(use json, dot, svg or html)\n";
+    return 2;
+  }
+
+  ReportOutput sink(output);
+  std::string problem;
+  std::ostream* out = sink.Open(&problem);
+  if (!out) {
+    std::cerr << "tether report: " << problem << "\n";
+    return 2;
+  }
+  if (format == "json") {
+    graph::WriteJson(sg, analyses, *out);
+  } else if (format == "dot") {
+    graph::WriteDot(sg, display, *out);
+  } else if (format == "svg") {
+    *out << svg;
+  } else if (format == "html") {
+    graph::WriteHtml(sg, analyses, display, svg, *out);
+  } else if (Error err = graph::WritePerfetto(sg, *out); !err.ok()) {
+    std::cerr << "tether report: " << err.message() << "\n";
+    return 2;
+  }
+  if (!sink.Commit(&problem)) {
+    std::cerr << "tether report: " << problem << "\n";
+    return 2;
+  }
+  if (sg.truncated) std::cerr << "tether report: warning: " << input << " is truncated (the program did not exit cleanly)\n";
+  if (sg.lost_events) std::cerr << "tether report: warning: " << sg.lost_events << " events were lost while tracing\n";
+  return sg.findings.empty() ? 0 : 1;
+}
+
+}  // namespace tether::tool
