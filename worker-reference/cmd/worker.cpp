@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "cmd/exec.hpp"
 #include "executor/engine.hpp"
 #include "runtime/wake_fd.hpp"
 #include "tether/scope.hpp"
@@ -107,34 +108,8 @@ Error Worker::Exec(const Context& ctx, queue::BuildItem item) {
   executor::Engine engine(item.pipeline, config);
 
   Duration timeout = item.pipeline.timeout ? Duration(*item.pipeline.timeout) : options_.build_timeout;
-  engine.SetDeadline(executor::WallClock::now() +
-                     std::chrono::duration_cast<executor::WallClock::duration>(timeout));
-  auto [timeout_ctx, cancel_timeout] = WithTimeout(build_ctx, timeout);
-  Error err = engine.CreateBuild(timeout_ctx);
-  if (err.ok()) err = engine.PlanBuild(timeout_ctx);
-  if (err.ok()) err = engine.AssembleBuild(timeout_ctx);
-  if (!err.ok()) {
-    engine.Abort(err);
-  } else {
-    // StreamBuild starts only after AssembleBuild succeeded (Vela #544), so
-    // ExecBuild, its closer, always runs while it does.
-    auto [streaming, streaming_ctx] = TaskGroup::WithContext(build_ctx);
-    streaming.Go("StreamBuild", [&engine, sctx = streaming_ctx] { return engine.StreamBuild(sctx); });
-    engine.ExecBuild(timeout_ctx);
-    cancel_timeout();
-    streaming.Wait();  // every stream task joined: the logs are complete
-  }
-  cancel_timeout();
-  {
-    // tether:detached(cleanup must run even when the build was cancelled or timed out, so it drops build_ctx's cancellation; it is bounded by its own deadline instead: the kill grace plus a margin for reaping and removing the workspace)
-    auto [cleanup_ctx, cancel_cleanup] =
-        WithTimeout(WithoutCancel(build_ctx), options_.kill_grace + std::chrono::seconds(30));
-    Error destroy_err = engine.DestroyBuild(cleanup_ctx);
-    cancel_cleanup();
-    if (!destroy_err.ok()) {
-      std::cerr << "tether-worker: build " << item.id << ": cleanup: " << destroy_err.ToString() << "\n";
-    }
-  }
+  // The cleanup deadline: the kill grace plus a margin to reap and remove.
+  RunBuild(build_ctx, engine, timeout, options_.kill_grace + std::chrono::seconds(30));
   builds_.Remove(token);
   cancel_build();
 

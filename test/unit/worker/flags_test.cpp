@@ -1,0 +1,143 @@
+// Durations as Go writes them, sizes with units, and `run`'s options.
+#include "cmd/flags.hpp"
+
+#include <gtest/gtest.h>
+
+namespace tether::worker::cmd {
+namespace {
+
+using std::chrono::hours;
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::nanoseconds;
+using std::chrono::seconds;
+
+Duration MustParse(const char* text) {
+  Duration d{};
+  Error err = ParseDuration(text, &d);
+  EXPECT_TRUE(err.ok()) << text << ": " << err.ToString();
+  return d;
+}
+
+TEST(ParseDuration, AcceptsWhatGoWrites) {
+  EXPECT_EQ(MustParse("30m"), minutes(30));
+  EXPECT_EQ(MustParse("2s"), seconds(2));
+  EXPECT_EQ(MustParse("500ms"), milliseconds(500));
+  EXPECT_EQ(MustParse("1h30m"), minutes(90));
+  EXPECT_EQ(MustParse("1h30m0s"), minutes(90));
+  EXPECT_EQ(MustParse("1.5h"), minutes(90));
+  EXPECT_EQ(MustParse(".5s"), milliseconds(500));
+  EXPECT_EQ(MustParse("0"), Duration::zero());
+  EXPECT_EQ(MustParse("0s"), Duration::zero());
+  EXPECT_EQ(MustParse("250us"), std::chrono::microseconds(250));
+  EXPECT_EQ(MustParse("250\xC2\xB5s"), std::chrono::microseconds(250));
+  EXPECT_EQ(MustParse("7ns"), nanoseconds(7));
+  EXPECT_EQ(MustParse("+5m"), minutes(5));
+}
+
+TEST(ParseDuration, RejectsWithAReason) {
+  struct Case {
+    const char* text;
+    const char* why;
+  } cases[] = {
+      {"", "invalid duration \"\""},
+      {"5", "missing unit"},
+      {"5x", "unknown unit \"x\""},
+      {"m", "write it as Go does"},
+      {"-1s", "must not be negative"},
+      {"1h-5m", "unknown unit \"h-\""},
+      {"3d", "unknown unit \"d\""},
+      {"1..5s", "missing unit"},
+  };
+  for (const Case& c : cases) {
+    Duration d{};
+    Error err = ParseDuration(c.text, &d);
+    EXPECT_EQ(err.code(), ErrorCode::kInvalidArgument) << c.text;
+    EXPECT_NE(err.message().find(c.why), std::string::npos) << c.text << ": " << err.message();
+  }
+}
+
+TEST(FormatDuration, WritesLikeGo) {
+  EXPECT_EQ(FormatDuration(minutes(90)), "1h30m0s");
+  EXPECT_EQ(FormatDuration(minutes(1)), "1m0s");
+  EXPECT_EQ(FormatDuration(seconds(2)), "2s");
+  EXPECT_EQ(FormatDuration(milliseconds(1500)), "1.5s");
+  EXPECT_EQ(FormatDuration(milliseconds(300)), "300ms");
+  EXPECT_EQ(FormatDuration(Duration::zero()), "0s");
+  EXPECT_EQ(FormatDuration(hours(1)), "1h0m0s");
+}
+
+TEST(ParseSize, BinaryDecimalAndPlainBytes) {
+  std::uint64_t n = 0;
+  ASSERT_TRUE(ParseSize("10MiB", &n).ok());
+  EXPECT_EQ(n, 10u << 20);
+  ASSERT_TRUE(ParseSize("512KiB", &n).ok());
+  EXPECT_EQ(n, 512u << 10);
+  ASSERT_TRUE(ParseSize("100B", &n).ok());
+  EXPECT_EQ(n, 100u);
+  ASSERT_TRUE(ParseSize("4096", &n).ok());
+  EXPECT_EQ(n, 4096u);
+  ASSERT_TRUE(ParseSize("1GB", &n).ok());
+  EXPECT_EQ(n, 1000000000u);
+  ASSERT_TRUE(ParseSize("1.5KiB", &n).ok());
+  EXPECT_EQ(n, 1536u);
+  ASSERT_TRUE(ParseSize("0", &n).ok());
+  EXPECT_EQ(n, 0u);
+}
+
+TEST(ParseSize, RejectsWithAReason) {
+  std::uint64_t n = 0;
+  for (const char* text : {"", "MiB", "-1MiB", "10XB", "10 MiB", "1.5B", "10mib"}) {
+    Error err = ParseSize(text, &n);
+    EXPECT_EQ(err.code(), ErrorCode::kInvalidArgument) << text;
+    EXPECT_NE(err.message().find("invalid size"), std::string::npos) << err.message();
+  }
+}
+
+Error Parse(std::vector<std::string> args, RunOptions* out) {
+  args.insert(args.begin(), "run");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  return ParseRunOptions(static_cast<int>(argv.size()), argv.data(), out);
+}
+
+TEST(ParseRunOptions, BothFlagForms) {
+  RunOptions o;
+  ASSERT_TRUE(Parse({"--results", "r", "--build-limit=3", "--build-timeout", "90s", "--kill-grace=0",
+                     "--log-streaming-timeout", "1m", "--shutdown-grace=5s", "--max-log-size", "1MiB",
+                     "--quiet", "--workspace-root", "/w", "a.yml", "--", "--b.yml"},
+                    &o)
+                  .ok());
+  EXPECT_EQ(o.results_dir, "r");
+  EXPECT_EQ(o.build_limit, 3);
+  EXPECT_EQ(o.build_timeout, seconds(90));
+  EXPECT_EQ(o.kill_grace, Duration::zero());
+  EXPECT_EQ(o.log_streaming_timeout, minutes(1));
+  EXPECT_EQ(o.shutdown_grace, seconds(5));
+  EXPECT_EQ(o.max_log_size, 1u << 20);
+  EXPECT_TRUE(o.quiet);
+  EXPECT_EQ(o.workspace_root, "/w");
+  EXPECT_EQ(o.files, (std::vector<std::string>{"a.yml", "--b.yml"}));
+}
+
+TEST(ParseRunOptions, ErrorsNameTheOption) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* message;
+  } cases[] = {
+      {{"--build-timeout", "0s", "a.yml"}, "--build-timeout: must be greater than 0"},
+      {{"--build-limit", "two", "a.yml"}, "--build-limit: invalid build limit \"two\""},
+      {{"--kill-grace"}, "--kill-grace: missing value"},
+      {{"--nope", "a.yml"}, "unknown option --nope"},
+      {{}, "no pipeline files given"},
+  };
+  for (const Case& c : cases) {
+    RunOptions o;
+    Error err = Parse(c.args, &o);
+    EXPECT_EQ(err.code(), ErrorCode::kInvalidArgument);
+    EXPECT_EQ(err.message().rfind(c.message, 0), 0u) << err.message();
+  }
+}
+
+}  // namespace
+}  // namespace tether::worker::cmd

@@ -1,0 +1,97 @@
+// Masking secrets and the log file's size limit.
+#include "executor/log_writer.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "executor/live_output.hpp"
+
+namespace tether::worker::executor {
+namespace {
+
+TEST(Masker, MasksEveryOccurrence) {
+  Masker m({"hunter2", "tok"});
+  EXPECT_EQ(m.Mask("pw=hunter2 and hunter2"), "pw=*** and ***");
+  EXPECT_EQ(m.Mask("tokentok"), "***en***");
+  EXPECT_EQ(m.Mask("nothing secret"), "nothing secret");
+}
+
+TEST(Masker, LongerSecretsFirst) {
+  // "abc" is inside "abcdef": the whole longer secret is masked, not "***def".
+  Masker m({"abc", "abcdef"});
+  EXPECT_EQ(m.Mask("x abcdef y abc"), "x *** y ***");
+}
+
+TEST(Masker, IgnoresEmptyAndMasksMultiLineSecretsLineByLine) {
+  Masker m({"", "-----BEGIN KEY-----\nAAAABBBB\nxy\n-----END KEY-----\n"});
+  EXPECT_EQ(m.Mask("AAAABBBB"), "***");
+  EXPECT_EQ(m.Mask("-----END KEY-----"), "***");
+  EXPECT_EQ(m.Mask("xy stays: shorter than four characters"), "xy stays: shorter than four characters");
+  EXPECT_TRUE(Masker({""}).empty());
+}
+
+class LogWriterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char templ[] = "/tmp/tether-logwriter-XXXXXX";
+    ASSERT_NE(mkdtemp(templ), nullptr);
+    dir_ = templ;
+    path_ = dir_ + "/step.log";
+  }
+  void TearDown() override {
+    unlink(path_.c_str());
+    rmdir(dir_.c_str());
+  }
+  std::string Read() {
+    std::ifstream in(path_);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  std::string dir_, path_;
+};
+
+TEST_F(LogWriterTest, SplitsChunksIntoMaskedLines) {
+  Masker masker({"s3cret"});
+  std::unique_ptr<LogWriter> w;
+  ASSERT_TRUE(LogWriter::Open({path_, "", &masker, 0, nullptr}, &w).ok());
+  // A secret split across two reads is still masked: lines are masked whole.
+  w->Write("one s3c");
+  w->Write("ret\ntwo\nthree without newline");
+  w->Close();
+  EXPECT_EQ(Read(), "one ***\ntwo\nthree without newline\n");
+  EXPECT_EQ(w->bytes(), Read().size());
+}
+
+TEST_F(LogWriterTest, MaxSizeKeepsWholeLinesAndLeavesAMarker) {
+  std::unique_ptr<LogWriter> w;
+  ASSERT_TRUE(LogWriter::Open({path_, "", nullptr, 10, nullptr}, &w).ok());
+  w->Write("1234\n5678\n9abc\nmore\n");
+  w->Close();
+  EXPECT_TRUE(w->truncated());
+  EXPECT_EQ(w->bytes(), 10u);
+  EXPECT_EQ(Read(),
+            "1234\n5678\n[tether-worker] log truncated: --max-log-size of 10 bytes reached; "
+            "the rest of this output was dropped\n");
+}
+
+TEST_F(LogWriterTest, LiveCopyIsPrefixedAndMasked) {
+  char buf[4096] = {};
+  std::FILE* mem = fmemopen(buf, sizeof buf, "w");
+  ASSERT_NE(mem, nullptr);
+  LiveOutput live(mem, /*lines=*/true, /*progress=*/false);
+  Masker masker({"pw"});
+  std::unique_ptr<LogWriter> w;
+  ASSERT_TRUE(LogWriter::Open({path_, "[b-1/s] ", &masker, 0, &live}, &w).ok());
+  w->Write("a pw\nb\n");
+  w->Note("[tether-worker] note");
+  w->Close();
+  std::fclose(mem);
+  EXPECT_STREQ(buf, "[b-1/s] a ***\n[b-1/s] b\n[b-1/s] [tether-worker] note\n");
+}
+
+}  // namespace
+}  // namespace tether::worker::executor
