@@ -240,8 +240,8 @@ ScopeGraph BuildFromTrace(const trace::Trace& trace, const std::vector<trace::Fi
         rf.kind = "unwaited-group";
         rf.node = group;
         rf.site = out.graph[group].site;
-        rf.message = "TaskGroup destroyed without Wait while its tasks were running (scope " +
-                     scope_name + ")";
+        rf.message = "TaskGroup destroyed without Wait while its tasks were running";
+        if (rf.scope) rf.message += " (in scope " + scope_name + ")";
         break;
       }
     }
