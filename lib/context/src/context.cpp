@@ -17,12 +17,15 @@ ContextNode::ContextNode(hooks::ContextKind k, std::shared_ptr<ContextNode> pare
     deadline = parent->deadline;
     canceller = parent->canceller;
   }
-  if (cancellable) canceller = this;
+  if (cancellable) {
+    canceller = this;
+    done_signal.SetOwnedByContext();
+  }
 }
 
 ContextNode::~ContextNode() {
   if (timer_key != 0) RemoveTimer(*deadline, timer_key);
-  if (cancel_parent_ != nullptr) {
+  if (cancel_parent_ != nullptr && linked_.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(cancel_parent_->mu_);
     Unlink();
   }
@@ -53,7 +56,7 @@ void ContextNode::ReleaseParent() {
 
 // Requires cancel_parent_->mu_.
 void ContextNode::Unlink() {
-  if (!linked_) return;
+  if (!linked_.load(std::memory_order_relaxed)) return;
   if (prev_sibling_ != nullptr) {
     prev_sibling_->next_sibling_ = next_sibling_;
   } else {
@@ -61,18 +64,19 @@ void ContextNode::Unlink() {
   }
   if (next_sibling_ != nullptr) next_sibling_->prev_sibling_ = prev_sibling_;
   prev_sibling_ = next_sibling_ = nullptr;
-  linked_ = false;
+  linked_.store(false, std::memory_order_release);
 }
 
+// err_ and cause_ are written once, under mu_, before the done signal's
+// fired flag is set (release); after seeing it set (acquire) they are
+// immutable, so no lock is needed. Callers may hold other locks (a channel's).
 Error ContextNode::Err() {
   if (!Cancelled()) return Error();
-  std::lock_guard<std::mutex> lock(mu_);
   return err_;
 }
 
 Error ContextNode::Cause() {
   if (!Cancelled()) return Error();
-  std::lock_guard<std::mutex> lock(mu_);
   return cause_;
 }
 
@@ -91,7 +95,7 @@ void ContextNode::AttachChild(const std::shared_ptr<ContextNode>& child) {
       child->next_sibling_ = first_child_;
       if (first_child_ != nullptr) first_child_->prev_sibling_ = child.get();
       first_child_ = child.get();
-      child->linked_ = true;
+      child->linked_.store(true, std::memory_order_relaxed);
       return;
     }
     err = err_;
@@ -109,20 +113,19 @@ std::vector<std::shared_ptr<ContextNode>> ContextNode::CancelSelf(const Error& e
     if (Cancelled()) return children;
     err_ = err;
     cause_ = cause.ok() ? err : cause;
-    cancelled_.store(true, std::memory_order_release);
     for (ContextNode* c = first_child_; c != nullptr;) {
       ContextNode* next = c->next_sibling_;
       // A child whose last handle is going away is skipped: its destructor
       // is about to (harmlessly) find itself unlinked.
       if (auto strong = c->weak_from_this().lock()) children.push_back(std::move(strong));
       c->prev_sibling_ = c->next_sibling_ = nullptr;
-      c->linked_ = false;
+      c->linked_.store(false, std::memory_order_release);  // our last touch of c
       c = next;
     }
     first_child_ = nullptr;
     after.swap(after_funcs_);
+    done_signal.FireLocked();  // after err_ is set: Done() implies Err() != ok
   }
-  done_signal.Fire();
   if (id != 0) {
     if (auto* t = hooks::Active()) t->ContextDone(id, err.code());
   }
@@ -147,7 +150,7 @@ void ContextNode::Cancel(bool release, const Error& err, const Error& cause) {
     auto more = n->CancelSelf(err, child_cause);
     for (auto& m : more) work.push_back(std::move(m));
   }
-  if (release && cancel_parent_ != nullptr) {
+  if (release && cancel_parent_ != nullptr && linked_.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(cancel_parent_->mu_);
     Unlink();
   }
@@ -174,6 +177,8 @@ void ContextNode::RemoveAfterFunc(const AfterFuncState* st) {
     }
   }
 }
+
+void CancelNode(ContextNode& node) { node.Cancel(true, Error::Canceled(), Error()); }
 
 namespace {
 
@@ -270,11 +275,7 @@ Context TODO() { return Context(detail::Root(hooks::ContextKind::kTODO)); }
 
 namespace {
 
-CancelFunc MakeCancelFunc(std::shared_ptr<ContextNode> node) {
-  return CancelFunc([node = std::move(node)] {
-    node->Cancel(true, Error::Canceled(), Error());
-  });
-}
+CancelFunc MakeCancelFunc(std::shared_ptr<ContextNode> node) { return CancelFunc(std::move(node)); }
 
 }  // namespace
 

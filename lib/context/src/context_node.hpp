@@ -56,8 +56,8 @@ class ContextNode : public std::enable_shared_from_this<ContextNode> {
   std::any value;
 
   // --- Cancellable nodes only. ---
-  SignalState done_signal;  // fired once, after err is set
-  bool Cancelled() const { return cancelled_.load(std::memory_order_acquire); }
+  SignalState done_signal;  // fired once, under mu_, together with setting err_
+  bool Cancelled() const { return done_signal.Fired(); }
   Error Err();
   Error Cause();
   // Cancels this node and every descendant (err and cause propagate down);
@@ -80,10 +80,9 @@ class ContextNode : public std::enable_shared_from_this<ContextNode> {
   void Unlink();
   void ReleaseParent();
 
-  std::atomic<bool> cancelled_{false};  // set under mu_ together with err_
-  std::mutex mu_;
-  Error err_;                                  // guarded by mu_; ok until cancelled
-  Error cause_;                                // guarded by mu_
+  std::mutex& mu_ = done_signal.mutex();  // one lock for the cancel state and the waiters
+  Error err_;    // written once under mu_ before done_signal fires; then immutable
+  Error cause_;  // likewise
   ContextNode* first_child_ = nullptr;         // guarded by mu_
   std::vector<std::shared_ptr<AfterFuncState>> after_funcs_;  // guarded by mu_
 
@@ -91,7 +90,9 @@ class ContextNode : public std::enable_shared_from_this<ContextNode> {
   ContextNode* const cancel_parent_;
   ContextNode* prev_sibling_ = nullptr;
   ContextNode* next_sibling_ = nullptr;
-  bool linked_ = false;
+  // Written under cancel_parent_->mu_, the parent's last touch of this node
+  // when it unlinks it; read without the lock to skip locking when unlinked.
+  std::atomic<bool> linked_{false};
 };
 
 // Builds a cancellable child of parent of the given kind and reports it to the

@@ -25,7 +25,16 @@ class SignalState {
   // has returned, Fire() no longer touches the state, so the waiter may
   // destroy it at once (even when the firing thread borrowed the handle).
   bool Fire() {
+    if (owned_by_context_) return false;  // a context's Done() is fired by its cancel only
     std::lock_guard<std::mutex> lock(mu_);
+    return FireLocked();
+  }
+
+  // For the context node that embeds this signal: it shares mu_ (one lock
+  // guards the node's cancel state and the waiters), and fires under it.
+  std::mutex& mutex() { return mu_; }
+  void SetOwnedByContext() { owned_by_context_ = true; }
+  bool FireLocked() {
     if (fired_.load(std::memory_order_relaxed)) return false;
     fired_.store(true, std::memory_order_release);
     for (Waiter* w : waiters_) w->Notify();
@@ -59,6 +68,7 @@ class SignalState {
 
  private:
   std::atomic<bool> fired_{false};
+  bool owned_by_context_ = false;  // set before the state is shared
   std::mutex mu_;
   std::condition_variable cv_;    // Wait()/WaitUntil() callers; notified once, on Fire
   std::vector<Waiter*> waiters_;  // guarded by mu_; Select/Channel waiters

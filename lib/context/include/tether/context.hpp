@@ -39,6 +39,8 @@ using TimePoint = Clock::time_point;
 
 namespace detail {
 class ContextNode;
+// Cancels node and its descendants and releases it from its parent.
+void CancelNode(ContextNode& node);
 }  // namespace detail
 
 // A typed key for WithValue/Value. Keys compare by address: declare them as
@@ -101,12 +103,19 @@ class CancelFunc {
  public:
   CancelFunc() = default;
   explicit CancelFunc(std::function<void()> f) : f_(std::move(f)) {}
+  // libtether's own: cancels node directly (no type erasure, no allocation).
+  explicit CancelFunc(std::shared_ptr<detail::ContextNode> node) : node_(std::move(node)) {}
   void operator()() const {
-    if (f_) f_();
+    if (node_) {
+      detail::CancelNode(*node_);
+    } else if (f_) {
+      f_();
+    }
   }
 
  private:
   std::function<void()> f_;
+  std::shared_ptr<detail::ContextNode> node_;  // keeps the node alive while cancellable
 };
 
 // Like CancelFunc, but records a cause that Context::Cause() returns.

@@ -32,7 +32,21 @@ namespace detail {
 // become ready; the waiter re-checks its cases after every wake-up.
 class Waiter {
  public:
+  Waiter() = default;
+  // A waiter that wakes whoever sleeps on another mutex + condition variable
+  // pair (a channel's): Notify() passes through mu, then wakes all of cv.
+  // Such a waiter is only notified, never waited on.
+  Waiter(std::mutex* mu, std::condition_variable* cv) : target_mu_(mu), target_cv_(cv) {}
+  Waiter(const Waiter&) = delete;
+  Waiter& operator=(const Waiter&) = delete;
+
   void Notify() {
+    if (target_cv_ != nullptr) {
+      // Taking the sleeper's mutex orders this wake-up after its last check.
+      { std::lock_guard<std::mutex> lock(*target_mu_); }
+      target_cv_->notify_all();
+      return;
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       notified_ = true;
@@ -55,6 +69,8 @@ class Waiter {
   std::mutex mu_;
   std::condition_variable cv_;
   bool notified_ = false;  // guarded by mu_
+  std::mutex* target_mu_ = nullptr;
+  std::condition_variable* target_cv_ = nullptr;
 };
 
 // A case of Select: TryFire() attempts to complete the case without blocking
