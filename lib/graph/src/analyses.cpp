@@ -6,6 +6,7 @@
 //    (task -> spawning task, else belongs-to) between scopes, groups, tasks;
 //  - unwaited tasks: tasks with no waited-by edge.
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 #include <boost/graph/breadth_first_search.hpp>
@@ -13,6 +14,7 @@
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/reverse_graph.hpp>
 #include <boost/graph/visitors.hpp>
+#include <boost/pending/queue.hpp>
 
 #include "tether/graph/scope_graph.hpp"
 
@@ -109,50 +111,77 @@ bool IsRoot(const Graph& g, Vertex v) {
   return true;
 }
 
-OwnershipPath PathOf(const ScopeGraph& sg, const ReportFinding& finding) {
-  const Graph& g = sg.graph;
-  OwnershipPath out;
-  out.task = *finding.node;
-  out.scope = finding.scope;
-  out.leak = finding.kind == "leak";
+// Breadth-first searches from one task at a time over the ownership edges.
+// The per-vertex arrays are allocated once and only the vertices a search
+// reached are reset after it, so N findings cost O(N * chain length), not
+// O(N * graph size).
+class OwnershipSearch {
+ public:
+  explicit OwnershipSearch(const ScopeGraph& sg)
+      : sg_(sg), owned_(sg.graph, OwnershipEdges{&sg.graph}),
+        pred_(boost::num_vertices(sg.graph)), dist_(boost::num_vertices(sg.graph), kUnreached),
+        color_(boost::num_vertices(sg.graph), boost::white_color) {
+    for (std::size_t i = 0; i < pred_.size(); ++i) pred_[i] = i;
+  }
 
-  OwnershipEdges keep{&g};
-  boost::filtered_graph<Graph, OwnershipEdges> owned(g, keep);
-  const std::size_t n = boost::num_vertices(g);
-  constexpr std::size_t kUnreached = std::numeric_limits<std::size_t>::max();
-  std::vector<Vertex> pred(n);
-  std::vector<std::size_t> dist(n, kUnreached);
-  for (std::size_t i = 0; i < n; ++i) pred[i] = i;
-  dist[out.task] = 0;
-  boost::breadth_first_search(
-      owned, out.task,
-      boost::visitor(boost::make_bfs_visitor(std::make_pair(
-          boost::record_predecessors(pred.data(), boost::on_tree_edge()),
-          boost::record_distances(dist.data(), boost::on_tree_edge())))));
+  OwnershipPath PathOf(const ReportFinding& finding) {
+    const Graph& g = sg_.graph;
+    OwnershipPath out;
+    out.task = *finding.node;
+    out.scope = finding.scope;
+    out.leak = finding.kind == "leak";
 
-  // The first root: the nearest reached root context.
-  std::size_t best = kUnreached;
-  for (Vertex v = 0; v < n; ++v) {
-    if (dist[v] == kUnreached || g[v].kind != NodeKind::kContext) continue;
-    if (IsRoot(g, v) && dist[v] < best) {
-      best = dist[v];
-      out.first_root = v;
+    reached_.clear();
+    dist_[out.task] = 0;
+    boost::queue<Vertex> queue;
+    auto color = boost::make_iterator_property_map(color_.begin(), boost::get(boost::vertex_index, g));
+    boost::breadth_first_visit(
+        owned_, out.task, queue,
+        boost::make_bfs_visitor(std::make_pair(
+            boost::record_predecessors(pred_.data(), boost::on_tree_edge()),
+            std::make_pair(boost::record_distances(dist_.data(), boost::on_tree_edge()),
+                           boost::write_property(boost::typed_identity_property_map<Vertex>(),
+                                                 std::back_inserter(reached_), boost::on_discover_vertex())))),
+        color);
+
+    // The first root: the nearest reached root context.
+    std::size_t best = kUnreached;
+    for (Vertex v : reached_) {
+      if (g[v].kind == NodeKind::kContext && IsRoot(g, v) && dist_[v] < best) {
+        best = dist_[v];
+        out.first_root = v;
+      }
     }
+    Vertex end = out.task;
+    if (out.scope && dist_[*out.scope] != kUnreached) {
+      out.reaches_scope = true;
+      end = *out.scope;
+    } else if (out.first_root) {
+      end = *out.first_root;
+    }
+    for (Vertex v = end;; v = pred_[v]) {
+      out.path.push_back(v);
+      if (v == out.task || pred_[v] == v) break;
+    }
+    std::reverse(out.path.begin(), out.path.end());
+
+    for (Vertex v : reached_) {
+      pred_[v] = v;
+      dist_[v] = kUnreached;
+      color_[v] = boost::white_color;
+    }
+    return out;
   }
-  Vertex end = out.task;
-  if (out.scope && dist[*out.scope] != kUnreached) {
-    out.reaches_scope = true;
-    end = *out.scope;
-  } else if (out.first_root) {
-    end = *out.first_root;
-  }
-  for (Vertex v = end;; v = pred[v]) {
-    out.path.push_back(v);
-    if (v == out.task || pred[v] == v) break;
-  }
-  std::reverse(out.path.begin(), out.path.end());
-  return out;
-}
+
+ private:
+  static constexpr std::size_t kUnreached = std::numeric_limits<std::size_t>::max();
+  const ScopeGraph& sg_;
+  boost::filtered_graph<Graph, OwnershipEdges> owned_;
+  std::vector<Vertex> pred_;
+  std::vector<std::size_t> dist_;
+  std::vector<boost::default_color_type> color_;
+  std::vector<Vertex> reached_;
+};
 
 // Records the tree edges of a depth-first visit as parent -> children.
 struct SpawnTreeRecorder : boost::default_dfs_visitor {
@@ -168,8 +197,9 @@ struct SpawnTreeRecorder : boost::default_dfs_visitor {
 Analyses AnalyzeGraph(const ScopeGraph& sg) {
   const Graph& g = sg.graph;
   Analyses out;
+  OwnershipSearch search(sg);
   for (const ReportFinding& f : sg.findings) {
-    if ((f.kind == "zombie" || f.kind == "leak") && f.node) out.ownership.push_back(PathOf(sg, f));
+    if ((f.kind == "zombie" || f.kind == "leak") && f.node) out.ownership.push_back(search.PathOf(f));
   }
 
   const std::size_t n = boost::num_vertices(g);
