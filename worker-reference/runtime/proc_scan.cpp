@@ -58,26 +58,20 @@ std::vector<ProcInfo> ProcessesInGroup(pid_t pgrp) {
 void ReapProcessGroup(pid_t pgrp) {
   const pid_t self = ::getpid();
   // Bounded: SIGKILLed processes die within milliseconds; the loop only
-  // waits for orphans to be reparented to us. ~5 s at most.
+  // waits for orphans to be reparented to us (~5 s at most).
   for (int round = 0; round < 5000; ++round) {
     if (::kill(-pgrp, SIGKILL) != 0 && errno == ESRCH) return;  // group empty
-    bool waiting_for_others = false;
-    for (const ProcInfo& m : ProcessesInGroup(pgrp)) {
-      if (m.ppid == self) {
-        while (::waitpid(m.pid, nullptr, 0) < 0 && errno == EINTR) {
-        }
-      } else if (m.state != 'Z') {
-        waiting_for_others = true;  // dying; will be reparented to us
-      }
-    }
-    if (!waiting_for_others) {
-      // Only zombies of other reapers (or nothing) left: not ours to reap.
-      bool any_ours = false;
-      for (const ProcInfo& m : ProcessesInGroup(pgrp)) any_ours |= (m.ppid == self);
-      if (!any_ours) return;
-      continue;
-    }
-    timespec pause{0, 1000000};  // 1 ms: a SIGKILLed parent is about to exit
+    // Blocks until one of our children in the group has exited (they are
+    // all SIGKILLed), and reaps it; ECHILD when none of them is ours.
+    siginfo_t info{};
+    if (::waitid(P_PGID, static_cast<id_t>(pgrp), &info, WEXITED) == 0 || errno == EINTR) continue;
+    // Members left, none of them our child: either dying processes whose
+    // parent just died (they are being reparented to us, the subreaper), or
+    // zombies of another reaper, which are not ours to reap.
+    bool dying = false;
+    for (const ProcInfo& m : ProcessesInGroup(pgrp)) dying |= (m.state != 'Z' || m.ppid == self);
+    if (!dying) return;
+    timespec pause{0, 1000000};  // 1 ms
     ::nanosleep(&pause, nullptr);
   }
 }
