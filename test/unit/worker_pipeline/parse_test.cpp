@@ -276,6 +276,12 @@ TEST(PipelineErrors, StepsAndStagesTogetherAndNothingToRun) {
                       "stages:\n  s:\n    steps:\n      - name: a\n        image: i\n        commands: [x]\n");
   EXPECT_NE(both.Messages().find("p.yml:6:1: error: `steps` and `stages` cannot be used together"),
             std::string::npos) << both.Messages();
+  // Stages first: the error goes to the later key, `steps`.
+  Parsed reversed = Parse("version: \"1\"\nstages:\n  s:\n    steps:\n      - name: a\n"
+                          "        image: i\n        commands: [x]\nsteps:\n  - name: a\n" +
+                          std::string(kStep));
+  EXPECT_NE(reversed.Messages().find("p.yml:8:1: error: `steps` and `stages` cannot be used together"),
+            std::string::npos) << reversed.Messages();
 }
 
 TEST(PipelineErrors, VersionLegacyAndTopLevelNotAMapping) {

@@ -316,6 +316,8 @@ void DecodeTopLevel(Decoder& d, const Node& root, std::set<std::string>* templat
   Pipeline& p = d.pipeline();
   const Node* steps = nullptr;
   const Node* stages = nullptr;
+  const Node* steps_key = nullptr;  // the later of the two keys gets the error
+  const Node* stages_key = nullptr;
   bool has_version = false;
   for (const Entry& e : d.Entries(root)) {
     const std::string& key = e.key->scalar;
@@ -329,9 +331,10 @@ void DecodeTopLevel(Decoder& d, const Node& root, std::set<std::string>* templat
       d.Environment(v, "the pipeline", &p.environment);
     } else if (key == "steps") {
       steps = &v;
+      steps_key = e.key;
     } else if (key == "stages") {
       stages = &v;
-      if (steps != nullptr) d.Error(*e.key, "`steps` and `stages` cannot be used together");
+      stages_key = e.key;
     } else if (key == "services") {
       if (!v.IsSequence() && !v.IsNull()) {
         d.Error(v, "`services` must be a list of services");
@@ -376,8 +379,9 @@ void DecodeTopLevel(Decoder& d, const Node& root, std::set<std::string>* templat
                   "with `x-`)");
     }
   }
-  if (steps != nullptr && stages != nullptr && steps->line > stages->line) {
-    d.Error(*steps, "`steps` and `stages` cannot be used together");
+  if (steps_key != nullptr && stages_key != nullptr) {
+    const Node& later = steps_key->line > stages_key->line ? *steps_key : *stages_key;
+    d.Error(later, "`steps` and `stages` cannot be used together");
   }
   if (steps != nullptr) DecodeSteps(d, *steps, "the pipeline", &p.steps);
   if (stages != nullptr) DecodeStages(d, *stages);
