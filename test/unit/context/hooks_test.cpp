@@ -114,11 +114,12 @@ class RecordingTracer : public hooks::Tracer {
   std::vector<Event> events_;
 };
 
-// One tracer for the whole test program, emptied before each test: a thread
-// that read hooks::Active() just before a test ended may still report to it.
+// One tracer for the whole test program, emptied before each test, and never
+// destroyed: a detached thread that read hooks::Active() before a test ended
+// may still report to it, even while the process exits.
 RecordingTracer& SharedTracer() {
-  static RecordingTracer tracer;
-  return tracer;
+  static auto* tracer = new RecordingTracer();
+  return *tracer;
 }
 
 class Hooks : public testing::Test {
