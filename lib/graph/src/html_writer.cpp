@@ -11,6 +11,10 @@
 namespace tether::graph {
 namespace {
 
+// Lists that can grow with the trace (paths, unwaited tasks) show this many
+// items in the HTML; the JSON report has them all.
+constexpr std::size_t kListed = 200;
+
 constexpr const char* kStyle = R"CSS(
 body { font: 14px/1.4 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 0 24px 24px; color: #111827; }
 h1 { font-size: 20px; margin: 16px 0 4px; } h2 { font-size: 16px; margin: 20px 0 8px; }
@@ -128,7 +132,8 @@ void WriteFindings(const ScopeGraph& sg, const DisplayGraph& display, std::ostre
 void WritePaths(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display, std::ostream& out) {
   if (analyses.ownership.empty()) return;
   out << "<h2>Why each zombie outlived its scope</h2>\n<ol class=\"paths\">\n";
-  for (const OwnershipPath& p : analyses.ownership) {
+  for (std::size_t k = 0; k < analyses.ownership.size() && k < kListed; ++k) {
+    const OwnershipPath& p = analyses.ownership[k];
     out << "<li>";
     for (std::size_t i = 0; i < p.path.size(); ++i) {
       out << (i ? " &rarr; " : "") << NodeLink(sg, display, p.path[i]);
@@ -145,12 +150,14 @@ void WritePaths(const ScopeGraph& sg, const Analyses& analyses, const DisplayGra
     }
     out << "</li>\n";
   }
+  if (analyses.ownership.size() > kListed) {
+    out << "<li>... and " << analyses.ownership.size() - kListed << " more (see the JSON report)</li>\n";
+  }
   out << "</ol>\n";
 }
 
 void WriteUnwaited(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display, std::ostream& out) {
   if (sg.source != SourceKind::kTrace) return;
-  constexpr std::size_t kListed = 200;
   out << "<h2>Tasks never waited by any group (" << analyses.unwaited_tasks.size() << ")</h2>\n<ul id=\"unwaited\">\n";
   for (std::size_t i = 0; i < analyses.unwaited_tasks.size() && i < kListed; ++i) {
     Vertex v = analyses.unwaited_tasks[i];
