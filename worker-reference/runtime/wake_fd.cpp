@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <algorithm>
 
 namespace tether::worker::runtime {
 
@@ -47,6 +49,18 @@ PollResult PollWithContext(const Context& ctx, const int* fds, int n, int timeou
     result.err = err;
     return result;
   }
+  // A deadline is waited for by poll's own timer, not by a wake-up from
+  // libtether's timer thread through an AfterFunc thread: one hand-off less
+  // between the deadline and the caller's reaction (cancel latency).
+  bool deadline_wins = false;
+  if (std::optional<TimePoint> deadline = ctx.Deadline()) {
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+    if (left < 0) left = 0;
+    if (timeout_ms < 0 || left < timeout_ms) {
+      timeout_ms = static_cast<int>(std::min<long long>(left, 1LL << 30));
+      deadline_wins = true;
+    }
+  }
   ContextWakeFd wake(ctx);
   pollfd pfds[5];
   for (int i = 0; i < n; ++i) pfds[i] = {fds[i], POLLIN, 0};
@@ -59,6 +73,13 @@ PollResult PollWithContext(const Context& ctx, const int* fds, int n, int timeou
       return result;
     }
     if (rc == 0) {
+      if (deadline_wins) {
+        // ctx's deadline has passed: its timer is firing now; wait for it so
+        // that ctx.Err() is set when the caller looks.
+        ctx.Done().Wait();
+        result.err = ctx.Err();
+        return result;
+      }
       result.err = Error::DeadlineExceeded();
       return result;
     }
