@@ -140,7 +140,11 @@ void WritePaths(const ScopeGraph& sg, const Analyses& analyses, const DisplayGra
     }
     if (p.reaches_scope) {
       out << " (its context chain reaches the scope: the scope ended without waiting for it)";
-    } else if (!p.scope && p.first_root) {
+    } else if (!p.first_root) {
+      // Context id 0 is the shared Background()/TODO(): the task got a root directly.
+      out << " <span class=\"cut\">spawned directly on Background()/TODO(): no context chain at all</span>";
+      if (p.scope) out << ", so nothing tied it to " << NodeLink(sg, display, *p.scope);
+    } else if (!p.scope) {
       out << " (no scope owns it; its context chain starts at the root " << EscapeHtml(sg.graph[*p.first_root].name)
           << ", created at " << SourceLink(sg.graph[*p.first_root].site) << ")";
     } else if (p.first_root) {
