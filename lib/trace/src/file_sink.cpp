@@ -212,11 +212,11 @@ void FileSink::Put(EventType type, std::uint32_t aux, std::uint64_t a, std::uint
   // Payload: [parent (spawn only)][name bytes], cut to kMaxNameSlots slots.
   const std::size_t prefix = type == EventType::kSpawn ? sizeof(parent) : 0;
   const std::size_t max_name = kMaxNameSlots * kSlotBytes - prefix;
-  std::string cut;
-  if (name.size() > max_name) {
-    cut.assign(name.substr(0, max_name - 3));
+  if (__builtin_expect(name.size() > max_name, 0)) {
+    std::string cut(name.substr(0, max_name - 3));
     cut += "...";
-    name = cut;
+    Put(type, aux, a, b, c, d, e, loc, cut, parent);
+    return;
   }
   const std::size_t payload = prefix + name.size();
   const std::size_t payload_slots = (payload + kSlotBytes - 1) / kSlotBytes;
@@ -301,6 +301,9 @@ void FileSink::DrainAndWrite(EventRing& ring) {
 }
 
 bool FileSink::WriteText(const std::string& text, std::size_t records, bool close_after) {
+  // A forked child (running libtether code before exec) must not write
+  // into its parent's file through the inherited descriptor.
+  if (static_cast<long>(getpid()) != pid_) return false;
   std::lock_guard<std::mutex> lock(file_mu_);
   struct CloseAfter {
     FileSink* sink;

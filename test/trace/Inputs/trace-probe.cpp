@@ -136,8 +136,9 @@ int Stress(int tasks, int threads) {
   }
   for (std::thread& s : spawners) s.join();
   tether::trace::RuntimeStats stats = tether::trace::GetRuntimeStats();
-  std::printf("records=%llu lost=%llu peak_rings=%zu ring_bytes=%zu\n",
+  std::printf("records=%llu bytes=%llu lost=%llu peak_rings=%zu ring_bytes=%zu\n",
               static_cast<unsigned long long>(stats.records_written),
+              static_cast<unsigned long long>(stats.bytes_written),
               static_cast<unsigned long long>(stats.lost_events), stats.peak_rings,
               stats.ring_bytes);
   return 0;

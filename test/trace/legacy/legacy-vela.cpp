@@ -16,7 +16,7 @@
 //
 // The build: a service whose worker process outlives its main process, a
 // quick step, and a step that leaves a daemon behind (like `dockerd &`). The
-// daemons keep writing to the container's log for 2s, long after the build
+// daemons keep writing to the container's log for 2s after the build
 // completed: exactly the seed's "go routines still printing logs after the
 // build has completed".
 #include <fcntl.h>
@@ -167,10 +167,12 @@ struct StreamRequest {
 class Executor {
  public:
   Executor(std::string build, Runtime& runtime) : build_(std::move(build)), runtime_(runtime) {
-    services_.push_back({"cache", "echo cache: ready; (sleep 2; echo cache: flushed) & exec sleep 30"});
-    steps_.push_back({"clone", "echo " + build_ + ": clone; sleep 0.3"});
-    steps_.push_back({"test", "echo " + build_ + ": test; (sleep 2; echo " + build_ +
-                                  ": test daemon still logging) & sleep 0.3"});
+    // The daemons outlive the build by about 2s; the clone step's output ends
+    // 1s before the build does (the test step runs in between).
+    services_.push_back({"cache", "echo cache: ready; (sleep 3; echo cache: flushed) & exec sleep 30"});
+    steps_.push_back({"clone", "echo " + build_ + ": clone; sleep 0.2"});
+    steps_.push_back({"test", "echo " + build_ + ": test; (sleep 3; echo " + build_ +
+                                  ": test daemon still logging) & sleep 1"});
   }
 
   Error ExecBuild(const Context& ctx) {

@@ -98,7 +98,7 @@ struct Finding {
   std::uint64_t task = 0;           // kZombie, kLeak
   std::uint64_t group = 0;          // kUnwaitedGroup (and the task's group)
   std::uint64_t scope = 0;          // the scope the task outlived (or was detached from)
-  bool detached = false;            // spawned on a root context inside the scope
+  bool detached = false;            // spawned on a root context inside the scope (or by such a task)
   std::int64_t outlived_ns = 0;     // how long after scope end it was still running (zombies)
   bool ended = false;               // did the task ever end
   std::vector<std::uint64_t> context_chain;  // task ctx -> ... -> root

@@ -1,0 +1,126 @@
+// Cost of recording one trace event, against the limit: a bare per-thread
+// ring-buffer append of a 64-byte record with a TSC timestamp, written here
+// with nothing else (no virtual call, no names, no consumer).
+//
+// Both sides record batches of kBatch events and are drained outside the
+// timed region (PauseTiming), so the figure is the cost on the recording
+// thread when the background flusher keeps up. BM_TracerSustained does not
+// pause: it also pays for formatting the JSON lines and writing them.
+#include <benchmark/benchmark.h>
+#include <x86intrin.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "tether/hooks.hpp"
+#include "tether/trace/runtime.hpp"
+
+namespace {
+
+constexpr int kBatch = 512;
+
+// The baseline: a thread-local ring of 64-byte records.
+struct alignas(64) BareRecord {
+  std::uint64_t ticks;
+  std::uint64_t a, b, c, d, e;
+  std::uint32_t type, aux;
+  const void* site;
+};
+struct BareRing {
+  static constexpr std::size_t kSlots = 1024;
+  std::size_t head = 0;
+  BareRecord slots[kSlots];
+};
+thread_local BareRing t_bare;
+
+__attribute__((noinline)) void BareAppend(std::uint64_t task) {
+  BareRing& r = t_bare;
+  BareRecord& rec = r.slots[r.head++ & (BareRing::kSlots - 1)];
+  rec.ticks = __rdtsc();
+  rec.a = task;
+  rec.b = rec.c = rec.d = rec.e = 0;
+  rec.type = 5;
+  rec.aux = 0;
+  rec.site = nullptr;
+}
+
+void BM_BareRingAppend(benchmark::State& state) {
+  std::uint64_t task = 1;
+  for (auto _ : state) {
+    for (int i = 0; i < kBatch; ++i) BareAppend(task++);
+    state.PauseTiming();
+    benchmark::DoNotOptimize(t_bare.head);
+    t_bare.head = 0;
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+BENCHMARK(BM_BareRingAppend)->Threads(1)->Threads(2)->UseRealTime();
+
+// The tracer: the hook call libtether makes at every task end.
+void BM_TracerEvent(benchmark::State& state) {
+  std::uint64_t task = 1;
+  for (auto _ : state) {
+    for (int i = 0; i < kBatch; ++i) {
+      if (auto* t = tether::hooks::Active()) t->TaskEnded(task++, tether::ErrorCode::kOk);
+    }
+    state.PauseTiming();
+    tether::trace::FlushTrace();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+BENCHMARK(BM_TracerEvent)->Threads(1)->Threads(2)->UseRealTime();
+
+// The same with a name and a site (a spawn: two slots).
+void BM_TracerSpawnEvent(benchmark::State& state) {
+  std::uint64_t task = 1;
+  const std::source_location loc = std::source_location::current();
+  for (auto _ : state) {
+    for (int i = 0; i < kBatch; ++i) {
+      if (auto* t = tether::hooks::Active()) t->TaskSpawned(task++, 7, 8, 9, 0, "stream step", loc);
+    }
+    state.PauseTiming();
+    tether::trace::FlushTrace();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+BENCHMARK(BM_TracerSpawnEvent)->Threads(1)->UseRealTime();
+
+// Recording plus formatting plus write(2), amortised: the sustained cost.
+void BM_TracerSustained(benchmark::State& state) {
+  std::uint64_t task = 1;
+  for (auto _ : state) {
+    if (auto* t = tether::hooks::Active()) t->TaskEnded(task++, tether::ErrorCode::kOk);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_TracerSustained)->Threads(1)->UseRealTime();
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/tether-trace-bench.jsonl";
+  if (const char* out = std::getenv("TRACE_BENCH_FILE")) path = out;
+  if (tether::Error err = tether::trace::StartFileTrace(path); !err.ok()) {
+    std::fprintf(stderr, "trace_event_bench: %s\n", err.ToString().c_str());
+    return 2;
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  tether::trace::FlushTrace();
+  tether::trace::RuntimeStats s = tether::trace::GetRuntimeStats();
+  std::fprintf(stderr, "trace file %s: %llu records, %llu bytes (%.1f bytes/record), lost %llu\n",
+               path.c_str(), static_cast<unsigned long long>(s.records_written),
+               static_cast<unsigned long long>(s.bytes_written),
+               s.records_written ? static_cast<double>(s.bytes_written) / s.records_written : 0.0,
+               static_cast<unsigned long long>(s.lost_events));
+  std::remove(path.c_str());
+  return 0;
+}
