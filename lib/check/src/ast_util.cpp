@@ -296,7 +296,7 @@ void TuContext::ReportEmptyJustifications(const SourceManager& sm, FileID fid) {
     f.offset = 0;
     if (j.line <= info.lines.size()) {
       f.line_text = std::string(info.lines[j.line - 1]);
-      f.offset = static_cast<unsigned>(f.line_text.data() - info.lines[0].data()) + j.col - 1;
+      f.offset = static_cast<unsigned>(info.lines[j.line - 1].data() - info.lines[0].data()) + j.col - 1;
     }
     f.message = "'" + j.marker + "' without a reason: say why this is allowed" +
                 std::string(j.marker == "tether:detached" ? " inside the parentheses"

@@ -13,8 +13,9 @@ bool FindingLess(const Finding& a, const Finding& b) {
 void SortAndDedupe(std::vector<Finding>* findings) {
   std::stable_sort(findings->begin(), findings->end(), FindingLess);
   auto same = [](const Finding& a, const Finding& b) {
-    return a.file == b.file && a.line == b.line && a.col == b.col && a.check == b.check &&
-           a.message == b.message;
+    // The message may name the instantiation or the function a macro was
+    // expanded in; one report per written location is enough.
+    return a.file == b.file && a.line == b.line && a.col == b.col && a.check == b.check;
   };
   findings->erase(std::unique(findings->begin(), findings->end(), same), findings->end());
 }

@@ -63,7 +63,9 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
   bool groups_, cancels_;
 };
 
-enum class Event { kNone, kArm, kDischarge };
+// kEscape: the variable is handed on (passed, moved, returned, captured, an
+// unknown method): its new owner answers for it, on every path.
+enum class Event { kNone, kArm, kDischarge, kEscape };
 
 const Stmt* ParentOf(ASTContext& ctx, const Stmt* s) {
   while (true) {
@@ -84,14 +86,14 @@ Event Classify(ASTContext& ctx, const DeclRefExpr* ref, const Obligation& o) {
   if (!o.group) return Event::kDischarge;  // cancel: any use counts (lostcancel)
   const Stmt* parent = ParentOf(ctx, ref);
   const auto* member = dyn_cast_or_null<MemberExpr>(parent);
-  if (!member) return Event::kDischarge;  // passed, returned, moved, captured: escapes
+  if (!member) return Event::kEscape;  // passed, returned, moved, captured
   const auto* call = dyn_cast_or_null<CXXMemberCallExpr>(ParentOf(ctx, member));
-  if (!call || call->getCallee()->IgnoreParens() != member) return Event::kDischarge;
+  if (!call || call->getCallee()->IgnoreParens() != member) return Event::kEscape;
   std::string method = member->getMemberDecl()->getNameAsString();
   if (ApiModel::Contains(o.group->spawn, method)) return Event::kArm;
   if (ApiModel::Contains(o.group->join, method)) return Event::kDischarge;
   if (ApiModel::Contains(o.group->neutral, method)) return Event::kNone;
-  return Event::kDischarge;  // an unknown method: assume it may hand the group on
+  return Event::kEscape;  // an unknown method: assume it may hand the group on
 }
 
 SourceLocation ExitLocation(const Stmt* trigger) {
@@ -129,6 +131,7 @@ std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx,
   const size_t n = obligations.size();
   std::vector<SourceLocation> first_arm(n);
   std::vector<bool> reported(n, false);
+  std::vector<bool> escaped(n, false);  // on any path: the obligation is someone else's
 
   // Applies one CFG element to the armed set; report=true records leaks.
   auto step = [&](const CFGElement& elem, const CFGBlock& block, std::vector<bool>& armed, bool report) {
@@ -166,12 +169,17 @@ std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx,
         if (first_arm[it->second].isInvalid()) first_arm[it->second] = ref->getBeginLoc();
       } else if (e == Event::kDischarge) {
         armed[it->second] = false;
+      } else if (e == Event::kEscape) {
+        armed[it->second] = false;
+        escaped[it->second] = true;
       }
     } else if (const auto* lambda = dyn_cast<LambdaExpr>(s)) {
       for (const LambdaCapture& c : lambda->captures())
         if (c.capturesVariable()) {
           auto it = by_decl.find(c.getCapturedVar());
-          if (it != by_decl.end()) armed[it->second] = false;
+          if (it == by_decl.end()) continue;
+          armed[it->second] = false;
+          if (obligations[it->second].group) escaped[it->second] = true;
         }
     } else if (isa<CXXThrowExpr>(s) && report) {
       bool leaves = block.succ_size() == 1 && *block.succ_begin() == &cfg->getExit();
@@ -209,7 +217,10 @@ std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx,
     std::vector<bool> state = in[b->getBlockID()];
     for (const CFGElement& e : *b) step(e, *b, state, true);
   }
-  return leaks;
+  std::vector<Leak> owned;
+  for (const Leak& l : leaks)
+    if (!escaped[l.obligation]) owned.push_back(l);
+  return owned;
 }
 
 }  // namespace tether::check

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Benchmark of `tether check` over all of Tether's own translation units,
+# as ratios against baselines measured in the same run:
+#   - clang++-16 -fsyntax-only on the same TUs with the same flags (target <= 1.25x)
+#   - clang-tidy-16 --checks=-*,bugprone-use-after-move (a CFG check; target <= 1.0x)
+#   - tether check -j2 vs -j1 (speed-up)
+# usage: bench/check.bench.sh BUILD_DIR RESULTS_DIR
+# BUILD_DIR: configured with -DTETHER_BUILD_CHECKER=ON, tool/tether built.
+set -euo pipefail
+build="$(cd "${1:?usage: check.bench.sh BUILD_DIR RESULTS_DIR}" && pwd)"
+results="${2:?usage: check.bench.sh BUILD_DIR RESULTS_DIR}"
+mkdir -p "$results"
+results="$(cd "$results" && pwd)"
+src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tether="$build/tool/tether"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# The TUs: every existing C++ file of the project in the database, and for
+# each the exact command (as clang++-16 -fsyntax-only).
+python3 - "$build/compile_commands.json" "$src" "$work" <<'PY'
+import json, os, shlex, sys
+db, src, work = sys.argv[1:4]
+files, cmds = [], []
+for e in json.load(open(db)):
+    path = os.path.normpath(os.path.join(e["directory"], e["file"]))
+    if not path.startswith(src + "/") or not os.path.exists(path) or path in files:
+        continue
+    args = e.get("arguments") or shlex.split(e["command"])
+    out, skip = [], False
+    for a in args[1:]:
+        if skip: skip = False; continue
+        if a in ("-o", "-MF", "-MT", "-MQ"): skip = True; continue
+        if a in ("-c", "-MD", "-MMD") or a == e["file"] or a == path: continue
+        out.append(a)
+    files.append(path)
+    cmds.append("cd %s && clang++-16 -fsyntax-only -w -Wno-unknown-warning-option %s %s" % (
+        shlex.quote(e["directory"]), " ".join(shlex.quote(a) for a in out), shlex.quote(path)))
+open(os.path.join(work, "files.txt"), "w").write("\n".join(files) + "\n")
+open(os.path.join(work, "syntax.sh"), "w").write("set -e\n" + "\n".join(cmds) + "\n")
+PY
+mapfile -t files < "$work/files.txt"
+n=${#files[@]}
+
+# Runs a command under /usr/bin/time -v; prints "wall_seconds max_rss_kb".
+measure() {
+  /usr/bin/time -v -o "$work/time.txt" "$@" > /dev/null 2>> "$work/log.txt" || true
+  python3 - "$work/time.txt" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", t)
+wall = int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
+rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
+print(f"{wall:.2f} {rss}")
+PY
+}
+
+read -r t1 m1 < <(measure "$tether" check -p "$build" -j 1 --quiet "${files[@]}")
+read -r ts ms < <(measure bash "$work/syntax.sh")
+read -r tt mt < <(measure clang-tidy-16 -p "$build" --quiet --checks='-*,bugprone-use-after-move' "${files[@]}")
+read -r t2 m2 < <(measure "$tether" check -p "$build" -j 2 --quiet "${files[@]}")
+
+ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+cat > "$results/check.md" <<MD
+# tether check benchmark
+
+Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),
+$(date -u +%Y-%m-%dT%H:%MZ). Load was shared with other builds (load average at the end:
+$(cut -d' ' -f1-3 /proc/loadavg)), so the ratios (measured back to back) matter more than the seconds.
+
+Input: all $n of Tether's own translation units in \`$build/compile_commands.json\`
+(lib/, tool/, worker-reference/, test/, bench/ — every existing file of the project).
+
+| run | wall (s) | peak RSS (MB) | ratio |
+|---|---|---|---|
+| \`tether check -j 1\` (all checks) | $t1 | $((m1 / 1024)) | 1.00 |
+| \`clang++-16 -fsyntax-only\`, same flags, one process per TU | $ts | $((ms / 1024)) | tether / syntax-only = **$(ratio "$t1" "$ts")x** (target <= 1.25x) |
+| \`clang-tidy-16 --checks=-*,bugprone-use-after-move\` | $tt | $((mt / 1024)) | tether / clang-tidy = **$(ratio "$t1" "$tt")x** (target <= 1.0x) |
+| \`tether check -j 2\` | $t2 | $((m2 / 1024)) | speed-up -j2 over -j1 = **$(ratio "$t1" "$t2")x** |
+
+Peak RSS is the largest single process (\`/usr/bin/time -v\`); tether check keeps one AST per
+worker thread at a time.
+
+Command: \`bench/check.bench.sh $build $results\`
+MD
+cat "$results/check.md"

@@ -1,0 +1,78 @@
+// REQUIRES: checker
+// RUN: not %tether check --quiet --checks=-*,tether-context-not-forwarded %s %S/Inputs/forwarding-callees.cpp -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
+// RUN:   | FileCheck %s -implicit-check-not="warning:"
+// The chain cap is an option: with depth 4, Level4 is reported too.
+// RUN: not %tether check --quiet --max-chain-depth=4 --checks=-*,tether-context-not-forwarded %s %S/Inputs/forwarding-callees.cpp -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
+// RUN:   | FileCheck --check-prefix=DEPTH4 %s
+// RUN: grep -v CHECK %s > %t.cpp
+// RUN: not %tether check --quiet --fix --checks=-*,tether-context-not-forwarded %t.cpp -- -std=c++20 -I%srcroot/lib/context/include
+// RUN: FileCheck --check-prefix=CHECK-FIXES %s --input-file=%t.cpp
+#include <functional>
+
+#include <tether/context.hpp>
+
+void Upload();
+void Finish();
+void Level3();
+void Level4();
+void Deliberate();
+void Pure();
+
+// An overload that takes the context.
+void Destroy();
+void Destroy(const tether::Context& ctx);
+// A sibling named X + "WithContext".
+int Pop(int queue);
+int PopWithContext(const tether::Context& ctx, int queue);
+
+void Build(const tether::Context& ctx) {
+  Destroy();
+  // CHECK: :[[@LINE-1]]:3: warning: call to 'Destroy' drops the context: 'Destroy' takes one; call it with 'ctx' [tether-context-not-forwarded]
+  // CHECK: :[[@LINE-8]]:6: note: 'Destroy' that takes a context is declared here
+  // CHECK-FIXES: {{^}}  Destroy(ctx);{{$}}
+  int item = Pop(3);
+  // CHECK: :[[@LINE-1]]:14: warning: call to 'Pop' drops the context: 'PopWithContext' takes one; call it with 'ctx'
+  // CHECK-FIXES: {{^}}  int item = PopWithContext(ctx, 3);{{$}}
+  (void)item;
+
+  // The transitive form: the callee (in another TU) creates a root.
+  Upload();
+  // CHECK: :[[@LINE-1]]:3: warning: call to 'Upload' drops the context: 'Upload' takes no context but creates a root context itself; give it a context parameter and pass 'ctx'
+  // CHECK: forwarding-callees.cpp:7:21: note: root context 'tether::Background()' created here, via Upload
+  Finish();
+  // CHECK: :[[@LINE-1]]:3: warning: call to 'Finish' drops the context: 'Finish' takes no context but reaches a function that creates a root context
+  // CHECK: note: root context 'tether::Background()' created here, via Finish -> Upload
+  Level3();
+  // CHECK: :[[@LINE-1]]:3: warning: call to 'Level3' drops the context
+  // CHECK: note: {{.*}} via Level3 -> Finish -> Upload
+  Level4();  // beyond the default depth cap of 3: silent
+  // DEPTH4: :[[@LINE-1]]:3: warning: call to 'Level4' drops the context
+  // DEPTH4: note: {{.*}} via Level4 -> Level3 -> Finish -> Upload
+
+  Deliberate();  // its root is justified where it is created
+  Pure();        // creates nothing
+}
+
+// Calls that cannot be resolved stay silent.
+struct Engine {
+  virtual void Destroy() = 0;
+  virtual ~Engine() = default;
+};
+void Unresolvable(const tether::Context& ctx, Engine& engine, void (*fp)(),
+                  const std::function<void()>& callback) {
+  engine.Destroy();
+  fp();
+  callback();
+}
+
+// Without a context there is nothing to forward.
+void NoContext() {
+  Destroy();
+  Upload();
+}
+
+// A justified drop.
+void Operate(const tether::Context& ctx) {
+  // tether:detached(one build's failure must not cancel the other builds)
+  Upload();
+}

@@ -1,0 +1,36 @@
+// REQUIRES: checker
+// RUN: not %tether check --quiet --checks=-*,tether-detached-task,tether-justification %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
+// RUN:   | FileCheck %s -implicit-check-not="warning:"
+// The std::jthread/std::stop_token model covers std::thread::detach:
+// RUN: not %tether check --quiet --model=builtin:std-stop-token --checks=-*,tether-detached-task %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
+// RUN:   | FileCheck --check-prefix=STD %s -implicit-check-not="warning:"
+#include <thread>
+
+#include <tether/context.hpp>
+#include <tether/task.hpp>
+
+void Stream(const tether::Context& ctx);
+
+void Unjustified(const tether::Context& ctx) {
+  tether::Go(ctx, [](const tether::Context& c) { Stream(c); });
+  // CHECK: :[[@LINE-1]]:3: warning: detached task: 'tether::Go' starts work that nobody waits for; give it an owner (a task group that is waited for) or say why with a tether:detached(<why>) comment [tether-detached-task]
+  std::thread t([] {});
+  t.detach();
+  // STD: :[[@LINE-1]]:5: warning: detached task: 'std::thread::detach' starts work that nobody waits for
+}
+
+void Justified(const tether::Context& ctx) {
+  // tether:detached(the access log flusher lives as long as the process)
+  tether::Go(ctx, [] {});
+  tether::Go(ctx, "metrics", [] {});  // tether:detached(process-lifetime metrics pump)
+  // NOLINTNEXTLINE(tether-detached-task): the watchdog must survive every scope
+  tether::Go(ctx, [] {});
+}
+
+// An empty reason is itself a finding (and the detach it marks stays unexplained).
+void EmptyReason(const tether::Context& ctx) {
+  tether::Go(ctx, [] {});  // tether:detached()
+  // CHECK: :[[@LINE-1]]:31: warning: 'tether:detached' without a reason: say why this is allowed inside the parentheses [tether-justification]
+  tether::Go(ctx, [] {});  // NOLINT(tether-detached-task)
+  // CHECK: :[[@LINE-1]]:31: warning: 'NOLINT' without a reason: say why this is allowed after the marker [tether-justification]
+}

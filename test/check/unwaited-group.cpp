@@ -1,0 +1,108 @@
+// REQUIRES: checker
+// RUN: not %tether check --quiet --checks=-*,tether-unwaited-group %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
+// RUN:   | FileCheck %s -implicit-check-not="warning:"
+#include <memory>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include <tether/context.hpp>
+#include <tether/task.hpp>
+
+tether::Error Work(const tether::Context& ctx);
+
+// Never waited for (Vela's ExecStep log streaming, site 11).
+void NeverWaited(const tether::Context& ctx) {
+  auto [logs, log_ctx] = tether::TaskGroup::WithContext(ctx);
+  logs.Go([c = log_ctx] { return Work(c); });
+  // CHECK: :[[@LINE-1]]:3: warning: task group 'logs' starts a task here but is not waited for on every path; call logs.Wait() before it goes out of scope [tether-unwaited-group]
+  // CHECK: :[[@LINE+1]]:1: note: 'logs' may reach the end of its scope here without Wait()
+}
+
+// An early return skips the Wait.
+tether::Error EarlyReturn(const tether::Context& ctx, bool skip) {
+  auto [group, gctx] = tether::TaskGroup::WithContext(ctx);
+  group.Go([c = gctx] { return Work(c); });
+  // CHECK: :[[@LINE-1]]:3: warning: task group 'group' starts a task here but is not waited for on every path
+  if (skip) return tether::Error();
+  // CHECK: :[[@LINE-1]]:13: note: 'group' may reach the end of its scope here without Wait()
+  return group.Wait();
+}
+
+// A throw between the spawn and the Wait.
+void Throws(const tether::Context& ctx, bool bad) {
+  auto [group, gctx] = tether::TaskGroup::WithContext(ctx);
+  group.Go([c = gctx] { return Work(c); });
+  // CHECK: :[[@LINE-1]]:3: warning: task group 'group' starts a task here
+  if (bad) throw std::runtime_error("bad input");
+  // CHECK: :[[@LINE-1]]:12: note: a throw here leaves 'group' without Wait()
+  group.Wait();
+}
+
+// A group declared in a loop body spawns every iteration and is never waited.
+void InLoop(const tether::Context& ctx, int n) {
+  for (int i = 0; i < n; ++i) {
+    auto [group, gctx] = tether::TaskGroup::WithContext(ctx);
+    group.TryGo([c = gctx] { return Work(c); });
+    // CHECK: :[[@LINE-1]]:5: warning: task group 'group' starts a task here
+  }
+}
+
+// ---- Not findings -------------------------------------------------------
+
+// Waited for on every path.
+tether::Error Waited(const tether::Context& ctx, bool skip) {
+  auto [group, gctx] = tether::TaskGroup::WithContext(ctx);
+  if (skip) return tether::Error();  // nothing spawned yet: fine
+  group.SetLimit(2);
+  group.Go([c = gctx] { return Work(c); });
+  group.Go([c = gctx] { return Work(c); });
+  if (Work(gctx).ok()) {
+    return group.Wait();
+  }
+  tether::Error err = group.Wait();
+  return err;
+}
+
+// Escapes: the new owner answers for the group.
+tether::TaskGroup Returned(const tether::Context& ctx) {
+  auto [group, gctx] = tether::TaskGroup::WithContext(ctx);
+  group.Go([c = gctx] { return Work(c); });
+  return std::move(group);
+}
+struct Owner {
+  std::vector<tether::TaskGroup> groups;
+  void Adopt(const tether::Context& ctx) {
+    auto [group, gctx] = tether::TaskGroup::WithContext(ctx);
+    group.Go([c = gctx] { return Work(c); });
+    groups.push_back(std::move(group));
+  }
+};
+void WaitLater(tether::TaskGroup& g);
+void PassedOn(const tether::Context& ctx) {
+  auto [group, gctx] = tether::TaskGroup::WithContext(ctx);
+  group.Go([c = gctx] { return Work(c); });
+  WaitLater(group);
+}
+// An RAII guard (a stored lambda that captures the group) waits for it.
+template <class F>
+struct ScopeExit {
+  explicit ScopeExit(F fn) : f(fn) {}
+  ~ScopeExit() { f(); }
+  F f;
+};
+void Guarded(const tether::Context& ctx, bool early) {
+  auto [group, gctx] = tether::TaskGroup::WithContext(ctx);
+  ScopeExit guard{[&group] { group.Wait(); }};
+  group.Go([c = gctx] { return Work(c); });
+  if (early) return;
+  group.Go([c = gctx] { return Work(c); });
+}
+// A no-return path does not reach the end of the scope.
+[[noreturn]] void Fatal();
+void NoReturn(const tether::Context& ctx, bool broken) {
+  auto [group, gctx] = tether::TaskGroup::WithContext(ctx);
+  group.Go([c = gctx] { return Work(c); });
+  if (broken) Fatal();
+  group.Wait();
+}
