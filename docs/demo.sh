@@ -1,9 +1,87 @@
 #!/usr/bin/env bash
-# The main job of `./run demo`, on the embedded default. Argument: the build dir.
+# The main job of `./run demo`, on the embedded default (no queue server, no
+# network): the reference worker runs its example pipelines under the tracer,
+# the tracer proves them clean and finds the zombies of the pre-fix Vela flow,
+# the checker lints the worker and the legacy Vela code, and the reports are
+# written. Argument: the build dir. Output: $TETHER_DEMO_OUT (default BUILD/demo).
 set -euo pipefail
-build="$1"
+build="$(cd "$1" && pwd)"
 src="$(cd "$(dirname "$0")/.." && pwd)"
 out="${TETHER_DEMO_OUT:-$build/demo}"
+rm -rf "$out"
 mkdir -p "$out"
-echo "== libtether example: a build with a timeout, a group and a channel"
-"$build/lib/context/tether-example"
+tether="$build/tool/tether"
+worker="$build/worker-reference/tether-worker"
+legacy="$build/test/trace/legacy-vela"
+examples=(hello stages service secrets continue large-log timeout)
+
+# expect WANT CMD...: runs CMD, and fails the demo if its exit code is not WANT.
+expect() {
+  local want="$1"; shift
+  local rc=0
+  "$@" || rc=$?
+  if [[ $rc -ne $want ]]; then
+    echo "demo: '$*' exited $rc, expected $want" >&2
+    exit 1
+  fi
+}
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "libtether: a build with a timeout, a task group and a log channel"
+expect 0 "$build/lib/context/tether-example"
+
+step "tether-worker validates the example pipelines"
+expect 0 "$worker" validate "${examples[@]/#/$src/worker-reference/examples/}.yml"
+
+step "tether-worker runs them under the tracer (two at a time; 'continue' and 'timeout' fail on purpose)"
+# tether-worker exits 1 because the timeout example fails by design; the tracer
+# then exits 3 ("the program failed, no zombies or leaks"). Any zombie, leak or
+# unwaited group would make it exit 1 and fail the demo.
+files=()
+for e in "${examples[@]}"; do files+=("$src/worker-reference/examples/$e.yml"); done
+expect 3 "$tether" trace --out "$out/worker.trace" -- \
+  "$worker" run --quiet --build-limit 2 --build-timeout 30s --results "$out/results" "${files[@]}"
+echo "build results:"
+for f in "$out"/results/*/build.json; do
+  python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); print("  %-28s %s" % (sys.argv[1].split("/")[-2], b["status"]))' "$f"
+done
+
+step "the pre-fix Vela worker flow (test/trace/legacy) under the tracer: zombies expected"
+expect 1 "$tether" trace --out "$out/legacy.trace" -- "$legacy" --builds 3
+
+step "the same flow with the seed's fix applied: clean"
+expect 0 "$tether" trace --out "$out/legacy-fixed.trace" -- "$legacy" --fixed --builds 3
+
+step "tether check on the pre-fix Vela code (test/check/vela-legacy): findings expected"
+python3 "$src/test/check/Inputs/make_compdb.py" "$src/test/check/vela-legacy" "$out/vela-legacy-db" \
+  -std=c++20 "-I$src/lib/context/include" "-I$src/test/check/vela-legacy/include"
+expect 1 "$tether" check -p "$out/vela-legacy-db" --graph "$out/vela-legacy.graph.json" \
+  --format sarif --output "$out/vela-legacy.sarif"
+"$tether" check -p "$out/vela-legacy-db" 2>/dev/null | grep -E "warning:" | sed 's|^.*/vela-legacy/|  |' || true
+
+step "tether check on tether-worker and libtether (dogfood): clean"
+expect 0 "$src/test/dogfood.sh" "$build"
+
+step "reports"
+for t in worker legacy; do
+  for fmt in html svg perfetto json; do
+    ext=$fmt; [[ $fmt == perfetto ]] && ext=perfetto.json
+    rc=0; "$tether" report "$out/$t.trace" --format "$fmt" -o "$out/$t.$ext" || rc=$?
+    [[ $rc -le 1 ]] || { echo "demo: tether report $t --format $fmt failed ($rc)" >&2; exit 1; }
+  done
+done
+rc=0; "$tether" report "$out/vela-legacy.graph.json" --format html -o "$out/vela-legacy.static.html" || rc=$?
+[[ $rc -le 1 ]] || { echo "demo: tether report of the static graph failed ($rc)" >&2; exit 1; }
+
+cat <<TXT
+
+Done. Open these:
+  $out/worker.html               the worker's scope graph (clean)
+  $out/legacy.html               the pre-fix Vela flow: zombies highlighted, chains cut at the root
+  $out/legacy.svg                the same graph as SVG
+  $out/legacy.perfetto.json      load in ui.perfetto.dev: one track per task, ZOMBIE slices
+  $out/vela-legacy.static.html   the checker's static context-flow graph of the legacy code
+  $out/vela-legacy.sarif         the checker's findings as SARIF 2.1.0
+  $out/results/                  build.json and one log per step for each example build
+TXT
