@@ -62,9 +62,9 @@ class EventRing {
     tail_cached_ = tail_.load(std::memory_order_acquire);
     return head_local_ + n - tail_cached_ <= kSlots;
   }
-  void PutSlot(std::size_t i, const Slot& slot) {
-    std::memcpy(&storage_[(head_local_ + i) & kMask], &slot, sizeof(Slot));
-  }
+  // Where the i-th slot of the next record goes (construct a Slot there with
+  // placement new: the storage is raw bytes).
+  void* SlotAddress(std::size_t i) { return &storage_[(head_local_ + i) & kMask]; }
   void PutNameChunk(std::size_t i, const char* bytes, std::size_t len) {
     std::memcpy(&storage_[(head_local_ + i) & kMask], bytes, len);
   }

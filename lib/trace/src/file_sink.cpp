@@ -18,9 +18,6 @@
 namespace tether::trace::detail {
 namespace {
 
-// The calling thread's ring (null until its first event). Trivially
-// destructible, so it stays readable during thread and process exit.
-thread_local EventRing* t_ring = nullptr;
 // Set once this thread's RingReaper has run: a thread that records again
 // after that (a static destructor on the main thread) keeps its new ring
 // until the exit handler drains it.
@@ -29,10 +26,9 @@ thread_local bool t_reaped = false;
 // Gives the thread's ring back when the thread exits (after writing it out).
 struct RingReaper {
   FileSink* sink = nullptr;
-  void (*detach)(FileSink*, EventRing*) = nullptr;
+  void (*detach)(FileSink*) = nullptr;
   ~RingReaper() {
-    if (sink != nullptr && t_ring != nullptr) detach(sink, t_ring);
-    t_ring = nullptr;
+    if (sink != nullptr) detach(sink);
     t_reaped = true;
   }
 };
@@ -204,46 +200,43 @@ Error FileSink::Open(const std::string& path, FileSink** out) {
   return Error();
 }
 
-void FileSink::Put(EventType type, std::uint32_t aux, std::uint64_t a, std::uint64_t b,
-                   std::uint64_t c, std::uint64_t d, std::uint64_t e,
-                   const std::source_location& loc, std::string_view name, std::uint64_t parent) {
+EventRing* FileSink::MakeRoom(std::size_t n) {
   EventRing* ring = t_ring;
-  if (__builtin_expect(ring == nullptr, 0)) ring = Attach();
+  if (ring == nullptr) ring = Attach();
+  if (ring->HasRoom(n)) return ring;
+  {
+    std::lock_guard<std::mutex> lock(ring->consume_mu);
+    DrainAndWrite(*ring);
+  }
+  if (ring->HasRoom(n)) return ring;
+  lost_.fetch_add(1, std::memory_order_relaxed);  // cannot happen: the ring was just emptied
+  return nullptr;
+}
+
+void FileSink::PutNamed(EventType type, std::uint32_t aux, std::uint64_t a, std::uint64_t b,
+                        std::uint64_t c, std::uint64_t d, std::uint64_t e,
+                        const std::source_location& loc, std::string_view name,
+                        std::uint64_t parent) {
   // Payload: [parent (spawn only)][name bytes], cut to kMaxNameSlots slots.
   const std::size_t prefix = type == EventType::kSpawn ? sizeof(parent) : 0;
   const std::size_t max_name = kMaxNameSlots * kSlotBytes - prefix;
   if (__builtin_expect(name.size() > max_name, 0)) {
     std::string cut(name.substr(0, max_name - 3));
     cut += "...";
-    Put(type, aux, a, b, c, d, e, loc, cut, parent);
+    PutNamed(type, aux, a, b, c, d, e, loc, cut, parent);
     return;
   }
   const std::size_t payload = prefix + name.size();
   const std::size_t payload_slots = (payload + kSlotBytes - 1) / kSlotBytes;
   const std::size_t n = 1 + payload_slots;
-  if (__builtin_expect(!ring->HasRoom(n), 0)) {
-    {
-      std::lock_guard<std::mutex> lock(ring->consume_mu);
-      DrainAndWrite(*ring);
-    }
-    if (!ring->HasRoom(n)) {  // cannot happen: the ring was just emptied
-      lost_.fetch_add(1, std::memory_order_relaxed);
-      return;
-    }
+  EventRing* ring = t_ring;
+  if (ring == nullptr || !ring->HasRoom(n)) {
+    ring = MakeRoom(n);
+    if (ring == nullptr) return;
   }
-  Slot slot;
-  slot.type = type;
-  slot.name_slots = static_cast<std::uint8_t>(payload_slots);
-  slot.name_len = static_cast<std::uint16_t>(payload);
-  slot.aux = aux;
-  slot.ticks = NowTicks();
-  slot.a = a;
-  slot.b = b;
-  slot.c = c;
-  slot.d = d;
-  slot.e = e;
-  slot.loc = loc;
-  ring->PutSlot(0, slot);
+  new (ring->SlotAddress(0)) Slot{type, static_cast<std::uint8_t>(payload_slots),
+                                  static_cast<std::uint16_t>(payload), aux, NowTicks(), a, b, c,
+                                  d, e, loc};
   if (payload_slots > 0) {
     // Assemble the payload's first slot (it may hold the parent id and the
     // start of the name); the rest of the name is copied slot by slot.
@@ -275,7 +268,10 @@ EventRing* FileSink::Attach() {
   t_ring = ring;
   if (!t_reaped) {
     t_reaper.sink = this;
-    t_reaper.detach = [](FileSink* s, EventRing* r) { s->Detach(r); };
+    t_reaper.detach = [](FileSink* s) {
+      if (t_ring != nullptr) s->Detach(t_ring);
+      t_ring = nullptr;
+    };
   }
   return ring;
 }

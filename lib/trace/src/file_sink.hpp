@@ -18,6 +18,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <mutex>
 #include <source_location>
 #include <string>
@@ -38,11 +39,23 @@ class FileSink {
   // flusher. An unwritable path is an Error naming it.
   static Error Open(const std::string& path, FileSink** out);
 
-  // Records one event from the calling thread. A spawn also carries its
-  // parent task (stored ahead of the name, in the record's payload slots).
+  // Records one event from the calling thread: the hot path, inline. An
+  // event with a name (spawn, scope_begin) goes through PutNamed.
   void Put(EventType type, std::uint32_t aux, std::uint64_t a, std::uint64_t b, std::uint64_t c,
-           std::uint64_t d, std::uint64_t e, const std::source_location& loc,
-           std::string_view name = {}, std::uint64_t parent = 0);
+           std::uint64_t d, std::uint64_t e, const std::source_location& loc) {
+    EventRing* ring = t_ring;
+    if (__builtin_expect(ring == nullptr || !ring->HasRoom(1), 0)) {
+      ring = MakeRoom(1);
+      if (ring == nullptr) return;
+    }
+    new (ring->SlotAddress(0)) Slot{type, 0, 0, aux, NowTicks(), a, b, c, d, e, loc};
+    ring->Commit(1);
+  }
+  // The same with a name; a spawn also carries its parent task (stored ahead
+  // of the name, in the record's payload slots).
+  void PutNamed(EventType type, std::uint32_t aux, std::uint64_t a, std::uint64_t b,
+                std::uint64_t c, std::uint64_t d, std::uint64_t e, const std::source_location& loc,
+                std::string_view name, std::uint64_t parent = 0);
 
   // Writes out every ring now (any thread).
   void FlushAll();
@@ -51,8 +64,14 @@ class FileSink {
   RuntimeStats Stats() const;
 
  private:
-  struct ThreadRing;
+  // The calling thread's ring (null until its first event). Trivially
+  // constructible and destructible: readable during thread and process exit.
+  static inline thread_local EventRing* t_ring = nullptr;
+
   explicit FileSink(int fd);
+  // Attaches a ring to the thread if it has none, drains it if it lacks room
+  // for n slots; null when the event cannot be recorded (counted as lost).
+  EventRing* MakeRoom(std::size_t n);
   EventRing* Attach();
   void Detach(EventRing* ring);
   void DrainAndWrite(EventRing& ring);  // caller holds ring.consume_mu

@@ -62,8 +62,7 @@ void RuntimeTracer::TaskSpawned(std::uint64_t task, std::uint64_t ctx, std::uint
                                 std::string_view name, const std::source_location& loc) {
   const std::uint64_t parent = t_current_task;
   if (FileSink* f = file()) {
-    f->Put(EventType::kSpawn, static_cast<std::uint32_t>(0), task, ctx, group, scope,
-           detached_from, loc, name, parent);
+    f->PutNamed(EventType::kSpawn, 0, task, ctx, group, scope, detached_from, loc, name, parent);
   }
   if (LiveTable* l = live()) l->Spawned(task, scope, detached_from, parent, name, loc);
 }
@@ -101,7 +100,7 @@ void RuntimeTracer::GroupDestroyedUnwaited(std::uint64_t group, std::uint64_t ru
 
 void RuntimeTracer::ScopeBegin(std::uint64_t scope, std::uint64_t ctx, std::string_view name,
                                const std::source_location& loc) {
-  if (FileSink* f = file()) f->Put(EventType::kScopeBegin, 0, scope, ctx, 0, 0, 0, loc, name);
+  if (FileSink* f = file()) f->PutNamed(EventType::kScopeBegin, 0, scope, ctx, 0, 0, 0, loc, name);
   if (LiveTable* l = live()) l->ScopeBegan(scope, name);
 }
 
