@@ -2,6 +2,7 @@
 // --graph`): functions, the root contexts they create, the calls between them
 // and the checker's findings attached to their functions.
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "tether/graph/scope_graph.hpp"
@@ -11,7 +12,8 @@ namespace {
 
 // How a static finding colours its function: checks about a context cut
 // from its caller mark it detached; checks about work nobody ends, leaked.
-Status StatusOfCheck(const std::string& check) {
+Status StatusOfCheck(std::string_view check) {
+  if (check.starts_with("tether-")) check.remove_prefix(7);  // the checker's names are prefixed
   if (check == "detached-context" || check == "context-not-forwarded" || check == "detached-task") {
     return Status::kDetached;
   }
@@ -46,11 +48,15 @@ ScopeGraph BuildFromStatic(const StaticGraph& input) {
       c.kind = NodeKind::kContext;
       c.key = "root:" + std::to_string(roots++);
       c.name = r.call;
-      c.detail = f.receives_context ? "fresh root in a function that receives a context"
-                                    : "root context";
+      // A fresh root where a context was at hand is the detached-context bug,
+      // unless the function makes roots by design or the detach says why.
+      bool detached = f.receives_context && !f.returns_context && !r.justified;
+      c.detail = r.justified            ? "justified root (tether:detached)"
+                 : f.returns_context    ? "root context (the function creates roots by design)"
+                 : f.receives_context   ? "fresh root in a function that receives a context"
+                                        : "root context";
       c.site = {r.file, r.line, f.qualified_name};
-      // A fresh root where a context was at hand is the detached-context bug.
-      c.status = f.receives_context ? Status::kDetached : Status::kOk;
+      c.status = detached ? Status::kDetached : Status::kOk;
       c.root_context = true;
       Vertex cv = boost::add_vertex(c, out.graph);
       out.by_key.emplace(out.graph[cv].key, cv);

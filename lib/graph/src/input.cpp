@@ -281,6 +281,7 @@ Error LoadStaticGraph(const std::string& path, const std::string& text, StaticGr
     TETHER_TRY(r.Field(f, at, "file", &fn.file, false));
     TETHER_TRY(r.Field(f, at, "line", &fn.line, false));
     TETHER_TRY(r.Field(f, at, "receives_context", &fn.receives_context, false));
+    TETHER_TRY(r.Field(f, at, "returns_context", &fn.returns_context, false));
     if (!ids.insert(fn.id).second) {
       at.push_back("id");
       return r.Fail(at, "duplicate function id \"" + fn.id + "\"");
@@ -297,6 +298,7 @@ Error LoadStaticGraph(const std::string& path, const std::string& text, StaticGr
         TETHER_TRY(r.Field(root_site, rat, "file", &sr.file, false));
         TETHER_TRY(r.Field(root_site, rat, "line", &sr.line, false));
         TETHER_TRY(r.Field(root_site, rat, "call", &sr.call, false));
+        TETHER_TRY(r.Field(root_site, rat, "justified", &sr.justified, false));
         if (sr.call.empty()) sr.call = "root context";
         fn.creates_roots.push_back(std::move(sr));
       }

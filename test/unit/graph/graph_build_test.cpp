@@ -156,16 +156,28 @@ TEST(TraceGraph, UnwaitedGroupIsLeaked) {
 
 StaticGraph SmallStatic() {
   StaticGraph s;
-  s.functions.push_back({"f1", "ExecBuild", "w::ExecBuild", "build.cpp", 12, true, {}});
-  s.functions.push_back({"f2", "StreamBuild", "w::StreamBuild", "stream.cpp", 30, true,
-                         {{"stream.cpp", 40, "tether::Background()"}}});
-  s.functions.push_back({"f3", "Upload", "w::Upload", "upload.cpp", 5, false, {}});
+  s.functions.push_back({"f1", "ExecBuild", "w::ExecBuild", "build.cpp", 12, true, false, {}});
+  s.functions.push_back({"f2", "StreamBuild", "w::StreamBuild", "stream.cpp", 30, true, false,
+                         {{"stream.cpp", 40, "tether::Background()", false}}});
+  s.functions.push_back({"f3", "Upload", "w::Upload", "upload.cpp", 5, false, false, {}});
   s.calls.push_back({"f1", "f2", "build.cpp", 20, true});
   s.calls.push_back({"f1", "f3", "build.cpp", 21, false});
-  s.findings.push_back({"detached-context", "stream.cpp", 40, 15, "fresh root", "f2"});
+  s.findings.push_back({"tether-detached-context", "stream.cpp", 40, 15, "fresh root", "f2"});
   s.findings.push_back({"context-not-forwarded", "build.cpp", 21, 3, "drops ctx", "w::ExecBuild"});
   s.findings.push_back({"lost-cancel", "x.cpp", 1, 1, "no function", "nowhere"});
   return s;
+}
+
+TEST(StaticGraphBuild, JustifiedAndByDesignRootsAreNotDetached) {
+  StaticGraph s;
+  StaticFunction worker{"w", "Run", "Run", "w.cpp", 1, true, false, {{"w.cpp", 2, "tether::Background", true}}};
+  StaticFunction factory{"f", "Make", "Make", "f.cpp", 1, true, true, {{"f.cpp", 2, "tether::Background", false}}};
+  s.functions = {worker, factory};
+  s.findings.push_back({"tether-unwaited-group", "w.cpp", 3, 1, "m", "Run"});
+  ScopeGraph sg = BuildFromStatic(s);
+  EXPECT_EQ(sg.graph[*sg.Find("root:0")].status, Status::kOk);
+  EXPECT_EQ(sg.graph[*sg.Find("root:1")].status, Status::kOk);
+  EXPECT_EQ(sg.graph[*sg.Find("fn:0")].status, Status::kLeaked);  // prefixed check name understood
 }
 
 TEST(StaticGraphBuild, FunctionsRootsCallsAndFindings) {

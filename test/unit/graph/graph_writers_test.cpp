@@ -158,7 +158,7 @@ TEST(PerfettoWriter, TracksFlowsAndZombieSlices) {
 
 TEST(PerfettoWriter, StaticGraphsHaveNoTimeline) {
   StaticGraph s;
-  s.functions.push_back({"f", "F", "F", "f.cpp", 1, false, {}});
+  s.functions.push_back({"f", "F", "F", "f.cpp", 1, false, false, {}});
   std::ostringstream out;
   EXPECT_EQ(WritePerfetto(BuildFromStatic(s), out).code(), ErrorCode::kInvalidArgument);
 }

@@ -122,6 +122,7 @@ struct StaticRoot {
   std::string file;
   int line = 0;
   std::string call;
+  bool justified = false;  // a tether:detached(<why>) / NOLINT marker covers it
 };
 struct StaticFunction {
   std::string id;
@@ -130,6 +131,7 @@ struct StaticFunction {
   std::string file;
   int line = 0;
   bool receives_context = false;
+  bool returns_context = false;  // creates roots by design: a factory, main, a test body
   std::vector<StaticRoot> creates_roots;
 };
 struct StaticCall {
