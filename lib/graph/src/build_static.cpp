@@ -34,7 +34,8 @@ ScopeGraph BuildFromStatic(const StaticGraph& input) {
     Node n;
     n.kind = NodeKind::kFunction;
     n.key = "fn:" + std::to_string(i);
-    n.name = f.name;
+    // A lambda's plain name is "operator()": its qualified name says which one.
+    n.name = f.name == "operator()" || f.name.empty() ? f.qualified_name : f.name;
     n.detail = f.qualified_name;
     n.site = {f.file, f.line, f.qualified_name};
     n.receives_context = f.receives_context;
