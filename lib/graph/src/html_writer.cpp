@@ -75,8 +75,13 @@ constexpr const char* kScript = R"JS(
   document.querySelectorAll('#graph g.node').forEach(function (g) {
     g.addEventListener('click', function () { highlight(g.id); });
   });
-  if (location.hash.length > 1) highlight(decodeURIComponent(location.hash.slice(1)));
+  // ?kind=&scope=&text= preset the filters, so a link can open a filtered view.
+  var preset = new URLSearchParams(location.search);
+  if (preset.has('kind')) kind.value = preset.get('kind');
+  if (preset.has('scope')) scope.value = preset.get('scope');
+  if (preset.has('text')) text.value = preset.get('text');
   apply();
+  if (location.hash.length > 1) highlight(decodeURIComponent(location.hash.slice(1)));
 })();
 )JS";
 
