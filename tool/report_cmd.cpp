@@ -4,6 +4,7 @@
 // input or tool error (the report is then not written).
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -101,27 +102,24 @@ int RunReport(int argc, char** argv) {
   graph::LoadOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
-    auto value = [&](const char* name) -> const char* {
-      if (i + 1 >= argc) return nullptr;
-      (void)name;
-      return argv[++i];
-    };
+    // The option's value: the next argument, or null when there is none.
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     if (arg == "-h" || arg == "--help") {
       std::cout << kReportUsage;
       return 0;
     } else if (arg == "--format" || arg.starts_with("--format=")) {
-      const char* v = arg == "--format" ? value("--format") : argv[i] + 9;
+      const char* v = arg == "--format" ? value() : argv[i] + 9;
       if (!v) return Usage("--format needs a value");
       format = v;
     } else if (arg == "-o" || arg == "--output") {
-      const char* v = value("-o");
+      const char* v = value();
       if (!v) return Usage("-o needs a file name");
       output = v;
     } else if (arg == "--grace") {
-      const char* v = value("--grace");
+      const char* v = value();
       if (!v || !ParseDuration(v, &options.grace_ns)) return Usage("--grace needs a duration such as 50ms or 2s");
     } else if (arg == "--group-above") {
-      const char* v = value("--group-above");
+      const char* v = value();
       if (!v || !*v || std::string_view(v).find_first_not_of("0123456789") != std::string_view::npos) {
         return Usage("--group-above needs a number of tasks");
       }
