@@ -188,6 +188,20 @@ UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& fi
   if (!options.build_dir.empty() || !options.have_fixed_args)
     extra.insert(extra.end(), options.extra_args.begin(), options.extra_args.end());
   tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(extra, tooling::ArgumentInsertPosition::END));
+  // A CMake precompiled header made by g++ (`-include .../cmake_pch.hxx`
+  // with a .gch beside it) cannot be read by Clang; include the header as
+  // text instead (cc1's -include does not look for a PCH).
+  tool.appendArgumentsAdjuster([](const tooling::CommandLineArguments& args, StringRef) {
+    tooling::CommandLineArguments out;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i] == "-include" && i + 1 < args.size() && StringRef(args[i + 1]).endswith("cmake_pch.hxx")) {
+        out.insert(out.end(), {"-Xclang", "-include", "-Xclang", args[++i]});
+        continue;
+      }
+      out.push_back(args[i]);
+    }
+    return out;
+  });
   CheckActionFactory factory(tu);
   int rc = tool.run(&factory);
   if (rc != 0 || !errors.errors.empty()) {

@@ -88,8 +88,12 @@ std::vector<Justification> ScanJustifications(std::string_view text) {
       j.col = static_cast<unsigned>(comment + at + 1);
       j.marker = "tether:detached";
       std::string_view rest = body.substr(at + kDetached.size());
+      // The reason may go on over the next comment lines: then the text up
+      // to the end of this line is (the start of) it.
       size_t close = rest.rfind(')');
-      j.reason = std::string(Trim(close == std::string_view::npos ? "" : rest.substr(0, close)));
+      if (close == std::string_view::npos && rest.size() >= 2 && rest.substr(rest.size() - 2) == "*/")
+        rest.remove_suffix(2);
+      j.reason = std::string(Trim(close == std::string_view::npos ? rest : rest.substr(0, close)));
       out.push_back(std::move(j));
     }
     for (std::string_view marker : {"NOLINTNEXTLINE", "NOLINT"}) {

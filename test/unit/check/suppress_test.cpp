@@ -68,3 +68,21 @@ TEST(CheckGlobs, LikeClangTidy) {
 
 }  // namespace
 }  // namespace tether::check
+
+namespace tether::check {
+namespace {
+
+TEST(Justification, ReasonMayContinueOnTheNextCommentLine) {
+  std::string text =
+      "// tether:detached(the stop notice must reach the log after the step's\n"
+      "// context ended; the log channel is closed only after every step)\n"
+      "Send(WithoutCancel(ctx));\n";
+  auto markers = ScanJustifications(text);
+  ASSERT_EQ(markers.size(), 1u);
+  EXPECT_EQ(markers[0].reason, "the stop notice must reach the log after the step's");
+  auto lines = SplitLines(text);
+  EXPECT_TRUE(FindJustification(lines, markers, 3, "tether-detached-context").has_value());
+}
+
+}  // namespace
+}  // namespace tether::check
