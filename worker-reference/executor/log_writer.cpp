@@ -68,7 +68,20 @@ LogWriter::~LogWriter() { Close(); }
 
 void LogWriter::Write(std::string_view data) {
   if (closed_) return;
+  // Nothing to mask and no live copy: whole lines go to the file in bulk
+  // (one memrchr per chunk instead of work per line), while under the limit.
+  const bool plain = (options_.masker == nullptr || options_.masker->empty()) && options_.live == nullptr;
   while (!data.empty()) {
+    if (plain && carry_.empty() && !truncated_) {
+      const void* last = ::memrchr(data.data(), '\n', data.size());
+      std::size_t len = last ? static_cast<const char*>(last) - data.data() + 1 : 0;
+      if (len > 0 && (options_.max_bytes == 0 || bytes_ + len <= options_.max_bytes)) {
+        AppendToFile(data.substr(0, len));
+        bytes_ += len;
+        data.remove_prefix(len);
+        continue;
+      }
+    }
     const char* nl = static_cast<const char*>(std::memchr(data.data(), '\n', data.size()));
     if (nl == nullptr) {
       carry_.append(data);
@@ -130,18 +143,31 @@ void LogWriter::Note(std::string_view line) {
   }
 }
 
-void LogWriter::FlushFile() {
-  const char* p = file_buf_.data();
-  std::size_t left = file_buf_.size();
+void LogWriter::AppendToFile(std::string_view bytes) {
+  if (file_buf_.size() + bytes.size() <= (256u << 10)) {
+    file_buf_.append(bytes);
+    return;
+  }
+  FlushFile();
+  WriteAll(bytes);
+}
+
+void LogWriter::WriteAll(std::string_view bytes) {
+  const char* p = bytes.data();
+  std::size_t left = bytes.size();
   while (left > 0) {
     ssize_t n = ::write(fd_, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      break;  // disk full or similar: the build still finishes; the log is short
+      return;  // disk full or similar: the build still finishes; the log is short
     }
     p += n;
     left -= static_cast<std::size_t>(n);
   }
+}
+
+void LogWriter::FlushFile() {
+  WriteAll(file_buf_);
   file_buf_.clear();
 }
 

@@ -63,6 +63,8 @@ class LogWriter {
   explicit LogWriter(Options options, int fd) : options_(std::move(options)), fd_(fd) {}
   void EmitLine(std::string_view line);
   void FlushFile();
+  void AppendToFile(std::string_view bytes);
+  void WriteAll(std::string_view bytes);
 
   Options options_;
   int fd_;

@@ -8,7 +8,7 @@
 namespace tether::worker::executor {
 
 namespace {
-constexpr std::size_t kReadChunk = 256 << 10;
+constexpr std::size_t kReadChunk = 1 << 20;
 }  // namespace
 
 // ctx is the build context (not the build's timeout context): streaming is
@@ -69,12 +69,11 @@ Error Engine::Stream(const Context& ctx, ContainerState& c) {
     c.log->Note("[tether-worker] cannot tail the output: " + err.message());
     return Error();  // a log problem never fails the build
   }
-  std::string chunk;
-  chunk.reserve(kReadChunk);
+  std::unique_ptr<char[]> chunk(new char[kReadChunk]);  // not zero-filled per read
   for (;;) {
-    chunk.clear();
-    Error err = tail->Read(ctx, &chunk, kReadChunk);
-    if (!chunk.empty()) c.log->Write(chunk);
+    std::size_t n = 0;
+    Error err = tail->Read(ctx, chunk.get(), kReadChunk, &n);
+    if (n > 0) c.log->Write(std::string_view(chunk.get(), n));
     if (err.ok()) continue;
     if (err.IsContextError() && c.kind == "step" && !c.spec.detach) {
       c.log->Note("[tether-worker] log streaming stopped: --log-streaming-timeout passed after the build ended");

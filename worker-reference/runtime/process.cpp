@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 
 #include "runtime/proc_scan.hpp"
@@ -172,20 +173,30 @@ LogTail::~LogTail() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Error LogTail::Read(const Context& ctx, std::string* out, std::size_t max) {
+Error LogTail::Read(const Context& ctx, char* buf, std::size_t cap, std::size_t* n) {
+  *n = 0;
   if (fd_ < 0) return Error::Closed();
-  PollResult ready = PollWithContext(ctx, &fd_, 1, -1);
-  if (!ready.err.ok()) return ready.err;
-  std::size_t old = out->size();
-  out->resize(old + max);
-  ssize_t n;
-  do {
-    n = ::read(fd_, out->data() + old, max);
-  } while (n < 0 && errno == EINTR);
-  out->resize(old + (n > 0 ? static_cast<std::size_t>(n) : 0));
-  if (n < 0) return Errno("read");
-  if (n == 0) return Error::Closed();
-  return Error();
+  for (;;) {
+    if (Error err = ctx.Err(); !err.ok()) return err;
+    ssize_t got = ::read(fd_, buf, cap);  // the fd is non-blocking
+    if (got > 0) {
+      *n = static_cast<std::size_t>(got);
+      return Error();
+    }
+    if (got == 0) return Error::Closed();
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN) return Errno("read");
+    PollResult ready = PollWithContext(ctx, &fd_, 1, -1);
+    if (!ready.err.ok()) return ready.err;
+  }
+}
+
+Error LogTail::Read(const Context& ctx, std::string* out, std::size_t max) {
+  char buf[64 << 10];
+  std::size_t n = 0;
+  Error err = Read(ctx, buf, std::min(max, sizeof buf), &n);
+  out->append(buf, n);
+  return err;
 }
 
 ProcessRuntime::ProcessRuntime(Options options) : options_(std::move(options)) {}
@@ -232,6 +243,7 @@ Error ProcessRuntime::TailContainer(const Context& ctx, const std::string& name,
   if (p == nullptr) return Error(ErrorCode::kFailed, "no container " + name);
   int fd = p->TakeOutput();
   if (fd < 0) return Error(ErrorCode::kFailed, "the output of " + name + " is already tailed");
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   *out = std::make_unique<LogTail>(fd);
   return Error();
 }

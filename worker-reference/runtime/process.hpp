@@ -57,8 +57,11 @@ class LogTail {
   ~LogTail();
   LogTail(const LogTail&) = delete;
   LogTail& operator=(const LogTail&) = delete;
-  // Appends up to max bytes to *out. Ok with data; Closed at end of file;
-  // ctx.Err() when ctx is done first; kIo on a read error.
+  // Reads up to cap bytes into buf (*n of them). Ok with data; Closed at end
+  // of file; ctx.Err() when ctx is done first; kIo on a read error. Reads
+  // what is ready without waiting; only an empty pipe waits (on ctx too).
+  Error Read(const Context& ctx, char* buf, std::size_t cap, std::size_t* n);
+  // The same, appending to *out (at most max bytes).
   Error Read(const Context& ctx, std::string* out, std::size_t max);
 
  private:
