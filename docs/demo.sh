@@ -14,6 +14,9 @@ tether="$build/tool/tether"
 worker="$build/worker-reference/tether-worker"
 legacy="$build/test/trace/legacy-vela"
 examples=(hello stages service secrets continue large-log timeout)
+# The secrets example takes its secret from the worker's environment; the
+# demo's value must never appear in a log (it is masked as ***).
+export DEPLOY_TOKEN=demo-s3cr3t
 
 # expect WANT CMD...: runs CMD, and fails the demo if its exit code is not WANT.
 expect() {
@@ -42,6 +45,7 @@ files=()
 for e in "${examples[@]}"; do files+=("$src/worker-reference/examples/$e.yml"); done
 expect 3 "$tether" trace --out "$out/worker.trace" -- \
   "$worker" run --quiet --build-limit 2 --build-timeout 30s --results "$out/results" "${files[@]}"
+if grep -rq "demo-s3cr3t" "$out/results"; then echo "demo: a secret leaked into a log" >&2; exit 1; fi
 echo "build results:"
 for f in "$out"/results/*/build.json; do
   python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); print("  %-28s %s" % (sys.argv[1].split("/")[-2], b["status"]))' "$f"
