@@ -2,6 +2,7 @@
 # like clang-tidy's: the RUN line, the input and the CHECK lines together).
 import os
 import shutil
+import sys
 
 import lit.formats
 
@@ -26,7 +27,9 @@ config.substitutions.append(("%tether", os.path.join(config.tether_tools_dir, "t
 config.substitutions.append(("%testbin", config.tether_test_bin_dir))
 config.substitutions.append(("%srcroot", config.tether_src_root))
 config.substitutions.append(("%shared", os.path.normpath(os.path.join(config.tether_src_root, "..", "shared"))))
-config.substitutions.append(("%python", "python3"))
+# The python running lit (Debian's /usr/bin/python3, with python3-jsonschema and
+# python3-psutil from apt), not whatever python3 comes first on PATH.
+config.substitutions.append(("%python", sys.executable))
 
 for feature in config.tether_features:
     config.available_features.add(feature)
