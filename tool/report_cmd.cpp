@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "tether/duration.hpp"
 #include "tether/graph/input.hpp"
 #include "tether/graph/writers.hpp"
 
@@ -37,22 +38,6 @@ constexpr const char* kReportUsage =
 int Usage(const std::string& problem) {
   std::cerr << "tether report: " << problem << "\n" << kReportUsage;
   return 2;
-}
-
-// "250ms" -> 250'000'000. Units: ns, us, ms, s, m.
-bool ParseDuration(std::string_view text, std::int64_t* ns) {
-  std::size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0 || digits > 12) return false;
-  std::int64_t n = std::stoll(std::string(text.substr(0, digits)));
-  std::string_view unit = text.substr(digits);
-  if (unit == "ns") *ns = n;
-  else if (unit == "us") *ns = n * 1000;
-  else if (unit == "ms") *ns = n * 1000'000;
-  else if (unit == "s") *ns = n * 1000'000'000;
-  else if (unit == "m") *ns = n * 60'000'000'000;
-  else return false;
-  return true;
 }
 
 // Writes through a temporary file renamed into place, so a failed report
@@ -117,7 +102,11 @@ int RunReport(int argc, char** argv) {
       output = v;
     } else if (arg == "--grace") {
       const char* v = value();
-      if (!v || !ParseDuration(v, &options.grace_ns)) return Usage("--grace needs a duration such as 50ms or 2s");
+      Duration grace{};
+      if (!v || !ParseDuration(v, &grace).ok() || grace < Duration::zero()) {
+        return Usage("--grace needs a duration such as 50ms or 2s");
+      }
+      options.grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
     } else if (arg == "--group-above") {
       const char* v = value();
       if (!v || !*v || std::string_view(v).find_first_not_of("0123456789") != std::string_view::npos) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "tether/duration.hpp"
 #include "tether/trace/model.hpp"
 #include "tether/trace/report.hpp"
 
@@ -92,10 +93,12 @@ int ParseArgs(int argc, char** argv, Options* opt) {
       opt->load = v;
     } else if (is("--grace")) {
       if (!(v = value("--grace"))) return Usage("--grace needs a duration");
-      if (Error err = trace::ParseDuration(v, &opt->grace_ns); !err.ok()) {
+      Duration grace{};
+      if (Error err = ParseDuration(v, &grace); !err.ok()) {
         return Usage("--grace: " + err.message());
       }
-      if (opt->grace_ns < 0) return Usage("--grace must not be negative");
+      if (grace < Duration::zero()) return Usage("--grace must not be negative");
+      opt->grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
     } else if (is("--format")) {
       if (!(v = value("--format"))) return Usage("--format needs text or json");
       opt->format = v;

@@ -40,73 +40,10 @@ bool TakeNumber(std::string_view* s, long double* value) {
 }  // namespace
 
 Error ParseDuration(std::string_view text, Duration* out) {
-  const std::string quoted = "\"" + std::string(text) + "\"";
-  if (text == "0") {
-    *out = Duration::zero();
-    return Error();
+  if (!text.empty() && text[0] == '-') {
+    return Invalid("invalid duration \"" + std::string(text) + "\": must not be negative");
   }
-  if (text.empty()) return Invalid("invalid duration \"\"");
-  if (text[0] == '-') return Invalid("invalid duration " + quoted + ": must not be negative");
-  if (text[0] == '+') text.remove_prefix(1);
-  static const std::pair<std::string_view, long double> kUnits[] = {
-      {"ns", 1},       {"us", 1e3},  {"\xC2\xB5s", 1e3}, {"\xCE\xBCs", 1e3},
-      {"ms", 1e6},     {"s", 1e9},   {"m", 60e9},        {"h", 3600e9},
-  };
-  long double total_ns = 0;
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    long double value;
-    if (!TakeNumber(&rest, &value)) {
-      return Invalid("invalid duration " + quoted + " (write it as Go does: 30m, 2s, 500ms, 1h30m)");
-    }
-    std::size_t len = 0;
-    while (len < rest.size() && !(rest[len] >= '0' && rest[len] <= '9') && rest[len] != '.') ++len;
-    std::string_view unit = rest.substr(0, len);
-    rest.remove_prefix(len);
-    long double scale = 0;
-    for (const auto& [name, ns] : kUnits) {
-      if (unit == name) scale = ns;
-    }
-    if (scale == 0) {
-      return Invalid("invalid duration " + quoted + ": " +
-                     (unit.empty() ? std::string("missing unit") : "unknown unit \"" + std::string(unit) + "\"") +
-                     " (units: ns, us, ms, s, m, h)");
-    }
-    total_ns += value * scale;
-  }
-  if (total_ns > 9.2e18L) return Invalid("invalid duration " + quoted + ": too large");
-  *out = std::chrono::duration_cast<Duration>(
-      std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(total_ns))));
-  return Error();
-}
-
-std::string FormatDuration(Duration d) {
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
-  if (ns == 0) return "0s";
-  std::string sign = ns < 0 ? "-" : "";
-  if (ns < 0) ns = -ns;
-  auto fraction = [](std::int64_t v, std::int64_t unit) {
-    std::string s = std::to_string(v / unit);
-    std::int64_t rem = v % unit;
-    if (rem != 0) {
-      std::string digits = std::to_string(rem + unit).substr(1);  // zero-padded
-      while (!digits.empty() && digits.back() == '0') digits.pop_back();
-      s += "." + digits;
-    }
-    return s;
-  };
-  if (ns < 1000) return sign + std::to_string(ns) + "ns";
-  if (ns < 1000000) return sign + fraction(ns, 1000) + "\xC2\xB5s";
-  if (ns < 1000000000) return sign + fraction(ns, 1000000) + "ms";
-  std::string out;
-  std::int64_t hours = ns / 3600000000000LL;
-  ns %= 3600000000000LL;
-  std::int64_t minutes = ns / 60000000000LL;
-  ns %= 60000000000LL;
-  if (hours > 0) out += std::to_string(hours) + "h";
-  if (hours > 0 || minutes > 0) out += std::to_string(minutes) + "m";
-  out += fraction(ns, 1000000000) + "s";
-  return sign + out;
+  return tether::ParseDuration(text, out);
 }
 
 Error ParseSize(std::string_view text, std::uint64_t* out) {

@@ -9,14 +9,14 @@
 #include <vector>
 
 #include "tether/context.hpp"
+#include "tether/duration.hpp"
 #include "tether/error.hpp"
 
 namespace tether::worker::cmd {
 
-// Go's time.ParseDuration, without negative values. Error: kInvalidArgument.
+// tether::ParseDuration (Go's), refusing negative values: no option of the
+// worker takes one. Error: kInvalidArgument. (FormatDuration is tether's.)
 Error ParseDuration(std::string_view text, Duration* out);
-// Go's Duration.String(): "1h30m0s", "500ms", "0s".
-std::string FormatDuration(Duration d);
 // "10MiB" = 10 * 2^20, "10MB" = 10 * 10^6, "100B" or "100" = 100 bytes.
 Error ParseSize(std::string_view text, std::uint64_t* out);
 

@@ -61,7 +61,7 @@ ordered_json FindingJson(const ReportInput& in, const Finding& f) {
   }
   if (f.kind == FindingKind::kZombie) {
     j["outlived_ns"] = f.outlived_ns;
-    j["outlived"] = FormatDuration(f.outlived_ns);
+    j["outlived"] = FormatReportDuration(f.outlived_ns);
   }
   ordered_json chain = ordered_json::array();
   for (std::uint64_t id : f.context_chain) {

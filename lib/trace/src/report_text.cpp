@@ -80,7 +80,7 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
   out << kRule << "\n";
   if (f.kind == FindingKind::kZombie) {
     out << "ZOMBIE: task " << Quote(TaskName(task)) << " outlived its scope "
-        << ScopeName(trace, f.scope) << " by " << FormatDuration(f.outlived_ns);
+        << ScopeName(trace, f.scope) << " by " << FormatReportDuration(f.outlived_ns);
     if (f.ended) {
       out << " (then ended: " << (task.result.empty() ? "ok" : task.result) << ")\n";
     } else {
@@ -140,7 +140,7 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
       out << ")";
     }
     if (f.kind == FindingKind::kZombie) {
-      out << "; outlived by up to " << FormatDuration(most);
+      out << "; outlived by up to " << FormatReportDuration(most);
       if (never_ended) out << "; " << never_ended << " never ended";
     }
     out << "\n";
@@ -207,7 +207,7 @@ void WriteTextReport(std::ostream& out, const ReportInput& in) {
   if (groups.empty()) {
     out << "no zombie tasks, no leaks, no unwaited groups (" << Plural(trace.tasks.size(), "task", "tasks")
         << " in " << Plural(trace.scopes.size(), "scope", "scopes") << ", grace "
-        << FormatDuration(in.grace_ns) << ")\n";
+        << FormatReportDuration(in.grace_ns) << ")\n";
     return;
   }
   out << Plural(zombies, "zombie task", "zombie tasks") << " at "
@@ -215,7 +215,7 @@ void WriteTextReport(std::ostream& out, const ReportInput& in) {
       << Plural(leaks, "leaked task", "leaked tasks") << " at "
       << Plural(leak_sites, "spawn site", "spawn sites") << ", "
       << Plural(unwaited, "task group", "task groups") << " destroyed without Wait (grace "
-      << FormatDuration(in.grace_ns) << ")\n";
+      << FormatReportDuration(in.grace_ns) << ")\n";
 }
 
 }  // namespace tether::trace

@@ -57,16 +57,6 @@ TEST(ParseDuration, RejectsWithAReason) {
   }
 }
 
-TEST(FormatDuration, WritesLikeGo) {
-  EXPECT_EQ(FormatDuration(minutes(90)), "1h30m0s");
-  EXPECT_EQ(FormatDuration(minutes(1)), "1m0s");
-  EXPECT_EQ(FormatDuration(seconds(2)), "2s");
-  EXPECT_EQ(FormatDuration(milliseconds(1500)), "1.5s");
-  EXPECT_EQ(FormatDuration(milliseconds(300)), "300ms");
-  EXPECT_EQ(FormatDuration(Duration::zero()), "0s");
-  EXPECT_EQ(FormatDuration(hours(1)), "1h0m0s");
-}
-
 TEST(ParseSize, BinaryDecimalAndPlainBytes) {
   std::uint64_t n = 0;
   ASSERT_TRUE(ParseSize("10MiB", &n).ok());

@@ -34,11 +34,8 @@ struct ReportInput {
 void WriteTextReport(std::ostream& out, const ReportInput& in);
 void WriteJsonReport(std::ostream& out, const ReportInput& in);
 
-// Durations as Go's time.Duration.String writes them ("500ms", "2s",
-// "1m30s", "1.5µs"), after rounding to the millisecond (to the microsecond
-// below 1ms) so reports stay readable.
-std::string FormatDuration(std::int64_t ns);
-// Go's time.ParseDuration: "500ms", "2s", "1.5s", "1m30s", "100us", "0".
-Error ParseDuration(const std::string& text, std::int64_t* ns);
+// A duration in a report: tether::FormatDuration (Go's) after rounding to the
+// millisecond (to the microsecond below 1ms) so reports stay readable.
+std::string FormatReportDuration(std::int64_t ns);
 
 }  // namespace tether::trace
