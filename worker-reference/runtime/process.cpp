@@ -74,6 +74,7 @@ class Process {
   // group that is (or becomes, through the subreaper) our child.
   void KillAndReap() {
     if (status_.exited) return;
+    // tether:detached(a zero-timeout probe of the pidfd: it never blocks, so there is nothing to cancel)
     bool main_alive = PollWithContext(Background(), &pidfd_, 1, 0).err.ok() == false;
     if (main_alive) status_.stopped_by_worker = true;
     // The main process still holds the group id (alive or a zombie), so the
@@ -257,7 +258,8 @@ Error ProcessRuntime::WaitContainer(const Context& ctx, const std::string& name,
   if (!err.ok()) {
     // ctx ended first: stop the group gently, then for good after the grace.
     p->Terminate();
-    p->WaitExited(Background(), ToMillis(options_.kill_grace));
+    // tether:detached(ctx is already done; the step still gets its kill grace before SIGKILL, bounded by the timeout)
+    p->WaitExited(WithoutCancel(ctx), ToMillis(options_.kill_grace));
   }
   p->KillAndReap();
   *status = p->status();
