@@ -123,7 +123,9 @@ Error WritePerfetto(const ScopeGraph& sg, std::ostream& out) {
       events.Track(s.tid, n.name + " " + SiteText(n.site), 2);
       events.Slice(s, n.name, "group", {{"group", n.key}, {"site", SiteText(n.site)}, {"state", n.detail}});
       if (n.start_ns) {
-        Span w{s.tid, us(*n.start_ns), end};
+        // Clamped into the group's slice: the wait and the group's end are
+        // stamped by different threads, and a slice must nest in its track.
+        Span w{s.tid, std::clamp(us(*n.start_ns), s.begin, s.end), s.end};
         wait_span[v] = w;
         events.Slice(w, "Wait", "group", {{"group", n.key}});
       }

@@ -21,7 +21,11 @@ def main():
     slices = collections.defaultdict(list)
     for ev in events:
         if ev["ph"] == "X":
-            slices[(ev["pid"], ev["tid"])].append((ev["ts"], ev["ts"] + ev["dur"], ev["name"]))
+            # Perfetto converts ts/dur (microseconds) to integer nanoseconds;
+            # compare there too, so ts+dur rounding in floating point does
+            # not count as an overlap.
+            begin = round(ev["ts"] * 1000)
+            slices[(ev["pid"], ev["tid"])].append((begin, begin + round(ev["dur"] * 1000), ev["name"]))
     problems = []
     for track, spans in slices.items():
         spans.sort(key=lambda s: (s[0], -s[1]))
@@ -37,7 +41,8 @@ def main():
         if ev["ph"] not in "stf":
             continue
         track = (ev["pid"], ev["tid"])
-        if not any(b <= ev["ts"] <= e for b, e, _ in slices.get(track, [])):
+        ts = round(ev["ts"] * 1000)
+        if not any(b <= ts <= e for b, e, _ in slices.get(track, [])):
             problems.append("flow %s ph %s at %s on track %s: no enclosing slice" % (ev["id"], ev["ph"], ev["ts"], track))
         flows[ev["id"]].append(ev)
     for fid, steps in flows.items():
