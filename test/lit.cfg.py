@@ -31,6 +31,11 @@ config.substitutions.append(("%shared", os.path.normpath(os.path.join(config.tet
 # python3-psutil from apt), not whatever python3 comes first on PATH.
 config.substitutions.append(("%python", sys.executable))
 
+# The shared corpus of real Vela pipelines lives beside the repository
+# (../shared), as CI lays it out; tests that read it require it.
+if os.path.isfile(os.path.join(config.tether_src_root, "..", "shared", "data", "vela-pipelines", "MANIFEST.md")):
+    config.available_features.add("vela-corpus")
+
 for feature in config.tether_features:
     config.available_features.add(feature)
 for prog, feature in [("chromium", "chromium"), ("dot", "graphviz"), ("redis-server", "redis"),
