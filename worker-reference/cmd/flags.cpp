@@ -1,5 +1,6 @@
 #include "cmd/flags.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -11,29 +12,17 @@ namespace {
 
 Error Invalid(std::string message) { return Error(ErrorCode::kInvalidArgument, std::move(message)); }
 
-// Reads a non-negative decimal number ("12", "1.5", ".5") at the front of s.
+// Reads a non-negative decimal number ("12", "1.5", ".5") at the front of s:
+// the run of digits and dots, which strtold must read whole.
 bool TakeNumber(std::string_view* s, long double* value) {
-  std::size_t i = 0;
-  long double v = 0;
-  bool digits = false;
-  while (i < s->size() && (*s)[i] >= '0' && (*s)[i] <= '9') {
-    v = v * 10 + ((*s)[i] - '0');
-    ++i;
-    digits = true;
-  }
-  if (i < s->size() && (*s)[i] == '.') {
-    ++i;
-    long double scale = 0.1L;
-    while (i < s->size() && (*s)[i] >= '0' && (*s)[i] <= '9') {
-      v += ((*s)[i] - '0') * scale;
-      scale /= 10;
-      ++i;
-      digits = true;
-    }
-  }
-  if (!digits) return false;
-  s->remove_prefix(i);
-  *value = v;
+  std::size_t len = 0;
+  while (len < s->size() && (std::isdigit(static_cast<unsigned char>((*s)[len])) || (*s)[len] == '.')) ++len;
+  if (len == 0) return false;
+  const std::string digits(s->substr(0, len));
+  char* end = nullptr;
+  *value = std::strtold(digits.c_str(), &end);
+  if (end != digits.c_str() + digits.size()) return false;
+  s->remove_prefix(len);
   return true;
 }
 

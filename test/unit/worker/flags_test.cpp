@@ -19,19 +19,11 @@ Duration MustParse(const char* text) {
   return d;
 }
 
-TEST(ParseDuration, AcceptsWhatGoWrites) {
-  EXPECT_EQ(MustParse("30m"), minutes(30));
-  EXPECT_EQ(MustParse("2s"), seconds(2));
-  EXPECT_EQ(MustParse("500ms"), milliseconds(500));
+// The notation itself is libtether's (test/unit/context/duration_test.cpp);
+// the worker adds that no option takes a negative duration.
+TEST(ParseDuration, TheWorkersOptionsTakeGoDurations) {
   EXPECT_EQ(MustParse("1h30m"), minutes(90));
-  EXPECT_EQ(MustParse("1h30m0s"), minutes(90));
-  EXPECT_EQ(MustParse("1.5h"), minutes(90));
-  EXPECT_EQ(MustParse(".5s"), milliseconds(500));
-  EXPECT_EQ(MustParse("0"), Duration::zero());
-  EXPECT_EQ(MustParse("0s"), Duration::zero());
-  EXPECT_EQ(MustParse("250us"), std::chrono::microseconds(250));
-  EXPECT_EQ(MustParse("250\xC2\xB5s"), std::chrono::microseconds(250));
-  EXPECT_EQ(MustParse("7ns"), nanoseconds(7));
+  EXPECT_EQ(MustParse("500ms"), milliseconds(500));
   EXPECT_EQ(MustParse("+5m"), minutes(5));
 }
 
