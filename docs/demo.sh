@@ -34,15 +34,16 @@ step() { printf '\n== %s\n' "$*"; }
 step "libtether: a build with a timeout, a task group and a log channel"
 expect 0 "$build/lib/context/tether-example"
 
-step "tether-worker validates the example pipelines"
-expect 0 "$worker" validate "${examples[@]/#/$src/worker-reference/examples/}.yml"
+files=()
+for e in "${examples[@]}"; do files+=("$src/worker-reference/examples/$e.yml"); done
 
-step "tether-worker runs them under the tracer (two at a time; 'continue' and 'timeout' fail on purpose)"
+step "tether-worker validates the example pipelines"
+expect 0 "$worker" validate "${files[@]}"
+
+step "tether-worker runs them under the tracer (two at a time; 'timeout' fails on purpose, 'continue' succeeds past a failing step)"
 # tether-worker exits 1 because the timeout example fails by design; the tracer
 # then exits 3 ("the program failed, no zombies or leaks"). Any zombie, leak or
 # unwaited group would make it exit 1 and fail the demo.
-files=()
-for e in "${examples[@]}"; do files+=("$src/worker-reference/examples/$e.yml"); done
 expect 3 "$tether" trace --out "$out/worker.trace" -- \
   "$worker" run --quiet --build-limit 2 --build-timeout 30s --results "$out/results" "${files[@]}"
 if grep -rq "demo-s3cr3t" "$out/results"; then echo "demo: a secret leaked into a log" >&2; exit 1; fi
@@ -58,6 +59,7 @@ step "the same flow with the seed's fix applied: clean"
 expect 0 "$tether" trace --out "$out/legacy-fixed.trace" -- "$legacy" --fixed --builds 3
 
 step "tether check on the pre-fix Vela code (test/check/vela-legacy): findings expected"
+mkdir -p "$out/vela-legacy-db"
 python3 "$src/test/check/Inputs/make_compdb.py" "$src/test/check/vela-legacy" "$out/vela-legacy-db" \
   -std=c++20 "-I$src/lib/context/include" "-I$src/test/check/vela-legacy/include"
 expect 1 "$tether" check -p "$out/vela-legacy-db" --graph "$out/vela-legacy.graph.json" \
