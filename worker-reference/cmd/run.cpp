@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cmd/build_id.hpp"
 #include "cmd/flags.hpp"
 #include "cmd/worker.hpp"
 #include "executor/live_output.hpp"
@@ -20,45 +21,6 @@
 extern char** environ;
 
 namespace tether::worker::cmd {
-
-std::string BuildIdStem(const std::string& file) {
-  std::string base = std::filesystem::path(file).filename().string();
-  for (const char* ext : {".yml", ".yaml"}) {
-    std::string e = ext;
-    if (base.size() > e.size() && base.compare(base.size() - e.size(), e.size(), e) == 0) {
-      base.resize(base.size() - e.size());
-      break;
-    }
-  }
-  std::string stem;
-  for (char c : base) {
-    bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '-' || c == '_' || c == '.';
-    stem += safe ? c : '_';
-  }
-  while (!stem.empty() && stem[0] == '.') stem.erase(0, 1);
-  if (stem.size() > 64) stem.resize(64);
-  return stem.empty() ? "build" : stem;
-}
-
-namespace {
-
-// Reserves <results>/<stem>-<n> for the smallest n whose directory does not
-// exist yet (mkdir is atomic, so concurrent workers never share one).
-Error ReserveBuildId(const std::string& results, const std::string& stem, std::string* id) {
-  for (int n = 1; n < 1000000; ++n) {
-    std::string candidate = stem + "-" + std::to_string(n);
-    std::error_code ec;
-    if (std::filesystem::create_directory(results + "/" + candidate, ec)) {
-      *id = candidate;
-      return Error();
-    }
-    if (ec) return Error(ErrorCode::kIo, "cannot create " + results + "/" + candidate + ": " + ec.message());
-  }
-  return Error(ErrorCode::kIo, "no free build id for " + stem);
-}
-
-}  // namespace
 
 int RunCommand(int argc, char** argv) {
   RunOptions options;
@@ -118,9 +80,10 @@ int RunCommand(int argc, char** argv) {
   }
 
   std::vector<queue::BuildItem> items;
+  BuildIdAllocator ids(options.results_dir);
   for (std::size_t i = 0; i < pipelines.size(); ++i) {
     queue::BuildItem item;
-    if (Error err = ReserveBuildId(options.results_dir, BuildIdStem(options.files[i]), &item.id); !err.ok()) {
+    if (Error err = ids.Reserve(BuildIdStem(options.files[i]), &item.id); !err.ok()) {
       std::cerr << "tether-worker run: " << err.message() << "\n";
       return 3;
     }

@@ -4,6 +4,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -16,22 +17,33 @@
 
 namespace tether::worker::cmd {
 
-std::uint64_t RunningBuilds::Add(CancelFunc cancel) {
+std::uint64_t RunningBuilds::Add(CancelFunc cancel, std::function<void()> kill) {
   std::lock_guard<std::mutex> lock(mu_);
   if (canceled_all_) cancel();
-  cancels_[next_] = std::move(cancel);
+  if (killed_all_) kill();
+  builds_[next_] = Entry{std::move(cancel), std::move(kill)};
   return next_++;
 }
 
 void RunningBuilds::Remove(std::uint64_t token) {
   std::lock_guard<std::mutex> lock(mu_);
-  cancels_.erase(token);
+  builds_.erase(token);
 }
 
 void RunningBuilds::CancelAll() {
   std::lock_guard<std::mutex> lock(mu_);
   canceled_all_ = true;
-  for (auto& [token, cancel] : cancels_) cancel();
+  for (auto& [token, build] : builds_) build.cancel();
+}
+
+void RunningBuilds::KillAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  canceled_all_ = true;
+  killed_all_ = true;
+  for (auto& [token, build] : builds_) {
+    build.cancel();
+    build.kill();
+  }
 }
 
 Worker::Worker(RunOptions options, queue::MemoryQueue* queue, executor::LiveOutput* live,
@@ -94,7 +106,6 @@ Error Worker::Exec(const Context& ctx, queue::BuildItem item) {
   // tether:detached(the first SIGINT/SIGTERM cancels ctx to stop intake, but a running build must drain, not die: its root drops ctx's cancellation and keeps its values; the shutdown path cancels it through builds_ after --shutdown-grace, and the build's own timeout still applies)
   Scope scope(WithoutCancel(ctx), "build " + item.id);
   auto [build_ctx, cancel_build] = WithCancel(scope.context());
-  const std::uint64_t token = builds_.Add(cancel_build);
 
   executor::BuildConfig config;
   config.build_id = item.id;
@@ -106,6 +117,8 @@ Error Worker::Exec(const Context& ctx, queue::BuildItem item) {
   config.live = live_;
   config.worker_env = worker_env_;
   executor::Engine engine(item.pipeline, config);
+  // Removed below, before engine is destroyed.
+  const std::uint64_t token = builds_.Add(cancel_build, [&engine] { engine.Kill(); });
 
   Duration timeout = item.pipeline.timeout ? Duration(*item.pipeline.timeout) : options_.build_timeout;
   // The cleanup deadline: the kill grace plus a margin to reap and remove.
@@ -125,6 +138,15 @@ void Worker::Recorded(const executor::BuildRecord& record) {
   std::lock_guard<std::mutex> lock(mu_);
   ++status_counts_[record.status];
 }
+
+namespace {
+
+int ToMillis(Duration d) {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  return static_cast<int>(std::clamp<long long>(ms, 0, 1LL << 30));
+}
+
+}  // namespace
 
 Error Worker::WatchSignals(const Context& ctx, const CancelFunc& stop_intake) {
   sigset_t set;
@@ -150,17 +172,35 @@ Error Worker::WatchSignals(const Context& ctx, const CancelFunc& stop_intake) {
             << " to finish (send the signal again to cancel them now)\n";
   stop_intake();
 
-  auto grace_ms = std::chrono::duration_cast<std::chrono::milliseconds>(options_.shutdown_grace).count();
-  runtime::PollResult second =
-      runtime::PollWithContext(ctx, &fd, 1, static_cast<int>(std::min<long long>(grace_ms, 1LL << 30)));
+  runtime::PollResult second = runtime::PollWithContext(ctx, &fd, 1, ToMillis(options_.shutdown_grace));
   if (!ctx.Err().ok()) return Error();  // every build finished within the grace period
   if (second.err.ok()) {
-    std::cerr << "tether-worker: " << take_signal() << " again: canceling running builds\n";
+    std::cerr << "tether-worker: " << take_signal() << " again: canceling running builds (send it "
+              << "once more to kill them now)\n";
   } else {
     std::cerr << "tether-worker: shutdown grace of " << FormatDuration(options_.shutdown_grace)
               << " passed: canceling running builds\n";
   }
   builds_.CancelAll();
+
+  // Canceled steps get SIGTERM and, after --kill-grace, SIGKILL. Whatever
+  // still holds a build after that (a log pipe kept open by a process that
+  // left its step) is cut then, or at once on a further signal: after the
+  // second signal everything ends within the kill grace.
+  runtime::PollResult third = runtime::PollWithContext(ctx, &fd, 1, ToMillis(options_.kill_grace));
+  if (!ctx.Err().ok()) return Error();
+  if (third.err.ok()) {
+    std::cerr << "tether-worker: " << take_signal() << " again: killing running builds now\n";
+  } else {
+    std::cerr << "tether-worker: kill grace of " << FormatDuration(options_.kill_grace)
+              << " passed: killing what is left of the running builds\n";
+  }
+  builds_.KillAll();
+  // Later signals are read (not left pending) and change nothing more.
+  while (runtime::PollWithContext(ctx, &fd, 1, -1).err.ok()) {
+    std::cerr << "tether-worker: " << take_signal() << ": already killing the running builds\n";
+    builds_.KillAll();
+  }
   return Error();
 }
 

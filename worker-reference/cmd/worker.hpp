@@ -4,7 +4,9 @@
 //   Start(ctx)          run_ctx = WithCancel(ctx): ends the signal watcher once
 //                       the work is done; group `start` (TaskGroup) owns two tasks:
 //     signals task      first SIGINT/SIGTERM: stop_intake(); then after
-//                       --shutdown-grace or a second signal: builds_.CancelAll()
+//                       --shutdown-grace or a second signal: builds_.CancelAll();
+//                       then after --kill-grace or a third signal:
+//                       builds_.KillAll()
 //     operate task      Operate(intake_ctx): group `executors` of --build-limit
 //                       loops, each: Pop(intake_ctx) -> Exec(intake_ctx, item)
 //   Exec(ctx, item)     a tether::Scope per build, rooted in WithoutCancel(ctx)
@@ -18,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -31,20 +34,29 @@
 
 namespace tether::worker::cmd {
 
-// The cancel functions of the running builds (Vela's executors map, with a
-// lock). CancelAll is the shutdown path's only way into a build.
+// The cancel and kill functions of the running builds (Vela's executors
+// map, with a lock): the shutdown path's only way into a build. CancelAll
+// cancels every build's context (its steps get SIGTERM and the kill grace);
+// KillAll is the last resort after that (SIGKILL now, log streams cut).
 class RunningBuilds {
  public:
-  // Registers cancel; if CancelAll already ran, cancels at once.
-  std::uint64_t Add(CancelFunc cancel);
+  // Registers a build; if CancelAll or KillAll already ran, calls it at once.
+  // kill must stay callable until Remove returned.
+  std::uint64_t Add(CancelFunc cancel, std::function<void()> kill);
   void Remove(std::uint64_t token);
   void CancelAll();
+  void KillAll();
 
  private:
+  struct Entry {
+    CancelFunc cancel;
+    std::function<void()> kill;
+  };
   std::mutex mu_;
-  std::map<std::uint64_t, CancelFunc> cancels_;  // guarded by mu_
-  std::uint64_t next_ = 1;                       // guarded by mu_
-  bool canceled_all_ = false;                    // guarded by mu_
+  std::map<std::uint64_t, Entry> builds_;  // guarded by mu_
+  std::uint64_t next_ = 1;                 // guarded by mu_
+  bool canceled_all_ = false;              // guarded by mu_
+  bool killed_all_ = false;                // guarded by mu_
 };
 
 class Worker {

@@ -189,6 +189,8 @@ Error Engine::ExecBuild(const Context& ctx) {
     }
   }
   if (!result.ok() && !result.IsContextError()) Abort(result);
+  // tether:detached(services and detached steps are stopped also when ctx timed out or was cancelled; every wait in it is bounded by the kill grace, or ended at once by Kill)
+  StopBackground(WithoutCancel(ctx));
   return result;
 }
 
@@ -251,12 +253,16 @@ void Engine::FinalizeStatus() {
     build_.reason = timed_out ? "build timed out" : "build canceled";
     return;
   }
-  for (auto& c : steps_) {
-    const ContainerRecord& r = c->record;
-    if (r.status == Status::kError || (r.status == Status::kFailure && !r.continue_on_failure)) {
-      build_.status = "failure";
-      build_.reason = "step " + r.name + " failed";
-      return;
+  // A service or detached step that failed on its own (not stopped by the
+  // worker) fails the build like a step.
+  for (auto* list : {&services_, &steps_}) {
+    for (auto& c : *list) {
+      const ContainerRecord& r = c->record;
+      if (r.status == Status::kError || (r.status == Status::kFailure && !r.continue_on_failure)) {
+        build_.status = "failure";
+        build_.reason = r.kind + " " + r.name + " failed";
+        return;
+      }
     }
   }
   build_.status = "success";

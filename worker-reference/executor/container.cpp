@@ -173,32 +173,50 @@ Error Engine::Exec(const Context& ctx, ContainerState& c, bool wait) {
   return err.IsContextError() ? Error() : err;
 }
 
+// A container that was still running when the build ended (a service or a
+// detached step) has now been stopped and reaped: its status is "success,
+// stopped when the build ended" if the worker stopped it, or its own exit
+// status if it ended by itself (a service that exits 3 fails the build).
+void Engine::RecordStopped(ContainerState& c, const runtime::ExitStatus& status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (c.record.status != Status::kRunning || !status.exited) return;
+  c.record.exit_code = status.code;
+  c.record.finished = WallClock::now();
+  if (status.stopped_by_worker) {
+    c.record.status = Status::kSuccess;
+    c.record.reason = "stopped when the build ended";
+  } else {
+    c.record.status = status.code == 0 ? Status::kSuccess : Status::kFailure;
+  }
+}
+
+// The end of ExecBuild: services and detached steps are stopped (one kill
+// grace for all: SIGTERM to every one first) and reaped before their log
+// streams are asked to finish, so the streams read to end-of-file. ctx is
+// not ExecBuild's (which may be done): the waits are bounded by the kill
+// grace instead.
+void Engine::StopBackground(const Context& ctx) {
+  std::vector<ContainerState*> background;
+  for (auto& c : services_) {
+    if (c->started) background.push_back(c.get());
+  }
+  for (auto& c : steps_) {
+    if (c->started && c->spec.detach) background.push_back(c.get());
+  }
+  for (ContainerState* c : background) runtime_.StopContainer(c->spec.name);
+  for (ContainerState* c : background) {
+    runtime::ExitStatus status;
+    runtime_.RemoveContainer(ctx, c->spec.name, &status);
+    RecordStopped(*c, status);
+  }
+}
+
 Error Engine::Destroy(const Context& ctx, ContainerState& c) {
   Error err;
   if (c.started) {
     runtime::ExitStatus status;
     err = runtime_.RemoveContainer(ctx, c.spec.name, &status);
-    bool running;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      running = c.record.status == Status::kRunning;
-    }
-    if (running && status.exited) {
-      // A service or detached step: it ran until the build ended.
-      if (status.stopped_by_worker) {
-        std::lock_guard<std::mutex> lock(mu_);
-        c.record.exit_code = status.code;
-        c.record.finished = WallClock::now();
-        c.record.status = Status::kSuccess;
-        c.record.reason = "stopped when the build ended";
-      } else {
-        Status s = status.code == 0 ? Status::kSuccess : Status::kFailure;
-        std::lock_guard<std::mutex> lock(mu_);
-        c.record.exit_code = status.code;
-        c.record.finished = WallClock::now();
-        c.record.status = s;
-      }
-    }
+    RecordStopped(c, status);
   }
   if (c.log) {
     c.log->Close();

@@ -16,9 +16,13 @@
 // waiting for it. StreamBuild, the one consumer, starts one stream task per
 // request in a TaskGroup it owns and waits for every one of them before it
 // returns. ExecBuild is the one closer: it closes requests_ when it returns.
-// Streams of services and detached steps end when ExecBuild ends (their
-// processes run until DestroyBuild: community#890); step streams end at
-// end-of-file, or --log-streaming-timeout after the build ended.
+// Before that, ExecBuild stops the services and detached steps (SIGTERM,
+// SIGKILL after the kill grace), so that their streams, like the steps',
+// reach end-of-file with every line and the goodbye printed after SIGTERM
+// (a reader that stopped first would drop what is in the pipe and make the
+// next write die of SIGPIPE). Every stream ends at end-of-file, or
+// --log-streaming-timeout after the build ended (a pipe held by a process
+// that escaped), or when Kill cuts it.
 //
 // An Engine runs one build, once. Its methods are called from the worker's
 // exec thread, the stage tasks and the stream tasks; shared records are
@@ -123,6 +127,11 @@ class Engine {
   // interrupts the build; any other error makes its status "error".
   void Abort(const Error& err);
   void SetDeadline(WallClock::time_point deadline);
+  // The last resort of a shutdown (a third signal, or the kill grace after
+  // the build was cancelled): every kill grace ends now (SIGKILL) and the
+  // log streams stop reading. Thread-safe; any time, also before or after
+  // StreamBuild.
+  void Kill();
 
  private:
   Error CreateContainer(const Context& ctx, ContainerState& c);
@@ -130,6 +139,8 @@ class Engine {
   Error Exec(const Context& ctx, ContainerState& c, bool wait);
   Error Stream(const Context& ctx, ContainerState& c);
   Error Destroy(const Context& ctx, ContainerState& c);
+  void StopBackground(const Context& ctx);
+  void RecordStopped(ContainerState& c, const runtime::ExitStatus& status);
   void Finish(ContainerState& c, Status status, std::optional<int> exit_code, std::string reason);
   void SetStatus(ContainerState& c, Status status, std::string reason);
   std::string ContextReason(const Context& ctx) const;
@@ -151,6 +162,8 @@ class Engine {
   BuildRecord build_;          // guarded by mu_ (its container lists are filled by Record())
   bool interrupted_ = false;   // guarded by mu_: a step was killed or canceled by ctx
   Error interrupt_cause_;      // guarded by mu_
+  bool killed_ = false;        // guarded by mu_: Kill ran
+  CancelFunc cancel_streams_;  // guarded by mu_: set while StreamBuild runs
 };
 
 }  // namespace tether::worker::executor

@@ -68,6 +68,7 @@ LogWriter::~LogWriter() { Close(); }
 
 void LogWriter::Write(std::string_view data) {
   if (closed_) return;
+  writing_ = true;
   // Nothing to mask and no live copy: whole lines go to the file in bulk
   // (one memrchr per chunk instead of work per line), while under the limit.
   const bool plain = (options_.masker == nullptr || options_.masker->empty()) && options_.live == nullptr;
@@ -101,7 +102,12 @@ void LogWriter::Write(std::string_view data) {
     }
     data.remove_prefix(len + 1);
   }
-  if (file_buf_.size() >= (256u << 10)) FlushFile();
+  // Each batch the stream read goes to the file now, so a running step's log
+  // can be followed and a crash of the worker loses no line it read. (The
+  // stream reads up to 1 MiB at a time: a chatty step still costs one
+  // write(2) per read(2), not per line.)
+  FlushFile();
+  writing_ = false;
   if (!live_buf_.empty() && options_.live != nullptr) {
     options_.live->Write(live_buf_);
     live_buf_.clear();
@@ -141,6 +147,7 @@ void LogWriter::Note(std::string_view line) {
     live_buf_.append(line);
     live_buf_.push_back('\n');
   }
+  if (!writing_) FlushFile();  // a note outside Write (a worker event) is written at once
 }
 
 void LogWriter::AppendToFile(std::string_view bytes) {
@@ -167,6 +174,7 @@ void LogWriter::WriteAll(std::string_view bytes) {
 }
 
 void LogWriter::FlushFile() {
+  if (file_buf_.empty()) return;
   WriteAll(file_buf_);
   file_buf_.clear();
 }

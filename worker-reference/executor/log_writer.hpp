@@ -48,7 +48,8 @@ class LogWriter {
   LogWriter(const LogWriter&) = delete;
   LogWriter& operator=(const LogWriter&) = delete;
 
-  // Output of the process, any bytes; split into lines.
+  // Output of the process, any bytes; split into lines. Every complete line
+  // is in the file when Write returns (a partial line waits for its newline).
   void Write(std::string_view data);
   // A line from the worker itself ("[tether-worker] ..."), never dropped.
   void Note(std::string_view line);
@@ -74,6 +75,7 @@ class LogWriter {
   std::uint64_t bytes_ = 0;
   bool truncated_ = false;
   bool closed_ = false;
+  bool writing_ = false;    // inside Write: its notes are flushed with its lines
 };
 
 }  // namespace tether::worker::executor

@@ -15,18 +15,18 @@ constexpr std::size_t kReadChunk = 1 << 20;
 // not subject to the build timeout, so the output of a step killed by the
 // timeout is still captured to its end.
 Error Engine::StreamBuild(const Context& ctx) {
-  // tether:detached(the stream tasks must drain the output of a cancelled or timed-out build after ctx is done; they are cancelled below, at most --log-streaming-timeout after the build ended, and joined before StreamBuild returns)
+  // tether:detached(the stream tasks must drain the output of a cancelled or timed-out build after ctx is done; they are cancelled below, at most --log-streaming-timeout after the build ended (or by Kill), and joined before StreamBuild returns)
   auto [stream_ctx, cancel_streams] = WithCancel(WithoutCancel(ctx));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (killed_) cancel_streams();
+    cancel_streams_ = cancel_streams;
+  }
   auto [streams, group_ctx] = TaskGroup::WithContext(stream_ctx);
-  // Services and detached steps never reach end-of-file before DestroyBuild
-  // stops them: their streams end when ExecBuild ends (community#890).
-  auto [background_ctx, cancel_background] = WithCancel(group_ctx);
 
   auto start = [&](StreamRequest request) {
-    bool background = request.key == "service" || request.container->spec.detach;
-    Context task_ctx = background ? background_ctx : group_ctx;
     streams.Go(request.key + " " + request.container->spec.name,
-               [task_ctx, stream = std::move(request.stream), container = request.container] {
+               [task_ctx = group_ctx, stream = std::move(request.stream), container = request.container] {
                  return stream(task_ctx, *container);
                });
   };
@@ -44,9 +44,8 @@ Error Engine::StreamBuild(const Context& ctx) {
     }
   }
 
-  // Phase 2: the build ended. Step streams get --log-streaming-timeout to
-  // reach end-of-file (their processes have exited or are being killed).
-  cancel_background();
+  // Phase 2: the build ended (its services and detached steps were stopped
+  // by ExecBuild). Streams get --log-streaming-timeout to reach end-of-file.
   auto [drain_ctx, cancel_drain] = WithTimeout(stream_ctx, config_.log_streaming_timeout);
   std::function<bool()> stop_deadline = AfterFunc(drain_ctx, [cancel_streams] { cancel_streams(); });
   while (!closed) {  // requests sent while ExecBuild wound down
@@ -58,9 +57,21 @@ Error Engine::StreamBuild(const Context& ctx) {
   Error result = streams.Wait();
   stop_deadline();
   cancel_drain();
-  cancel_background();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    cancel_streams_ = CancelFunc();
+  }
   cancel_streams();
   return result;
+}
+
+void Engine::Kill() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    killed_ = true;
+    cancel_streams_();  // a default CancelFunc does nothing
+  }
+  runtime_.KillNow();
 }
 
 Error Engine::Stream(const Context& ctx, ContainerState& c) {
@@ -75,8 +86,15 @@ Error Engine::Stream(const Context& ctx, ContainerState& c) {
     Error err = tail->Read(ctx, chunk.get(), kReadChunk, &n);
     if (n > 0) c.log->Write(std::string_view(chunk.get(), n));
     if (err.ok()) continue;
-    if (err.IsContextError() && c.kind == "step" && !c.spec.detach) {
-      c.log->Note("[tether-worker] log streaming stopped: --log-streaming-timeout passed after the build ended");
+    if (err.IsContextError()) {
+      bool killed;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        killed = killed_;
+      }
+      c.log->Note(killed ? "[tether-worker] log streaming stopped: the worker was told to stop at once"
+                         : "[tether-worker] log streaming stopped: --log-streaming-timeout passed after "
+                           "the build ended (a process that left the step still holds its output)");
     } else if (!err.IsContextError() && !err.Is(ErrorCode::kClosed)) {
       c.log->Note("[tether-worker] log read error: " + err.message());
     }

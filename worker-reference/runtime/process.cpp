@@ -1,6 +1,7 @@
 #include "runtime/process.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/syscall.h>
@@ -53,17 +54,25 @@ class Process {
   int TakeOutput() { return std::exchange(output_fd_, -1); }
 
   // Ok once the main process has exited (not yet reaped); ctx.Err() or
-  // DeadlineExceeded (timeout_ms) otherwise.
-  Error WaitExited(const Context& ctx, int timeout_ms) {
+  // DeadlineExceeded (timeout_ms) otherwise. A readable kill_now_fd (>= 0)
+  // ends the wait at once, as kFailed.
+  Error WaitExited(const Context& ctx, int timeout_ms, int kill_now_fd = -1) {
     if (status_.exited) return Error();
-    return PollWithContext(ctx, &pidfd_, 1, timeout_ms).err;
+    int fds[2] = {pidfd_, kill_now_fd};
+    PollResult ready = PollWithContext(ctx, fds, 2, timeout_ms);
+    if (ready.err.ok() && !ready.ready[0]) return Error(ErrorCode::kFailed, "killed now");
+    return ready.err;
   }
 
+  // SIGTERMs the group. A main process that has already exited (a zombie:
+  // exited is set only once it is reaped) ended on its own, so its status
+  // stays its own: a service that failed by itself is a failure, not
+  // "stopped when the build ended".
   void Terminate() {
     if (status_.exited || term_sent_) return;
     term_sent_ = true;
     term_sent_at_ = Clock::now();
-    status_.stopped_by_worker = true;
+    if (!MainExited()) status_.stopped_by_worker = true;
     ::kill(-pid_, SIGTERM);
   }
   bool term_sent() const { return term_sent_; }
@@ -74,9 +83,7 @@ class Process {
   // group that is (or becomes, through the subreaper) our child.
   void KillAndReap() {
     if (status_.exited) return;
-    // tether:detached(a zero-timeout probe of the pidfd: it never blocks, so there is nothing to cancel)
-    bool main_alive = PollWithContext(Background(), &pidfd_, 1, 0).err.ok() == false;
-    if (main_alive) status_.stopped_by_worker = true;
+    if (!MainExited()) status_.stopped_by_worker = true;
     // The main process still holds the group id (alive or a zombie), so the
     // id cannot have been reused: killing the group is safe.
     ::kill(-pid_, SIGKILL);
@@ -97,6 +104,16 @@ class Process {
   const ExitStatus& status() const { return status_; }
 
  private:
+  // True once the main process has exited (reaped or not): its pidfd is
+  // readable then. Never blocks.
+  bool MainExited() {
+    if (status_.exited) return true;
+    pollfd pfd{pidfd_, POLLIN, 0};
+    while (::poll(&pfd, 1, 0) < 0 && errno == EINTR) {
+    }
+    return (pfd.revents & POLLIN) != 0;
+  }
+
   Process(pid_t pid, int pidfd, int output_fd) : pid_(pid), pidfd_(pidfd), output_fd_(output_fd) {}
 
   pid_t pid_;
@@ -259,12 +276,14 @@ Error ProcessRuntime::WaitContainer(const Context& ctx, const std::string& name,
     // ctx ended first: stop the group gently, then for good after the grace.
     p->Terminate();
     // tether:detached(ctx is already done; the step still gets its kill grace before SIGKILL, bounded by the timeout)
-    p->WaitExited(WithoutCancel(ctx), ToMillis(options_.kill_grace));
+    p->WaitExited(WithoutCancel(ctx), ToMillis(options_.kill_grace), kill_now_.fd());
   }
   p->KillAndReap();
   *status = p->status();
   return err;
 }
+
+void ProcessRuntime::KillNow() { kill_now_.Fire(); }
 
 void ProcessRuntime::StopContainer(const std::string& name) {
   if (Process* p = Find(name)) p->Terminate();
@@ -277,7 +296,8 @@ Error ProcessRuntime::RemoveContainer(const Context& ctx, const std::string& nam
   if (!p->status().exited) {
     p->Terminate();
     Duration left = p->term_sent_at() + options_.kill_grace - Clock::now();
-    p->WaitExited(ctx, ToMillis(left));  // ctx ending early means: SIGKILL now
+    // ctx ending early, or KillNow, means: SIGKILL now.
+    p->WaitExited(ctx, ToMillis(left), kill_now_.fd());
     p->KillAndReap();
   }
   if (status != nullptr) *status = p->status();

@@ -31,6 +31,7 @@
 
 #include "tether/context.hpp"
 #include "tether/error.hpp"
+#include "runtime/wake_fd.hpp"
 
 namespace tether::worker::runtime {
 
@@ -97,6 +98,10 @@ class ProcessRuntime {
   // Stops (SIGTERM unless already sent; SIGKILL once the grace period or
   // ctx ends) and reaps the group. Fills status.
   Error RemoveContainer(const Context& ctx, const std::string& name, ExitStatus* status);
+  // Ends every kill grace of this build, now and later: a container that
+  // was sent SIGTERM is SIGKILLed at once. (The worker's last resort after a
+  // second shutdown signal.) Thread-safe, from any thread.
+  void KillNow();
   Error RemoveBuild(const Context& ctx);
 
  private:
@@ -104,6 +109,7 @@ class ProcessRuntime {
 
   Options options_;
   std::string workspace_;
+  WakeFlag kill_now_;  // fired by KillNow
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<Process>> processes_;  // guarded by mu_
 };

@@ -43,6 +43,22 @@ ContextWakeFd::~ContextWakeFd() {
 
 int ContextWakeFd::fd() const { return event_ ? event_->fd : -1; }
 
+WakeFlag::WakeFlag() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
+WakeFlag::~WakeFlag() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void WakeFlag::Fire() {
+  std::uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = ::write(fd_, &one, sizeof one);  // never read: stays readable
+}
+
+bool WakeFlag::fired() const {
+  pollfd pfd{fd_, POLLIN, 0};
+  return ::poll(&pfd, 1, 0) == 1;
+}
+
 PollResult PollWithContext(const Context& ctx, const int* fds, int n, int timeout_ms) {
   PollResult result;
   if (Error err = ctx.Err(); !err.ok()) {

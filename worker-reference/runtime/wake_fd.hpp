@@ -26,6 +26,22 @@ class ContextWakeFd {
   std::function<bool()> stop_after_;   // unregisters the callback
 };
 
+// A one-shot flag that a poll(2) can wait on: fd() becomes readable (for
+// good) once Fire ran. Fire is thread-safe and idempotent.
+class WakeFlag {
+ public:
+  WakeFlag();
+  ~WakeFlag();
+  WakeFlag(const WakeFlag&) = delete;
+  WakeFlag& operator=(const WakeFlag&) = delete;
+  void Fire();
+  bool fired() const;
+  int fd() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
 // Polls fds[0..n) for POLLIN together with ctx. Returns ok when one of them is
 // readable, ctx.Err() when ctx is done first, DeadlineExceeded when timeout_ms
 // (>= 0) passed. timeout_ms < 0 waits without a timer.

@@ -5,11 +5,15 @@
 #   drain  one SIGTERM, then lets the step finish (touches OUT/go)
 #   grace  one SIGTERM; the step never finishes (--shutdown-grace must end it)
 #   twice  SIGTERM, then SIGINT once the first was acknowledged
+#   thrice SIGTERM, SIGINT, SIGTERM, each once the one before was acknowledged
+# PIPELINE=NAME.yml (in Inputs, default wait-for-go.yml) runs another
+# pipeline with the same @OUT@ protocol, still as OUT/wait-for-go.yml.
+# The worker is stopped after 60 s if it has not ended by then.
 set -u
 mode=$1 worker=$2 out=$3
 shift 3
 here=$(dirname "$0")
-sed "s|@OUT@|$out|g" "$here/wait-for-go.yml" > "$out/wait-for-go.yml"
+sed "s|@OUT@|$out|g" "$here/${PIPELINE:-wait-for-go.yml}" > "$out/wait-for-go.yml"
 
 wait_for() {  # wait_for CONDITION...: up to 60 s
   for _ in $(seq 1200); do "$@" && return 0; sleep 0.05; done
@@ -27,6 +31,15 @@ case $mode in
   drain) touch "$out/go" ;;
   grace) ;;
   twice) kill -INT "$pid" ;;
+  thrice)
+    kill -INT "$pid"
+    wait_for grep -q "canceling running builds" "$out/stderr"
+    kill -TERM "$pid" ;;
 esac
+(
+  for _ in $(seq 600); do kill -0 "$pid" 2>/dev/null || exit 0; sleep 0.1; done
+  echo "the worker did not end within 60 s" >&2
+  kill -KILL "$pid"
+) > /dev/null &
 wait "$pid"
 echo "exit=$?"
