@@ -1,6 +1,7 @@
 #include "file_sink.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -194,7 +195,18 @@ Error FileSink::Open(const std::string& path, FileSink** out) {
     close(fd);
     return Error(ErrorCode::kIo, "cannot write trace file '" + path + "': " + std::strerror(err));
   }
+  // The flusher starts before main when TETHER_TRACE is set, before the
+  // program could block the signals it wants to read from a signalfd (the
+  // worker blocks SIGINT/SIGTERM in main, for every thread it creates). A
+  // thread with those signals unblocked would take a process-directed
+  // SIGTERM with its default action (the program dies instead of draining),
+  // so the tracer's thread blocks every signal: it is created with a full
+  // mask, which it inherits from this thread for that moment.
+  sigset_t all_signals, previous;
+  sigfillset(&all_signals);
+  pthread_sigmask(SIG_SETMASK, &all_signals, &previous);
   sink->flusher_ = std::thread([sink] { sink->FlusherLoop(); });
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   on_exit(&FileSink::OnExit, sink);
   *out = sink;
   return Error();

@@ -8,6 +8,8 @@
 #   thrice SIGTERM, SIGINT, SIGTERM, each once the one before was acknowledged
 # PIPELINE=NAME.yml (in Inputs, default wait-for-go.yml) runs another
 # pipeline with the same @OUT@ protocol, still as OUT/wait-for-go.yml.
+# TRACE=TETHER runs the worker under `TETHER trace --out OUT/trace.json`
+# (the signals still go to the worker, the tracer's child).
 # The worker is stopped after 60 s if it has not ended by then.
 set -u
 mode=$1 worker=$2 out=$3
@@ -21,10 +23,17 @@ wait_for() {  # wait_for CONDITION...: up to 60 s
   return 1
 }
 
-"$worker" run --quiet --build-limit 1 --results "$out/results" "$@" \
-  "$out/wait-for-go.yml" "$out/wait-for-go.yml" 2> "$out/stderr" &
+tracer=()
+[ -n "${TRACE:-}" ] && tracer=("$TRACE" trace --out "$out/trace.json" --)
+"${tracer[@]}" "$worker" run --quiet --build-limit 1 --results "$out/results" "$@" \
+  "$out/wait-for-go.yml" "$out/wait-for-go.yml" 2> "$out/stderr" > "$out/stdout" &
 pid=$!
 wait_for test -f "$out/started"
+waited=$pid
+if [ -n "${TRACE:-}" ]; then
+  pid=$(cat "/proc/$waited/task/$waited/children")
+  pid=${pid%% *}
+fi
 kill -TERM "$pid"
 wait_for grep -q "taking no new builds" "$out/stderr"
 case $mode in
@@ -41,5 +50,5 @@ esac
   echo "the worker did not end within 60 s" >&2
   kill -KILL "$pid"
 ) > /dev/null &
-wait "$pid"
+wait "$waited"
 echo "exit=$?"
