@@ -7,27 +7,12 @@
 #include <cstring>
 #include <filesystem>
 
+#include "queue/job.hpp"
+
 namespace tether::worker::cmd {
 
-std::string BuildIdStem(const std::string& file) {
-  std::string base = std::filesystem::path(file).filename().string();
-  for (const char* ext : {".yml", ".yaml"}) {
-    std::string e = ext;
-    if (base.size() > e.size() && base.compare(base.size() - e.size(), e.size(), e) == 0) {
-      base.resize(base.size() - e.size());
-      break;
-    }
-  }
-  std::string stem;
-  for (char c : base) {
-    bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '-' || c == '_' || c == '.';
-    stem += safe ? c : '_';
-  }
-  while (!stem.empty() && stem[0] == '.') stem.erase(0, 1);
-  if (stem.size() > 64) stem.resize(64);
-  return stem.empty() ? "build" : stem;
-}
+// The queues name their jobs the same way.
+std::string BuildIdStem(const std::string& file) { return queue::BuildIdStem(file); }
 
 std::uint64_t BuildIdAllocator::HighestExisting(const std::string& stem) const {
   std::uint64_t highest = 0;

@@ -82,7 +82,13 @@ const char kRunUsage[] =
     "2 usage or pipeline validation error (nothing ran), 3 infrastructure error.\n";
 
 Error ParseRunOptions(int argc, char** argv, RunOptions* out) {
-  using Setter = std::function<Error(const std::string& flag, const std::string& value)>;
+  Error err = ParseWorkerOptions(argc, argv, {}, out);
+  if (err.ok() && !out->help && out->files.empty()) return Invalid("no pipeline files given");
+  return err;
+}
+
+Error ParseWorkerOptions(int argc, char** argv, const std::map<std::string, OptionSetter>& extra, RunOptions* out) {
+  using Setter = OptionSetter;
   auto duration = [](Duration* target, bool positive) -> Setter {
     return [target, positive](const std::string& flag, const std::string& value) {
       Error err = ParseDuration(value, target);
@@ -120,6 +126,7 @@ Error ParseRunOptions(int argc, char** argv, RunOptions* out) {
          return err.ok() ? err : Invalid(f + ": " + err.message());
        }},
   };
+  for (const auto& [flag, setter] : extra) with_value[flag] = setter;
   bool only_files = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -154,7 +161,6 @@ Error ParseRunOptions(int argc, char** argv, RunOptions* out) {
     }
     if (Error err = it->second(flag, value); !err.ok()) return err;
   }
-  if (!out->help && out->files.empty()) return Invalid("no pipeline files given");
   return Error();
 }
 

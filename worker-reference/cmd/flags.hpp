@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +39,9 @@ struct RunOptions {
 // Parses `run`'s arguments (argv[0] is "run"). Error: kInvalidArgument with
 // a message naming the option.
 Error ParseRunOptions(int argc, char** argv, RunOptions* out);
+// The same options plus `extra` (serve's), without requiring files.
+using OptionSetter = std::function<Error(const std::string& flag, const std::string& value)>;
+Error ParseWorkerOptions(int argc, char** argv, const std::map<std::string, OptionSetter>& extra, RunOptions* out);
 extern const char kRunUsage[];
 
 }  // namespace tether::worker::cmd

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cmd/run.hpp"
+#include "cmd/serve.hpp"
 #include "tether/worker/pipeline.hpp"
 
 namespace {
@@ -13,6 +14,9 @@ const char kUsage[] =
     "commands:\n"
     "  run [options] PIPELINE.yml...   run pipelines as builds (see: tether-worker run --help)\n"
     "  validate PIPELINE.yml...        check pipelines without running them\n"
+    "  serve [options]                 run builds from a queue until SIGTERM (see: serve --help)\n"
+    "  submit [--queue Q] PIPELINE.yml...  queue pipelines as builds; prints the job ids\n"
+    "  status [--queue Q] JOB          a queued build's state and result\n"
     "\n"
     "Exit status: 0 success, 1 a build failed, 2 usage or validation error,\n"
     "3 infrastructure error.\n";
@@ -30,6 +34,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!std::strcmp(command, "run")) return tether::worker::cmd::RunCommand(argc - 1, argv + 1);
+  if (!std::strcmp(command, "serve")) return tether::worker::cmd::ServeCommand(argc - 1, argv + 1);
+  if (!std::strcmp(command, "submit")) return tether::worker::cmd::SubmitCommand(argc - 1, argv + 1);
+  if (!std::strcmp(command, "status")) return tether::worker::cmd::StatusCommand(argc - 1, argv + 1);
   if (!std::strcmp(command, "validate")) return tether::worker::RunValidate(argc - 1, argv + 1);
   std::cerr << "tether-worker: unknown command '" << command << "'\n" << kUsage;
   return 2;

@@ -22,6 +22,37 @@ extern char** environ;
 
 namespace tether::worker::cmd {
 
+int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_workspace_root) {
+  // Before any thread exists: SIGINT/SIGTERM are read from a signalfd by the
+  // signal task (every thread inherits the mask; children get it cleared).
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  runtime::ProcessRuntime::BecomeSubreaper();
+
+  std::error_code ec;
+  std::filesystem::create_directories(options->results_dir, ec);
+  if (ec) {
+    std::cerr << "tether-worker " << command << ": cannot create " << options->results_dir << ": " << ec.message() << "\n";
+    return 3;
+  }
+  *own_workspace_root = options->workspace_root.empty();
+  if (*own_workspace_root) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/tether-worker-XXXXXX";
+    if (::mkdtemp(templ.data()) == nullptr) {
+      std::cerr << "tether-worker " << command << ": cannot create a workspace root in " << templ << "\n";
+      return 3;
+    }
+    options->workspace_root = templ;
+  }
+
+  return 0;
+}
+
 int RunCommand(int argc, char** argv) {
   RunOptions options;
   if (Error err = ParseRunOptions(argc, argv, &options); !err.ok()) {
@@ -52,32 +83,8 @@ int RunCommand(int argc, char** argv) {
     return 2;
   }
 
-  // Before any thread exists: SIGINT/SIGTERM are read from a signalfd by the
-  // signal task (every thread inherits the mask; children get it cleared).
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
-  runtime::ProcessRuntime::BecomeSubreaper();
-
-  std::error_code ec;
-  std::filesystem::create_directories(options.results_dir, ec);
-  if (ec) {
-    std::cerr << "tether-worker run: cannot create " << options.results_dir << ": " << ec.message() << "\n";
-    return 3;
-  }
-  bool own_workspace_root = options.workspace_root.empty();
-  if (own_workspace_root) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/tether-worker-XXXXXX";
-    if (::mkdtemp(templ.data()) == nullptr) {
-      std::cerr << "tether-worker run: cannot create a workspace root in " << templ << "\n";
-      return 3;
-    }
-    options.workspace_root = templ;
-  }
+  bool own_workspace_root = false;
+  if (int status = PrepareWorkerProcess("run", &options, &own_workspace_root); status != 0) return status;
 
   std::vector<queue::BuildItem> items;
   BuildIdAllocator ids(options.results_dir);
@@ -99,6 +106,7 @@ int RunCommand(int argc, char** argv) {
   std::string workspace_root = options.workspace_root;
   Worker worker(std::move(options), &queue, &live, std::move(worker_env));
   int status = worker.Start(Background());
+  std::error_code ec;
   if (own_workspace_root) std::filesystem::remove_all(workspace_root, ec);
   return status;
 }

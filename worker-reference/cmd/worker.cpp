@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "cmd/exec.hpp"
@@ -17,48 +18,113 @@
 
 namespace tether::worker::cmd {
 
-std::uint64_t RunningBuilds::Add(CancelFunc cancel, std::function<void()> kill) {
+RunningBuilds::RunningBuilds(int slots) : slots_(static_cast<std::size_t>(slots)) {
+  for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].info.slot = static_cast<int>(i);
+}
+
+void RunningBuilds::Begin(const SlotInfo& info, CancelFunc cancel, std::function<void()> kill) {
   std::lock_guard<std::mutex> lock(mu_);
   if (canceled_all_) cancel();
   if (killed_all_) kill();
-  builds_[next_] = Entry{std::move(cancel), std::move(kill)};
-  return next_++;
+  Entry& e = slots_[static_cast<std::size_t>(info.slot)];
+  e.info = info;
+  e.info.busy = true;
+  e.cancel = std::move(cancel);
+  e.kill = std::move(kill);
 }
 
-void RunningBuilds::Remove(std::uint64_t token) {
+void RunningBuilds::End(int slot) {
   std::lock_guard<std::mutex> lock(mu_);
-  builds_.erase(token);
+  Entry& e = slots_[static_cast<std::size_t>(slot)];
+  e = Entry();
+  e.info.slot = slot;
 }
 
 void RunningBuilds::CancelAll() {
   std::lock_guard<std::mutex> lock(mu_);
   canceled_all_ = true;
-  for (auto& [token, build] : builds_) build.cancel();
+  for (Entry& e : slots_) {
+    if (e.info.busy) e.cancel();
+  }
 }
 
 void RunningBuilds::KillAll() {
   std::lock_guard<std::mutex> lock(mu_);
   canceled_all_ = true;
   killed_all_ = true;
-  for (auto& [token, build] : builds_) {
-    build.cancel();
-    build.kill();
+  for (Entry& e : slots_) {
+    if (!e.info.busy) continue;
+    e.cancel();
+    e.kill();
   }
 }
 
-Worker::Worker(RunOptions options, queue::MemoryQueue* queue, executor::LiveOutput* live,
-               std::vector<std::string> worker_env)
-    : options_(std::move(options)), queue_(queue), live_(live), worker_env_(std::move(worker_env)) {}
+WorkerControl::CancelResult RunningBuilds::Cancel(int slot, std::string* build_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (slot < 0 || static_cast<std::size_t>(slot) >= slots_.size()) return WorkerControl::CancelResult::kNoSuchSlot;
+  Entry& e = slots_[static_cast<std::size_t>(slot)];
+  if (!e.info.busy) return WorkerControl::CancelResult::kIdle;
+  if (build_id) *build_id = e.info.build_id;
+  e.cancel();
+  return WorkerControl::CancelResult::kCanceled;
+}
 
-int Worker::Start(const Context& ctx) {
+std::vector<SlotInfo> RunningBuilds::Slots() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<SlotInfo> out;
+  for (const Entry& e : slots_) out.push_back(e.info);
+  return out;
+}
+
+namespace {
+
+// Seconds: queue waits and build durations from 10 ms to an hour.
+std::vector<double> SecondsBuckets() { return {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600}; }
+
+double Seconds(WallClock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+Worker::Worker(RunOptions options, queue::BuildSource* queue, executor::LiveOutput* live,
+               std::vector<std::string> worker_env, std::string worker_name)
+    : options_(std::move(options)),
+      queue_(queue),
+      live_(live),
+      worker_env_(std::move(worker_env)),
+      worker_name_(std::move(worker_name)),
+      builds_(options_.build_limit) {
+  stats_.queue_wait_seconds = Histogram(SecondsBuckets());
+  stats_.build_duration_seconds = Histogram(SecondsBuckets());
+}
+
+bool Worker::InfrastructureFailed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return infra_failed_;
+}
+
+WorkerStats Worker::Stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+int Worker::Start(const Context& ctx, std::vector<SideTask> side_tasks) {
   auto [run_ctx, end_run] = WithCancel(ctx);
   auto [start, start_ctx] = TaskGroup::WithContext(run_ctx);
   // The first signal cancels intake_ctx: no loop pops another build.
   auto [intake_ctx, stop_intake] = WithCancel(start_ctx);
   start.Go("signals", [this, sctx = start_ctx, stop = stop_intake] { return WatchSignals(sctx, stop); });
+  for (SideTask& task : side_tasks) {
+    // A side task that fails stops intake (running builds drain), like an
+    // executor loop's infrastructure error.
+    start.Go(task.name, [run = std::move(task.run), sctx = start_ctx, stop = stop_intake] {
+      Error err = run(sctx);
+      if (!err.ok()) stop();
+      return err;
+    });
+  }
   start.Go("operate", [this, ictx = intake_ctx, end = end_run] {
     Error err = Operate(ictx);
-    end();  // the work is done: the signal watcher can stop
+    end();  // the work is done: the signal watcher and the side tasks can stop
     return err;
   });
   Error err = start.Wait();
@@ -76,36 +142,57 @@ int Worker::Start(const Context& ctx) {
     Recorded(record);
     if (live_) live_->BuildDone(item.id, record.status, record.reason);
   }
+  std::lock_guard<std::mutex> lock(mu_);
   if (!err.ok()) {
     std::cerr << "tether-worker: " << err.ToString() << "\n";
+    infra_failed_ = true;
     return 3;
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (status_counts_["error"] > 0) return 3;
-  if (status_counts_["failure"] > 0 || status_counts_["canceled"] > 0) return 1;
+  auto& counts = stats_.builds_by_status;
+  if (counts["error"] > 0) return 3;
+  if (counts["failure"] > 0 || counts["canceled"] > 0) return 1;
   return 0;
 }
 
 Error Worker::Operate(const Context& ctx) {
   auto [executors, executors_ctx] = TaskGroup::WithContext(ctx);
   for (int i = 0; i < options_.build_limit; ++i) {
-    executors.Go("executor " + std::to_string(i), [this, ectx = executors_ctx]() -> Error {
-      while (std::optional<queue::BuildItem> item = queue_->Pop(ectx)) {
+    executors.Go("executor " + std::to_string(i), [this, i, ectx = executors_ctx]() -> Error {
+      for (;;) {
+        std::optional<queue::BuildItem> item;
+        if (Error err = queue_->Pop(ectx, &item); !err.ok()) return err;
+        if (!item) return Error();
         // An infrastructure error stops this loop and, through the group,
         // the other loops' intake; their running builds still finish.
-        if (Error err = Exec(ectx, std::move(*item)); !err.ok()) return err;
+        if (Error err = Exec(ectx, i, std::move(*item)); !err.ok()) return err;
       }
-      return Error();
     });
   }
   return executors.Wait();
 }
 
-Error Worker::Exec(const Context& ctx, queue::BuildItem item) {
+Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   const std::string result_dir = options_.results_dir + "/" + item.id;
+  const WallClock::time_point claimed = WallClock::now();
+  // A rerun (its worker died) starts from an empty result directory.
+  std::error_code ec;
+  if (item.attempt > 1) std::filesystem::remove_all(result_dir, ec);
+  std::filesystem::create_directories(result_dir, ec);
+  if (ec) return Error(ErrorCode::kIo, "cannot create " + result_dir + ": " + ec.message());
   // tether:detached(the first SIGINT/SIGTERM cancels ctx to stop intake, but a running build must drain, not die: its root drops ctx's cancellation and keeps its values; the shutdown path cancels it through builds_ after --shutdown-grace, and the build's own timeout still applies)
   Scope scope(WithoutCancel(ctx), "build " + item.id);
   auto [build_ctx, cancel_build] = WithCancel(scope.context());
+  SlotInfo info;
+  info.slot = slot;
+  info.build_id = item.id;
+  info.pipeline = item.pipeline.file;
+  info.started = claimed;
+  info.attempt = item.attempt;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.running;
+    if (item.submitted) stats_.queue_wait_seconds.Observe(std::max(0.0, Seconds(claimed - *item.submitted)));
+  }
 
   executor::BuildConfig config;
   config.build_id = item.id;
@@ -117,26 +204,52 @@ Error Worker::Exec(const Context& ctx, queue::BuildItem item) {
   config.live = live_;
   config.worker_env = worker_env_;
   executor::Engine engine(item.pipeline, config);
-  // Removed below, before engine is destroyed.
-  const std::uint64_t token = builds_.Add(cancel_build, [&engine] { engine.Kill(); });
+  // Ended below, before engine is destroyed.
+  builds_.Begin(info, cancel_build, [&engine] { engine.Kill(); });
 
   Duration timeout = item.pipeline.timeout ? Duration(*item.pipeline.timeout) : options_.build_timeout;
   // The cleanup deadline: the kill grace plus a margin to reap and remove.
   RunBuild(build_ctx, engine, timeout, options_.kill_grace + std::chrono::seconds(30));
-  builds_.Remove(token);
+  builds_.End(slot);
   cancel_build();
 
   executor::BuildRecord record = engine.Record();
   Error write_err = executor::WriteBuildJson(record, result_dir + "/build.json");
   Recorded(record);
   if (live_) live_->BuildDone(item.id, record.status, record.reason);
+
+  // The acknowledgement: only now may the queue forget the job.
+  queue::JobResult result;
+  result.status = record.status;
+  result.reason = record.reason;
+  result.worker = worker_name_;
+  result.result_dir = std::filesystem::absolute(result_dir, ec).string();
+  result.started = claimed;
+  result.finished = WallClock::now();
+  // tether:detached(the ack must reach the queue after a shutdown cancelled ctx; it is bounded by its own deadline, after which the job is rerun elsewhere: at least once)
+  auto [ack_ctx, cancel_ack] = WithTimeout(WithoutCancel(ctx), std::chrono::seconds(30));
+  Error ack_err = queue_->Finish(ack_ctx, item, result);
+  cancel_ack();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --stats_.running;
+    stats_.build_duration_seconds.Observe(Seconds(WallClock::now() - claimed));
+  }
   scope.End();
+  if (!ack_err.ok()) {
+    std::cerr << "tether-worker: build " << item.id << ": cannot acknowledge: " << ack_err.ToString() << "\n";
+  }
   return write_err;  // results that cannot be written are an infrastructure error
 }
 
 void Worker::Recorded(const executor::BuildRecord& record) {
   std::lock_guard<std::mutex> lock(mu_);
-  ++status_counts_[record.status];
+  ++stats_.builds_by_status[record.status];
+  for (const auto* list : {&record.steps, &record.services}) {
+    for (const executor::ContainerRecord& c : *list) {
+      if (c.status == executor::Status::kKilled) ++stats_.steps_killed;
+    }
+  }
 }
 
 namespace {

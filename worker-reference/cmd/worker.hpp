@@ -1,7 +1,7 @@
 // The worker process (Vela's cmd/vela-worker): Start, operate, exec.
 //
 // Contexts and tasks (docs/worker.md has the diagram):
-//   Start(ctx)          run_ctx = WithCancel(ctx): ends the signal watcher once
+//   Start(ctx, side)    run_ctx = WithCancel(ctx): ends the signal watcher once
 //                       the work is done; group `start` (TaskGroup) owns two tasks:
 //     signals task      first SIGINT/SIGTERM: stop_intake(); then after
 //                       --shutdown-grace or a second signal: builds_.CancelAll();
@@ -9,6 +9,8 @@
 //                       builds_.KillAll()
 //     operate task      Operate(intake_ctx): group `executors` of --build-limit
 //                       loops, each: Pop(intake_ctx) -> Exec(intake_ctx, item)
+//     side tasks        (serve) the queue's heartbeat, the HTTP API: until
+//                       the executor loops returned
 //   Exec(ctx, item)     a tether::Scope per build, rooted in WithoutCancel(ctx)
 //                       (the first signal drains builds, it does not cancel
 //                       them); build_ctx = WithCancel(scope), registered in
@@ -26,61 +28,84 @@
 #include <string>
 #include <vector>
 
+#include "cmd/control.hpp"
 #include "cmd/flags.hpp"
 #include "executor/live_output.hpp"
 #include "executor/result.hpp"
-#include "queue/memory_queue.hpp"
+#include "queue/queue.hpp"
 #include "tether/context.hpp"
 
 namespace tether::worker::cmd {
 
-// The cancel and kill functions of the running builds (Vela's executors
-// map, with a lock): the shutdown path's only way into a build. CancelAll
-// cancels every build's context (its steps get SIGTERM and the kill grace);
-// KillAll is the last resort after that (SIGKILL now, log streams cut).
+// The running build of each executor slot, with its cancel and kill
+// functions (Vela's executors map, with a lock): the shutdown path's and the
+// API's only way into a build. CancelAll cancels every build's context (its
+// steps get SIGTERM and the kill grace); KillAll is the last resort after
+// that (SIGKILL now, log streams cut); Cancel(slot) is the API's.
 class RunningBuilds {
  public:
-  // Registers a build; if CancelAll or KillAll already ran, calls it at once.
-  // kill must stay callable until Remove returned.
-  std::uint64_t Add(CancelFunc cancel, std::function<void()> kill);
-  void Remove(std::uint64_t token);
+  explicit RunningBuilds(int slots);
+  // Registers slot's build; if CancelAll or KillAll already ran, calls it at
+  // once. kill must stay callable until End returned.
+  void Begin(const SlotInfo& info, CancelFunc cancel, std::function<void()> kill);
+  void End(int slot);
   void CancelAll();
   void KillAll();
+  WorkerControl::CancelResult Cancel(int slot, std::string* build_id);
+  std::vector<SlotInfo> Slots() const;
 
  private:
   struct Entry {
+    SlotInfo info;
     CancelFunc cancel;
     std::function<void()> kill;
   };
-  std::mutex mu_;
-  std::map<std::uint64_t, Entry> builds_;  // guarded by mu_
-  std::uint64_t next_ = 1;                 // guarded by mu_
-  bool canceled_all_ = false;              // guarded by mu_
-  bool killed_all_ = false;                // guarded by mu_
+  mutable std::mutex mu_;
+  std::vector<Entry> slots_;   // guarded by mu_
+  bool canceled_all_ = false;  // guarded by mu_
+  bool killed_all_ = false;    // guarded by mu_
 };
 
-class Worker {
- public:
-  Worker(RunOptions options, queue::MemoryQueue* queue, executor::LiveOutput* live,
-         std::vector<std::string> worker_env);
+// A task that runs beside the executors for as long as the worker takes
+// builds (the Redis heartbeat, the HTTP API): its ctx is cancelled once the
+// executor loops returned. An error stops intake, like an executor's.
+struct SideTask {
+  std::string name;
+  std::function<Error(const Context&)> run;
+};
 
-  // Runs every queued build (or until shutdown); returns the exit status
-  // of `tether-worker run`.
-  int Start(const Context& ctx);
+class Worker : public WorkerControl {
+ public:
+  // worker_name names this worker in the results it acknowledges.
+  Worker(RunOptions options, queue::BuildSource* queue, executor::LiveOutput* live,
+         std::vector<std::string> worker_env, std::string worker_name = "");
+
+  // Runs builds until the queue is exhausted (run) or a shutdown signal
+  // (serve), with side tasks beside; returns the exit status of `run`.
+  int Start(const Context& ctx, std::vector<SideTask> side_tasks = {});
+
+  std::vector<SlotInfo> Slots() const override { return builds_.Slots(); }
+  CancelResult CancelSlot(int slot, std::string* build_id) override { return builds_.Cancel(slot, build_id); }
+  WorkerStats Stats() const override;
+  // After Start: it returned because of an infrastructure error (a queue
+  // that failed, results that could not be written), not a shutdown.
+  bool InfrastructureFailed() const;
 
  private:
   Error Operate(const Context& ctx);
-  Error Exec(const Context& ctx, queue::BuildItem item);
+  Error Exec(const Context& ctx, int slot, queue::BuildItem item);
   Error WatchSignals(const Context& ctx, const CancelFunc& stop_intake);
   void Recorded(const executor::BuildRecord& record);
 
   const RunOptions options_;
-  queue::MemoryQueue* queue_;
+  queue::BuildSource* queue_;
   executor::LiveOutput* live_;
   const std::vector<std::string> worker_env_;
+  const std::string worker_name_;
   RunningBuilds builds_;
-  std::mutex mu_;
-  std::map<std::string, int> status_counts_;  // guarded by mu_
+  mutable std::mutex mu_;
+  WorkerStats stats_;          // guarded by mu_
+  bool infra_failed_ = false;  // guarded by mu_
 };
 
 }  // namespace tether::worker::cmd

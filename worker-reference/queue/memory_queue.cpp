@@ -15,6 +15,11 @@ std::optional<BuildItem> MemoryQueue::Pop(const Context& ctx) {
   return items_.Recv(ctx);
 }
 
+Error MemoryQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
+  *out = Pop(ctx);
+  return Error();
+}
+
 std::vector<BuildItem> MemoryQueue::Drain() {
   std::vector<BuildItem> left;
   while (std::optional<BuildItem> item = items_.TryRecv()) left.push_back(std::move(*item));

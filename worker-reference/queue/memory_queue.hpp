@@ -9,25 +9,23 @@
 #include <string>
 #include <vector>
 
+#include "queue/queue.hpp"
 #include "tether/channel.hpp"
 #include "tether/context.hpp"
-#include "tether/worker/pipeline.hpp"
 
 namespace tether::worker::queue {
 
-struct BuildItem {
-  std::string id;  // unique, safe as a directory name
-  Pipeline pipeline;
-};
-
-class MemoryQueue {
+class MemoryQueue : public BuildSource {
  public:
   // Every item is queued at once; the queue is then closed.
   explicit MemoryQueue(std::vector<BuildItem> items);
   // The next build; nullopt when the queue is empty or ctx is done.
   std::optional<BuildItem> Pop(const Context& ctx);
+  Error Pop(const Context& ctx, std::optional<BuildItem>* out) override;
+  // Nothing to acknowledge: build.json is the result.
+  Error Finish(const Context&, const BuildItem&, const JobResult&) override { return Error(); }
   // Removes and returns the builds nobody popped (after a shutdown).
-  std::vector<BuildItem> Drain();
+  std::vector<BuildItem> Drain() override;
   std::size_t size() const { return items_.size(); }
 
  private:

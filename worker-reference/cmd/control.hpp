@@ -1,0 +1,76 @@
+// WorkerControl: what a running worker exposes to its HTTP API (`serve
+// --api`, worker-reference/api/): the executor slots and what each runs, a
+// cancel per slot, and the counters behind /metrics.
+//
+// Contract:
+//  - Every method is thread-safe and returns promptly (no I/O, no waiting on
+//    a build); the API may call them from any thread at any time while
+//    Worker::Start runs.
+//  - Slots() has one entry per executor slot (0 .. --build-limit-1), busy or
+//    idle, in slot order.
+//  - CancelSlot(n) cancels the build context of the build slot n runs now:
+//    the build ends as `canceled` (its running step stopped, the rest
+//    `canceled`), DestroyBuild runs, and its result is acknowledged to the
+//    queue like any other. It returns at once; the build ends shortly after.
+//    kIdle when slot n runs nothing (a finished build cannot be cancelled),
+//    kNoSuchSlot when n is out of range. *build_id names the build cancelled.
+//  - Stats() is a snapshot: counters only grow, `running` is current.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tether::worker::cmd {
+
+using WallClock = std::chrono::system_clock;
+
+struct SlotInfo {
+  int slot = 0;
+  bool busy = false;
+  // When busy:
+  std::string build_id;
+  std::string pipeline;  // the pipeline file as submitted (or as given to `run`)
+  WallClock::time_point started;
+  int attempt = 1;  // > 1: a rerun after a worker died
+};
+
+// A Prometheus-style histogram: counts[i] observations <= bounds[i]
+// (not cumulative), counts.back() those above the last bound.
+struct Histogram {
+  std::vector<double> bounds;
+  std::vector<std::uint64_t> counts;  // bounds.size() + 1
+  double sum = 0;
+  std::uint64_t count = 0;
+
+  explicit Histogram(std::vector<double> b = {}) : bounds(std::move(b)), counts(bounds.size() + 1, 0) {}
+  void Observe(double v) {
+    std::size_t i = 0;
+    while (i < bounds.size() && v > bounds[i]) ++i;
+    ++counts[i];
+    sum += v;
+    ++count;
+  }
+};
+
+struct WorkerStats {
+  std::map<std::string, std::uint64_t> builds_by_status;  // success | failure | error | canceled
+  int running = 0;                     // builds running now
+  std::uint64_t steps_killed = 0;      // steps and services stopped by the worker while running
+  Histogram queue_wait_seconds;        // submit to claim (durable queues only)
+  Histogram build_duration_seconds;    // claim to result
+};
+
+class WorkerControl {
+ public:
+  enum class CancelResult { kCanceled, kIdle, kNoSuchSlot };
+
+  virtual ~WorkerControl() = default;
+  virtual std::vector<SlotInfo> Slots() const = 0;
+  virtual CancelResult CancelSlot(int slot, std::string* build_id) = 0;
+  virtual WorkerStats Stats() const = 0;
+};
+
+}  // namespace tether::worker::cmd

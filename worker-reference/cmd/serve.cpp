@@ -1,0 +1,136 @@
+// `tether-worker serve`: a Worker whose executor loops pop a durable queue.
+#include "cmd/serve.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cmd/run.hpp"
+#include "cmd/worker.hpp"
+#include "executor/live_output.hpp"
+#include "queue/queue.hpp"
+
+extern char** environ;
+
+namespace tether::worker::cmd {
+
+const char kServeUsage[] =
+    "usage: tether-worker serve [options]\n"
+    "\n"
+    "Takes builds from a durable queue and runs them until SIGINT/SIGTERM (the first\n"
+    "signal stops intake and drains running builds for --shutdown-grace, then cancels\n"
+    "them; a second signal cancels at once). Each build's result is written to\n"
+    "<results>/<build-id>/ and acknowledged to the queue.\n"
+    "\n"
+    "options:\n"
+    "  --queue Q                    dir:PATH (a spool directory, default dir:tether-spool)\n"
+    "                               or redis://HOST:PORT/DB (password from\n"
+    "                               TETHER_REDIS_PASSWORD or TETHER_REDIS_PASSWORD_FILE)\n"
+    "  --queue-key K                redis: the queue's key and key prefix (default: tether)\n"
+    "  --heartbeat-ttl D            redis: a worker silent this long is dead and its\n"
+    "                               builds are run again elsewhere (default: 30s)\n"
+    "  --worker-name N              this worker's name in the queue (default: host-pid-random)\n"
+    "  --api ADDR                   serve the HTTP API on ADDR (host:port)\n"
+    "  --api-token-file F           bearer token of the API (required off loopback)\n"
+    "  and the options of run: --results, --build-limit, --build-timeout, --kill-grace,\n"
+    "  --log-streaming-timeout, --shutdown-grace, --max-log-size, --workspace-root, --quiet\n"
+    "\n"
+    "Exit status: 0 after a shutdown, 2 usage error, 3 the queue is unreachable or unusable.\n";
+
+Error ParseServeOptions(int argc, char** argv, ServeOptions* out) {
+  auto text = [](std::string* target) -> OptionSetter {
+    return [target](const std::string& flag, const std::string& value) {
+      if (value.empty()) return Error(ErrorCode::kInvalidArgument, flag + ": empty value");
+      *target = value;
+      return Error();
+    };
+  };
+  std::map<std::string, OptionSetter> extra = {
+      {"--queue", text(&out->queue)},
+      {"--queue-key", text(&out->queue_key)},
+      {"--worker-name", text(&out->worker_name)},
+      {"--api", text(&out->api)},
+      {"--api-token-file", text(&out->api_token_file)},
+      {"--heartbeat-ttl", [out](const std::string& flag, const std::string& value) {
+         Error err = ParseDuration(value, &out->heartbeat_ttl);
+         if (!err.ok()) return Error(ErrorCode::kInvalidArgument, flag + ": " + err.message());
+         if (out->heartbeat_ttl < std::chrono::milliseconds(100)) {
+           return Error(ErrorCode::kInvalidArgument, flag + ": must be at least 100ms");
+         }
+         return Error();
+       }},
+  };
+  if (Error err = ParseWorkerOptions(argc, argv, extra, &out->run); !err.ok()) return err;
+  if (!out->run.files.empty()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "unexpected argument " + out->run.files[0] + " (serve takes builds from --queue; use submit)");
+  }
+  for (char c : out->worker_name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
+      return Error(ErrorCode::kInvalidArgument, "--worker-name: only [A-Za-z0-9._-] allowed");
+    }
+  }
+  return Error();
+}
+
+queue::QueueOptions QueueOptionsOf(const ServeOptions& options) {
+  queue::QueueOptions q;
+  q.key = options.queue_key;
+  q.heartbeat_ttl = options.heartbeat_ttl;
+  q.worker_name = options.worker_name;
+  q.slots = options.run.build_limit;
+  return q;
+}
+
+int ExitStatusOf(const Error& err) { return err.Is(ErrorCode::kInvalidArgument) ? kExitUsage : kExitQueue; }
+
+int ServeCommand(int argc, char** argv) {
+  ServeOptions options;
+  if (Error err = ParseServeOptions(argc, argv, &options); !err.ok()) {
+    std::cerr << "tether-worker serve: " << err.message() << "\n"
+              << "run 'tether-worker serve --help' for usage\n";
+    return kExitUsage;
+  }
+  if (options.run.help) {
+    std::cout << kServeUsage;
+    return 0;
+  }
+  std::unique_ptr<queue::Queue> q;
+  if (Error err = queue::OpenQueue(options.queue, QueueOptionsOf(options), &q); !err.ok()) {
+    std::cerr << "tether-worker serve: " << err.message() << "\n";
+    return ExitStatusOf(err);
+  }
+  bool own_workspace_root = false;
+  if (int status = PrepareWorkerProcess("serve", &options.run, &own_workspace_root); status != 0) return status;
+  if (Error err = q->Register(); !err.ok()) {
+    std::cerr << "tether-worker serve: " << err.message() << "\n";
+    return ExitStatusOf(err);
+  }
+
+  std::vector<std::string> worker_env;
+  for (char** e = environ; *e != nullptr; ++e) worker_env.emplace_back(*e);
+  bool tty = ::isatty(STDOUT_FILENO) == 1;
+  executor::LiveOutput live(stdout, !options.run.quiet, tty);
+  const std::string workspace_root = options.run.workspace_root;
+  Worker worker(options.run, q.get(), &live, std::move(worker_env), q->worker_name());
+
+  std::vector<SideTask> side;
+  side.push_back({"queue", [&q](const Context& ctx) { return q->Serve(ctx); }});
+  std::unique_ptr<ApiServer> api;
+  if (!options.api.empty()) {
+    if (Error err = NewApiServer(options, worker, &api); !err.ok()) {
+      std::cerr << "tether-worker serve: " << err.message() << "\n";
+      return ExitStatusOf(err);
+    }
+    side.push_back({"api", [&api](const Context& ctx) { return api->Run(ctx); }});
+  }
+  std::cerr << "tether-worker serve: worker " << q->worker_name() << " on " << options.queue << ", "
+            << options.run.build_limit << " slot(s)\n";
+  worker.Start(Background(), std::move(side));
+  std::error_code ec;
+  if (own_workspace_root) std::filesystem::remove_all(workspace_root, ec);
+  return worker.InfrastructureFailed() ? kExitQueue : 0;
+}
+
+}  // namespace tether::worker::cmd

@@ -1,0 +1,426 @@
+#include "queue/redis_queue.hpp"
+
+#include <fcntl.h>
+#include <hiredis/hiredis.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include "runtime/wake_fd.hpp"
+
+namespace tether::worker::queue {
+
+namespace {
+
+// Acknowledges a job: the first result wins; the claim is dropped either way.
+// KEYS: job hash, processing list. ARGV: result, id.
+const char kFinishScript[] = R"lua(
+if redis.call('HEXISTS', KEYS[1], 'result') == 0 then
+  redis.call('HSET', KEYS[1], 'result', ARGV[1])
+end
+redis.call('LREM', KEYS[2], 0, ARGV[2])
+return 1
+)lua";
+
+// Recovers a dead worker's claims (or does nothing if its heartbeat lives).
+// KEYS: its heartbeat, the workers hash, the queue. ARGV: worker, number of
+// lists, processing-list prefix, job-hash prefix.
+const char kRecoverScript[] = R"lua(
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+local moved = 0
+for i = 0, tonumber(ARGV[2]) - 1 do
+  local list = ARGV[3] .. i
+  while true do
+    local id = redis.call('RPOP', list)
+    if not id then break end
+    if redis.call('HEXISTS', ARGV[4] .. id, 'result') == 0 then
+      redis.call('RPUSH', KEYS[3], id)
+      moved = moved + 1
+    end
+  end
+end
+redis.call('HDEL', KEYS[2], ARGV[1])
+return moved
+)lua";
+
+// Puts a claim back at the head of the queue (a Pop that lost to shutdown).
+// KEYS: processing list, queue. ARGV: id.
+const char kUnclaimScript[] = R"lua(
+if redis.call('LREM', KEYS[1], 0, ARGV[1]) > 0 then redis.call('RPUSH', KEYS[2], ARGV[1]) end
+return 1
+)lua";
+
+void SleepCtx(const Context& ctx, std::chrono::milliseconds d) {
+  runtime::PollWithContext(ctx, nullptr, 0, static_cast<int>(d.count()));
+}
+
+}  // namespace
+
+Error ReadRedisPassword(std::string* out) {
+  out->clear();
+  if (const char* p = std::getenv("TETHER_REDIS_PASSWORD"); p && *p) {
+    *out = p;
+    return Error();
+  }
+  if (const char* f = std::getenv("TETHER_REDIS_PASSWORD_FILE"); f && *f) {
+    std::ifstream in(f);
+    if (!in) return Error(ErrorCode::kIo, std::string("cannot read TETHER_REDIS_PASSWORD_FILE ") + f);
+    std::getline(in, *out);
+    if (!out->empty() && out->back() == '\r') out->pop_back();
+  }
+  return Error();
+}
+
+RedisConnection::~RedisConnection() { Drop(); }
+
+void RedisConnection::Drop() {
+  if (ctx_ != nullptr) redisFree(ctx_);
+  ctx_ = nullptr;
+}
+
+Error RedisConnection::Connect() {
+  const std::string where = "redis " + addr_.host + ":" + std::to_string(addr_.port);
+  timeval connect_timeout{2, 0};
+  ctx_ = redisConnectWithTimeout(addr_.host.c_str(), addr_.port, connect_timeout);
+  if (ctx_ == nullptr || ctx_->err) {
+    std::string why = ctx_ ? ctx_->errstr : "out of memory";
+    Drop();
+    return Error(ErrorCode::kIo, "cannot reach " + where + ": " + why);
+  }
+  // Commands block at most BLMOVE's timeout; anything far longer is a dead server.
+  timeval io_timeout{10, 0};
+  redisSetTimeout(ctx_, io_timeout);
+  // O_CLOEXEC is not hiredis's default: a step must not inherit the socket.
+  auto setup = [&](const std::vector<std::string>& argv) -> Error {
+    Reply r;
+    Error err = Command(argv, &r);
+    if (err.Is(ErrorCode::kFailed)) return Error(ErrorCode::kIo, where + ": " + argv[0] + ": " + err.message());
+    return err;
+  };
+  redisContext* c = ctx_;
+  if (int fl = ::fcntl(c->fd, F_GETFD); fl >= 0) ::fcntl(c->fd, F_SETFD, fl | FD_CLOEXEC);
+  if (!addr_.password.empty()) {
+    if (Error err = setup({"AUTH", addr_.password}); !err.ok()) return err;
+  }
+  if (addr_.db != 0) {
+    if (Error err = setup({"SELECT", std::to_string(addr_.db)}); !err.ok()) return err;
+  }
+  return Error();
+}
+
+Error RedisConnection::Command(const std::vector<std::string>& argv, Reply* reply) {
+  if (ctx_ == nullptr) {
+    if (Error err = Connect(); !err.ok()) return err;
+  }
+  std::vector<const char*> args;
+  std::vector<size_t> lens;
+  for (const std::string& a : argv) {
+    args.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  auto* r = static_cast<redisReply*>(redisCommandArgv(ctx_, static_cast<int>(args.size()), args.data(), lens.data()));
+  if (r == nullptr) {
+    std::string why = ctx_->errstr;
+    Drop();
+    return Error(ErrorCode::kIo, "redis " + addr_.host + ":" + std::to_string(addr_.port) + ": " + why);
+  }
+  *reply = Reply();
+  Error err;
+  switch (r->type) {
+    case REDIS_REPLY_NIL: reply->nil = true; break;
+    case REDIS_REPLY_INTEGER: reply->integer = r->integer; break;
+    case REDIS_REPLY_STATUS:
+    case REDIS_REPLY_STRING: reply->str.assign(r->str, r->len); break;
+    case REDIS_REPLY_ERROR: err = Error(ErrorCode::kFailed, std::string(r->str, r->len)); break;
+    case REDIS_REPLY_ARRAY:
+      for (size_t i = 0; i < r->elements; ++i) {
+        redisReply* e = r->element[i];
+        reply->elements.emplace_back(e->type == REDIS_REPLY_STRING || e->type == REDIS_REPLY_STATUS
+                                         ? std::string(e->str, e->len)
+                                         : e->type == REDIS_REPLY_INTEGER ? std::to_string(e->integer) : "");
+      }
+      break;
+    default: break;
+  }
+  freeReplyObject(r);
+  return err;
+}
+
+RedisQueue::RedisQueue(RedisAddress addr, QueueOptions options)
+    : addr_(std::move(addr)), options_(std::move(options)), key_(options_.key) {
+  name_ = options_.worker_name.empty() ? DefaultWorkerName() : options_.worker_name;
+  list_busy_.assign(static_cast<std::size_t>(std::max(1, options_.slots)), false);
+}
+
+RedisQueue::~RedisQueue() = default;
+
+std::unique_ptr<RedisConnection> RedisQueue::Take() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (idle_.empty()) return std::make_unique<RedisConnection>(addr_);
+  std::unique_ptr<RedisConnection> c = std::move(idle_.back());
+  idle_.pop_back();
+  return c;
+}
+
+void RedisQueue::Give(std::unique_ptr<RedisConnection> conn) {
+  std::lock_guard<std::mutex> lock(mu_);
+  idle_.push_back(std::move(conn));
+}
+
+int RedisQueue::TakeList() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (std::size_t i = 0; i < list_busy_.size(); ++i) {
+    if (!list_busy_[i]) {
+      list_busy_[i] = true;
+      return static_cast<int>(i);
+    }
+  }
+  list_busy_.push_back(true);  // more Pops than slots: still correct, recovered as well
+  return static_cast<int>(list_busy_.size() - 1);
+}
+
+void RedisQueue::GiveList(int list) {
+  std::lock_guard<std::mutex> lock(mu_);
+  list_busy_[static_cast<std::size_t>(list)] = false;
+}
+
+std::string RedisQueue::ProcList(int list) const { return key_ + ":proc:" + name_ + ":" + std::to_string(list); }
+
+Error RedisQueue::Open() {
+  RedisConnection::Reply r;
+  std::unique_ptr<RedisConnection> conn = Take();
+  Error err = conn->Command({"PING"}, &r);
+  if (err.Is(ErrorCode::kFailed)) err = Error(ErrorCode::kIo, "redis " + addr_.host + ":" + std::to_string(addr_.port) + ": " + err.message());
+  if (err.ok()) Give(std::move(conn));
+  return err;
+}
+
+Error RedisQueue::Retry(const Context& ctx, RedisConnection& conn, const std::vector<std::string>& argv,
+                        RedisConnection::Reply* reply) {
+  auto backoff = std::chrono::milliseconds(100);
+  for (;;) {
+    Error err = conn.Command(argv, reply);
+    if (!err.Is(ErrorCode::kIo)) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (warned_ && err.ok()) {
+        std::cerr << "tether-worker: redis " << addr_.host << ":" << addr_.port << " reachable again\n";
+        warned_ = false;
+      }
+      return err;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!warned_) std::cerr << "tether-worker: " << err.message() << "; retrying\n";
+      warned_ = true;
+    }
+    if (!ctx.Err().ok()) return err;
+    SleepCtx(ctx, backoff);
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+  }
+}
+
+Error RedisQueue::Submit(const JobSpec& spec, std::string* id) {
+  JobRecord job;
+  job.id = NewJobId(spec.pipeline_file);
+  job.spec = spec;
+  job.submitted = WallClock::now();
+  std::unique_ptr<RedisConnection> conn = Take();
+  RedisConnection::Reply r;
+  // One transaction: the hash and the queue entry appear together.
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{"MULTI"},
+        {"HSET", key_ + ":job:" + job.id, "spec", EncodeJob(job), "attempts", "0"},
+        {"LPUSH", key_, job.id},
+        {"EXEC"}}) {
+    if (Error err = conn->Command(argv, &r); !err.ok()) {
+      return err.Is(ErrorCode::kIo) ? err : Error(ErrorCode::kIo, "redis: " + argv[0] + ": " + err.message());
+    }
+  }
+  Give(std::move(conn));
+  *id = job.id;
+  return Error();
+}
+
+Error RedisQueue::Status(const std::string& id, JobStatus* out, bool* found) {
+  *found = false;
+  std::unique_ptr<RedisConnection> conn = Take();
+  RedisConnection::Reply r;
+  const std::string hash = key_ + ":job:" + id;
+  if (Error err = conn->Command({"HMGET", hash, "spec", "attempts", "worker", "result"}, &r); !err.ok()) return err;
+  Give(std::move(conn));
+  if (r.elements.size() != 4 || r.elements[0].empty()) return Error();
+  *found = true;
+  const std::string where = "redis " + hash;
+  if (!r.elements[3].empty()) return DecodeResult(r.elements[3], where, out);
+  JobRecord job;
+  if (Error err = DecodeJob(r.elements[0], where, &job); !err.ok()) return err;
+  out->id = id;
+  out->pipeline_file = job.spec.pipeline_file;
+  out->attempts = std::atoi(r.elements[1].c_str());
+  out->worker = r.elements[2];
+  out->state = out->attempts > 0 ? "running" : "queued";
+  if (out->attempts > 0) {
+    // Claimed once, but back in the queue (its worker died)?
+    RedisConnection::Reply pos;
+    std::unique_ptr<RedisConnection> c2 = Take();
+    if (c2->Command({"LPOS", key_, id}, &pos).ok()) {
+      Give(std::move(c2));
+      if (!pos.nil) out->state = "queued";
+    }
+  }
+  return Error();
+}
+
+Error RedisQueue::Heartbeat(RedisConnection& conn) {
+  RedisConnection::Reply r;
+  long long ttl_ms = std::chrono::duration_cast<std::chrono::milliseconds>(options_.heartbeat_ttl).count();
+  std::size_t lists;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    lists = list_busy_.size();
+  }
+  if (Error err = conn.Command({"SET", key_ + ":hb:" + name_, "1", "PX", std::to_string(std::max(1LL, ttl_ms))}, &r);
+      !err.ok()) {
+    return err;
+  }
+  return conn.Command({"HSET", key_ + ":workers", name_, std::to_string(lists)}, &r);
+}
+
+Error RedisQueue::Register() {
+  std::unique_ptr<RedisConnection> conn = Take();
+  if (Error err = Heartbeat(*conn); !err.ok()) return err;
+  RecoverDead(*conn);
+  Give(std::move(conn));
+  return Error();
+}
+
+int RedisQueue::RecoverDead(RedisConnection& conn) {
+  RedisConnection::Reply all;
+  if (!conn.Command({"HGETALL", key_ + ":workers"}, &all).ok()) return 0;
+  int moved = 0;
+  for (std::size_t i = 0; i + 1 < all.elements.size(); i += 2) {
+    const std::string& worker = all.elements[i];
+    if (worker == name_) continue;
+    RedisConnection::Reply r;
+    Error err = conn.Command({"EVAL", kRecoverScript, "3", key_ + ":hb:" + worker, key_ + ":workers", key_, worker,
+                              all.elements[i + 1], key_ + ":proc:" + worker + ":", key_ + ":job:"},
+                             &r);
+    if (err.ok() && r.integer > 0) {
+      std::cerr << "tether-worker: recovered " << r.integer << " job(s) of dead worker " << worker << "\n";
+      moved += static_cast<int>(r.integer);
+    }
+  }
+  return moved;
+}
+
+Error RedisQueue::Serve(const Context& ctx) {
+  RedisConnection conn(addr_);
+  auto period = std::chrono::duration_cast<std::chrono::milliseconds>(options_.heartbeat_ttl) / 3;
+  if (period < std::chrono::milliseconds(50)) period = std::chrono::milliseconds(50);
+  while (ctx.Err().ok()) {
+    if (Heartbeat(conn).ok()) RecoverDead(conn);
+    SleepCtx(ctx, period);
+  }
+  // A clean exit: the heartbeat goes now, not a TTL later. Claims are acked.
+  RedisConnection::Reply r;
+  conn.Command({"DEL", key_ + ":hb:" + name_}, &r);
+  conn.Command({"HDEL", key_ + ":workers", name_}, &r);
+  return Error();
+}
+
+Error RedisQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
+  out->reset();
+  std::unique_ptr<RedisConnection> conn = Take();
+  const int list = TakeList();
+  const std::string proc = ProcList(list);
+  Error result;
+  while (ctx.Err().ok()) {
+    RedisConnection::Reply r;
+    // A claim whose BLMOVE reply was lost, or that a failed ack left: ours.
+    if (Error err = Retry(ctx, *conn, {"LINDEX", proc, "-1"}, &r); !err.ok()) break;
+    std::string id = r.nil ? "" : r.str;
+    if (id.empty()) {
+      if (Error err = Retry(ctx, *conn, {"BLMOVE", key_, proc, "RIGHT", "LEFT", "0.5"}, &r); !err.ok()) break;
+      if (r.nil) continue;
+      id = r.str;
+      if (!ctx.Err().ok()) {
+        // Shutdown began while we waited: leave the job to another worker.
+        conn->Command({"EVAL", kUnclaimScript, "2", proc, key_, id}, &r);
+        break;
+      }
+    }
+    const std::string hash = key_ + ":job:" + id;
+    if (Error err = Retry(ctx, *conn, {"HINCRBY", hash, "attempts", "1"}, &r); !err.ok()) break;
+    const int attempts = static_cast<int>(r.integer);
+    conn->Command({"HSET", hash, "worker", name_}, &r);
+    if (Error err = Retry(ctx, *conn, {"HMGET", hash, "spec", "result"}, &r); !err.ok()) break;
+    JobRecord job;
+    job.id = id;
+    job.attempts = attempts;
+    Error bad;
+    if (r.elements.size() == 2 && !r.elements[1].empty()) {
+      conn->Command({"LREM", proc, "0", id}, &r);  // already has its result: only the ack was lost
+      continue;
+    }
+    if (r.elements.size() != 2 || r.elements[0].empty()) {
+      bad = Error(ErrorCode::kInvalidArgument, "redis " + hash + ": corrupt: the job has no spec");
+    } else {
+      bad = DecodeJob(r.elements[0], "redis " + hash, &job);
+      job.attempts = attempts;
+    }
+    BuildItem item;
+    if (bad.ok()) bad = MakeItem(id, job.spec, &item);
+    if (bad.ok()) {
+      item.submitted = job.submitted;
+      item.attempt = attempts;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        claims_.push_back({id, list});
+      }
+      *out = std::move(item);
+      Give(std::move(conn));
+      return Error();  // the list stays taken until Finish
+    }
+    std::cerr << "tether-worker: job " << id << ": " << bad.message() << "\n";
+    JobResult res;
+    res.status = "error";
+    res.reason = bad.message();
+    res.worker = name_;
+    res.finished = WallClock::now();
+    if (job.spec.pipeline_file.empty()) job.spec.pipeline_file = "?";
+    Retry(ctx, *conn, {"EVAL", kFinishScript, "2", hash, proc, EncodeResult(job, res), id}, &r);
+  }
+  GiveList(list);
+  Give(std::move(conn));
+  return result;
+}
+
+Error RedisQueue::Finish(const Context& ctx, const BuildItem& item, const JobResult& result) {
+  int list = -1;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = std::find_if(claims_.begin(), claims_.end(), [&](const Claim& c) { return c.id == item.id; });
+    if (it == claims_.end()) return Error(ErrorCode::kInvalidArgument, "redis: finish of unclaimed job " + item.id);
+    list = it->list;
+    claims_.erase(it);
+  }
+  JobRecord job;
+  job.id = item.id;
+  job.spec.pipeline_file = item.pipeline.file;
+  job.attempts = item.attempt;
+  std::unique_ptr<RedisConnection> conn = Take();
+  RedisConnection::Reply r;
+  Error err = Retry(ctx, *conn,
+                    {"EVAL", kFinishScript, "2", key_ + ":job:" + item.id, ProcList(list), EncodeResult(job, result),
+                     item.id},
+                    &r);
+  Give(std::move(conn));
+  // On failure the claim stays in the list: the next Pop on it sees the
+  // missing result and reruns the job (at least once).
+  GiveList(list);
+  return err;
+}
+
+}  // namespace tether::worker::queue

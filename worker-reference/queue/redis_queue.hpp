@@ -1,0 +1,118 @@
+// `--queue redis://HOST:PORT/DB --queue-key KEY`: one Redis shared by a fleet
+// of workers on many machines (hiredis). Keys, for KEY = "tether":
+//
+//   tether                       the pending job ids (submit LPUSHes, workers BLMOVE from the right)
+//   tether:job:<id>              hash: spec (the job, JSON), attempts, worker, result (JSON, set once)
+//   tether:proc:<worker>:<n>     processing list n of a worker: the job it claimed and has not acked
+//   tether:workers               hash: worker -> how many processing lists it has
+//   tether:hb:<worker>           the worker's heartbeat, with a TTL (--heartbeat-ttl)
+//
+// Claim: BLMOVE tether -> a free processing list of this worker (unlike
+// Vela's BLPOP, the job is never only in the worker's memory). Ack (Finish):
+// one script sets `result` unless it is set already (one terminal result per
+// job) and LREMs the id. Recovery: a worker whose heartbeat expired has its
+// processing lists moved back to the head of the queue, by a script, so two
+// recoverers cannot both requeue a job. A claim whose reply was lost (the
+// connection dropped inside BLMOVE) is found in the list on the next Pop and
+// run. A worker that cannot reach Redis retries with backoff (100 ms doubling
+// to 2 s); if that outlasts its heartbeat TTL its jobs may be recovered and
+// run again elsewhere: at least once, never lost.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "queue/job.hpp"
+#include "queue/queue.hpp"
+
+struct redisContext;
+
+namespace tether::worker::queue {
+
+struct RedisAddress {
+  std::string host = "127.0.0.1";
+  int port = 6379;
+  int db = 0;
+  std::string password;  // from TETHER_REDIS_PASSWORD(_FILE); empty: no AUTH
+};
+
+// The password from TETHER_REDIS_PASSWORD, else the first line of the file
+// named by TETHER_REDIS_PASSWORD_FILE, else none. kIo when the file cannot be read.
+Error ReadRedisPassword(std::string* out);
+
+// One hiredis connection (not thread-safe: one user at a time). It connects
+// lazily and drops itself on an I/O error, so the next command reconnects.
+class RedisConnection {
+ public:
+  explicit RedisConnection(RedisAddress addr) : addr_(std::move(addr)) {}
+  ~RedisConnection();
+  RedisConnection(const RedisConnection&) = delete;
+  RedisConnection& operator=(const RedisConnection&) = delete;
+
+  // A reply, flattened: nil, an integer, a string (status or bulk), an array
+  // of strings, or a Redis error (kFailed with its text). Transport problems are kIo.
+  struct Reply {
+    bool nil = false;
+    long long integer = 0;
+    std::string str;
+    std::vector<std::string> elements;  // nil elements are ""
+  };
+  Error Command(const std::vector<std::string>& argv, Reply* reply);
+  void Drop();
+
+ private:
+  Error Connect();
+  RedisAddress addr_;
+  redisContext* ctx_ = nullptr;
+};
+
+class RedisQueue : public Queue {
+ public:
+  RedisQueue(RedisAddress addr, QueueOptions options);
+  ~RedisQueue() override;
+
+  // Connects once (PING): kIo naming the address when Redis is unreachable.
+  Error Open();
+
+  Error Submit(const JobSpec& job, std::string* id) override;
+  Error Status(const std::string& id, JobStatus* out, bool* found) override;
+  Error Register() override;
+  // The heartbeat and the recovery of dead workers, every TTL/3 until ctx is done.
+  Error Serve(const Context& ctx) override;
+  const std::string& worker_name() const override { return name_; }
+  Error Pop(const Context& ctx, std::optional<BuildItem>* out) override;
+  Error Finish(const Context& ctx, const BuildItem& item, const JobResult& result) override;
+
+  // Requeues the claims of workers whose heartbeat expired. Returns how many.
+  int RecoverDead(RedisConnection& conn);
+
+ private:
+  struct Claim {
+    std::string id;
+    int list = -1;
+  };
+  // Runs argv on conn, retrying transport errors with backoff until ctx is done.
+  Error Retry(const Context& ctx, RedisConnection& conn, const std::vector<std::string>& argv,
+              RedisConnection::Reply* reply);
+  std::unique_ptr<RedisConnection> Take();
+  void Give(std::unique_ptr<RedisConnection> conn);
+  int TakeList();
+  void GiveList(int list);
+  std::string ProcList(int list) const;
+  Error Heartbeat(RedisConnection& conn);
+
+  const RedisAddress addr_;
+  const QueueOptions options_;
+  const std::string key_;
+  std::string name_;
+
+  std::mutex mu_;
+  std::vector<std::unique_ptr<RedisConnection>> idle_;  // guarded by mu_
+  std::vector<bool> list_busy_;                          // guarded by mu_
+  std::vector<Claim> claims_;                            // guarded by mu_
+  bool warned_ = false;                                  // guarded by mu_
+};
+
+}  // namespace tether::worker::queue

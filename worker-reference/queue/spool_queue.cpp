@@ -1,0 +1,352 @@
+#include "queue/spool_queue.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+#include "runtime/wake_fd.hpp"
+
+namespace tether::worker::queue {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Error Sys(const std::string& what) { return Error(ErrorCode::kIo, what + ": " + std::strerror(errno)); }
+
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+};
+
+Error ReadFile(const std::string& path, std::string* out, bool* missing) {
+  if (missing) *missing = false;
+  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (f.fd < 0) {
+    if (errno == ENOENT && missing) {
+      *missing = true;
+      return Error();
+    }
+    return Sys("cannot read " + path);
+  }
+  out->clear();
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(f.fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Sys("cannot read " + path);
+    if (n == 0) break;
+    out->append(buf, static_cast<std::size_t>(n));
+  }
+  return Error();
+}
+
+// Writes text to a fresh file in tmp_dir (fsync'd) and returns its path.
+Error WriteTemp(const std::string& tmp_dir, const std::string& text, std::string* tmp_path) {
+  *tmp_path = tmp_dir + "/" + RandomTag() + ".tmp";
+  Fd f(::open(tmp_path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (f.fd < 0) return Sys("cannot create " + *tmp_path);
+  std::size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(f.fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Error err = Sys("cannot write " + *tmp_path);
+      ::unlink(tmp_path->c_str());
+      return err;
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  if (::fdatasync(f.fd) != 0) {
+    Error err = Sys("cannot sync " + *tmp_path);
+    ::unlink(tmp_path->c_str());
+    return err;
+  }
+  return Error();
+}
+
+// "<ms>-<id>.job" -> "<id>"
+std::string IdOfJobFile(const std::string& name) {
+  std::string base = name.size() > 4 ? name.substr(0, name.size() - 4) : name;
+  std::size_t dash = base.find('-');
+  return dash == std::string::npos ? base : base.substr(dash + 1);
+}
+
+std::vector<std::string> ListDir(const std::string& dir, const std::string& suffix) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string n = it->path().filename().string();
+    if (n.empty() || n[0] == '.') continue;
+    if (!suffix.empty() && (n.size() <= suffix.size() || n.compare(n.size() - suffix.size(), suffix.size(), suffix)))
+      continue;
+    names.push_back(std::move(n));
+  }
+  return names;
+}
+
+
+}  // namespace
+
+SpoolQueue::SpoolQueue(std::string root, QueueOptions options)
+    : root_(std::move(root)), options_(std::move(options)) {
+  name_ = options_.worker_name.empty() ? DefaultWorkerName() : options_.worker_name;
+}
+
+SpoolQueue::~SpoolQueue() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+Error SpoolQueue::Open() {
+  for (const char* sub : {"", "/tmp", "/pending", "/done", "/workers"}) {
+    std::error_code ec;
+    fs::create_directories(root_ + sub, ec);
+    if (ec) return Error(ErrorCode::kIo, "cannot create spool directory " + root_ + sub + ": " + ec.message());
+  }
+  if (::access((root_ + "/pending").c_str(), R_OK | W_OK | X_OK) != 0) {
+    return Sys("spool " + root_ + "/pending is not usable");
+  }
+  return Error();
+}
+
+Error SpoolQueue::Submit(const JobSpec& spec, std::string* id) {
+  JobRecord job;
+  job.id = NewJobId(spec.pipeline_file);
+  job.spec = spec;
+  job.submitted = WallClock::now();
+  std::string tmp;
+  if (Error err = WriteTemp(root_ + "/tmp", EncodeJob(job), &tmp); !err.ok()) return err;
+  long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(job.submitted.time_since_epoch()).count();
+  char stamp[32];
+  std::snprintf(stamp, sizeof stamp, "%015lld", ms);
+  std::string dest = root_ + "/pending/" + stamp + "-" + job.id + ".job";
+  if (::rename(tmp.c_str(), dest.c_str()) != 0) {
+    Error err = Sys("cannot queue " + dest);
+    ::unlink(tmp.c_str());
+    return err;
+  }
+  *id = job.id;
+  return Error();
+}
+
+Error SpoolQueue::Status(const std::string& id, JobStatus* out, bool* found) {
+  *found = false;
+  if (id.empty() || id.find('/') != std::string::npos || id[0] == '.') return Error();
+  const std::string done = root_ + "/done/" + id + ".json";
+  auto read_done = [&]() -> Error {
+    std::string text;
+    bool missing = false;
+    if (Error err = ReadFile(done, &text, &missing); !err.ok() || missing) return err;
+    *found = true;
+    return DecodeResult(text, done, out);
+  };
+  if (Error err = read_done(); !err.ok() || *found) return err;
+  auto from_job = [&](const std::string& path, const std::string& state, const std::string& worker) -> Error {
+    std::string text;
+    bool missing = false;
+    if (Error err = ReadFile(path, &text, &missing); !err.ok() || missing) return err;
+    JobRecord job;
+    if (Error err = DecodeJob(text, path, &job); !err.ok()) return err;
+    *found = true;
+    out->id = job.id;
+    out->state = state;
+    out->pipeline_file = job.spec.pipeline_file;
+    out->attempts = job.attempts;
+    out->worker = worker;
+    return Error();
+  };
+  const std::string suffix = "-" + id + ".job";
+  for (const std::string& n : ListDir(root_ + "/pending", suffix)) {
+    if (Error err = from_job(root_ + "/pending/" + n, "queued", ""); !err.ok() || *found) return err;
+  }
+  for (const std::string& w : ListDir(root_ + "/workers", "")) {
+    const std::string dir = root_ + "/workers/" + w + "/claimed";
+    for (const std::string& n : ListDir(dir, suffix)) {
+      if (Error err = from_job(dir + "/" + n, "running", w); !err.ok() || *found) return err;
+    }
+  }
+  return read_done();  // it may have finished while we looked
+}
+
+Error SpoolQueue::Register() {
+  if (Error err = Open(); !err.ok()) return err;
+  // Built under a dot name (which recovery skips) and renamed into place
+  // once its lock is held, so no one ever sees an unlocked live worker.
+  const std::string temp = root_ + "/workers/." + name_ + ".new";
+  const std::string dir = root_ + "/workers/" + name_;
+  std::error_code ec;
+  fs::create_directories(temp + "/claimed", ec);
+  if (ec) return Error(ErrorCode::kIo, "cannot create " + temp + ": " + ec.message());
+  int fd = ::open((temp + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Sys("cannot create " + temp + "/lock");
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    Error err = Sys("cannot lock " + temp + "/lock");
+    ::close(fd);
+    return err;
+  }
+  if (::rename(temp.c_str(), dir.c_str()) != 0) {
+    Error err = Sys("cannot register worker " + dir);
+    ::close(fd);
+    return err;
+  }
+  lock_fd_ = fd;
+  claimed_dir_ = dir + "/claimed";
+  RecoverDead();
+  return Error();
+}
+
+int SpoolQueue::RecoverDead() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    last_recovery_ = std::chrono::steady_clock::now();
+  }
+  int recovered = 0;
+  for (const std::string& w : ListDir(root_ + "/workers", "")) {
+    if (w == name_) continue;
+    const std::string dir = root_ + "/workers/" + w;
+    Fd lock(::open((dir + "/lock").c_str(), O_RDWR | O_CLOEXEC));
+    if (lock.fd < 0) continue;  // being removed by another worker's recovery
+    if (::flock(lock.fd, LOCK_EX | LOCK_NB) != 0) continue;  // alive
+    for (const std::string& n : ListDir(dir + "/claimed", ".job")) {
+      const std::string from = dir + "/claimed/" + n;
+      if (::access((root_ + "/done/" + IdOfJobFile(n) + ".json").c_str(), F_OK) == 0) {
+        ::unlink(from.c_str());  // it finished; only the ack was lost
+        continue;
+      }
+      if (::rename(from.c_str(), (root_ + "/pending/" + n).c_str()) == 0) {
+        ++recovered;
+        std::cerr << "tether-worker: recovered job " << IdOfJobFile(n) << " of dead worker " << w << "\n";
+      }
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);  // still holding its lock: no other recoverer is inside
+  }
+  return recovered;
+}
+
+Error SpoolQueue::TryClaim(std::optional<BuildItem>* out, bool* claimed) {
+  *claimed = false;
+  std::vector<std::string> names = ListDir(root_ + "/pending", ".job");
+  std::sort(names.begin(), names.end());  // oldest first: the names start with the submit time
+  for (const std::string& n : names) {
+    const std::string mine = claimed_dir_ + "/" + n;
+    if (::rename((root_ + "/pending/" + n).c_str(), mine.c_str()) != 0) {
+      if (errno == ENOENT) continue;  // another worker was first
+      return Sys("cannot claim " + root_ + "/pending/" + n);
+    }
+    std::string text;
+    if (Error err = ReadFile(mine, &text, nullptr); !err.ok()) return err;
+    JobRecord job;
+    Error bad = DecodeJob(text, mine, &job);
+    if (bad.ok()) {
+      ++job.attempts;
+      // Record the attempt (a rerun after a crash counts); best effort.
+      std::string tmp;
+      if (WriteTemp(root_ + "/tmp", EncodeJob(job), &tmp).ok() && ::rename(tmp.c_str(), mine.c_str()) != 0) {
+        ::unlink(tmp.c_str());
+      }
+      BuildItem item;
+      bad = MakeItem(job.id, job.spec, &item);
+      if (bad.ok()) {
+        item.submitted = job.submitted;
+        item.attempt = job.attempts;
+        std::lock_guard<std::mutex> lock(mu_);
+        running_[job.id] = job;
+        *out = std::move(item);
+        *claimed = true;
+        return Error();
+      }
+    } else {
+      job.id = IdOfJobFile(n);
+      job.spec.pipeline_file = "?";
+      job.attempts = 1;
+    }
+    // A job that cannot run gets its terminal result at once.
+    std::cerr << "tether-worker: job " << job.id << ": " << bad.message() << "\n";
+    JobResult result;
+    result.status = "error";
+    result.reason = bad.message();
+    result.worker = name_;
+    result.finished = WallClock::now();
+    if (Error err = WriteResult(job, result); !err.ok()) return err;
+    ::unlink(mine.c_str());
+  }
+  return Error();
+}
+
+Error SpoolQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
+  out->reset();
+  if (claimed_dir_.empty()) return Error(ErrorCode::kInvalidArgument, "spool: Pop before Register");
+  // Watch before looking, so a job queued in between still wakes us.
+  Fd watch(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+  if (watch.fd < 0) return Sys("inotify_init1");
+  if (::inotify_add_watch(watch.fd, (root_ + "/pending").c_str(), IN_MOVED_TO | IN_CREATE) < 0) {
+    return Sys("inotify_add_watch " + root_ + "/pending");
+  }
+  while (ctx.Err().ok()) {
+    bool claimed = false;
+    if (Error err = TryClaim(out, &claimed); !err.ok() || claimed) return err;
+    bool recover_now;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      recover_now = std::chrono::steady_clock::now() - last_recovery_ > std::chrono::seconds(1);
+    }
+    if (recover_now && RecoverDead() > 0) continue;
+    // Nothing queued: sleep until something is, or 1 s passed (recovery).
+    runtime::PollResult r = runtime::PollWithContext(ctx, &watch.fd, 1, 1000);
+    if (r.ready[0]) {
+      char buf[4096];
+      while (::read(watch.fd, buf, sizeof buf) > 0) {
+      }
+    }
+  }
+  return Error();
+}
+
+Error SpoolQueue::WriteResult(const JobRecord& job, const JobResult& result) {
+  std::string tmp;
+  if (Error err = WriteTemp(root_ + "/tmp", EncodeResult(job, result), &tmp); !err.ok()) return err;
+  const std::string done = root_ + "/done/" + job.id + ".json";
+  // link(2) fails when done/ already has a result: the first result wins.
+  int rc = ::link(tmp.c_str(), done.c_str());
+  int saved = errno;
+  ::unlink(tmp.c_str());
+  if (rc != 0 && saved != EEXIST) {
+    errno = saved;
+    return Sys("cannot write " + done);
+  }
+  return Error();
+}
+
+Error SpoolQueue::Finish(const Context&, const BuildItem& item, const JobResult& result) {
+  JobRecord job;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = running_.find(item.id);
+    if (it == running_.end()) return Error(ErrorCode::kInvalidArgument, "spool: finish of unclaimed job " + item.id);
+    job = it->second;
+    running_.erase(it);
+  }
+  if (Error err = WriteResult(job, result); !err.ok()) return err;
+  for (const std::string& n : ListDir(claimed_dir_, "-" + item.id + ".job")) {
+    ::unlink((claimed_dir_ + "/" + n).c_str());
+  }
+  return Error();
+}
+
+}  // namespace tether::worker::queue
