@@ -250,7 +250,7 @@ Error RedisQueue::Status(const std::string& id, JobStatus* out, bool* found) {
   const std::string hash = key_ + ":job:" + id;
   if (Error err = conn->Command({"HMGET", hash, "spec", "attempts", "worker", "result"}, &r); !err.ok()) return err;
   Give(std::move(conn));
-  if (r.elements.size() != 4 || r.elements[0].empty()) return Error();
+  if (r.elements.size() != 4 || (r.elements[0].empty() && r.elements[3].empty())) return Error();
   *found = true;
   const std::string where = "redis " + hash;
   if (!r.elements[3].empty()) return DecodeResult(r.elements[3], where, out);

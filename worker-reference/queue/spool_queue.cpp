@@ -299,14 +299,16 @@ Error SpoolQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
     return Sys("inotify_add_watch " + root_ + "/pending");
   }
   while (ctx.Err().ok()) {
-    bool claimed = false;
-    if (Error err = TryClaim(out, &claimed); !err.ok() || claimed) return err;
+    // Every second, busy or not: a dead worker's claims go back to pending/
+    // (at the head of the line: their names hold their submit time).
     bool recover_now;
     {
       std::lock_guard<std::mutex> lock(mu_);
       recover_now = std::chrono::steady_clock::now() - last_recovery_ > std::chrono::seconds(1);
     }
-    if (recover_now && RecoverDead() > 0) continue;
+    if (recover_now) RecoverDead();
+    bool claimed = false;
+    if (Error err = TryClaim(out, &claimed); !err.ok() || claimed) return err;
     // Nothing queued: sleep until something is, or 1 s passed (recovery).
     runtime::PollResult r = runtime::PollWithContext(ctx, &watch.fd, 1, 1000);
     if (r.ready[0]) {

@@ -2,6 +2,10 @@
 SIGTERMs it and prints its exit status and each job's `status` output.
 
 usage: serve_until.py WORKER IDS_FILE QUEUE -- SERVE_ARGS...
+
+With TRACE=TETHER and TRACE_OUT=FILE in the environment, serve runs under
+`TETHER trace --out FILE` (the SIGTERM goes to serve, the tracer's child) and
+the tracer's exit status is printed as "trace exit=N".
 """
 import os
 import signal
@@ -12,8 +16,13 @@ import time
 worker, ids_file, queue = sys.argv[1:4]
 serve_args = sys.argv[sys.argv.index("--") + 1:]
 ids = [l.strip() for l in open(ids_file) if l.strip()]
-serve = subprocess.Popen([worker, "serve", "--queue", queue] + serve_args,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+cmd = [worker, "serve", "--queue", queue] + serve_args
+tracer = os.environ.get("TRACE")
+if tracer:
+    cmd = [tracer, "trace", "--out", os.environ["TRACE_OUT"], "--"] + cmd
+# The tracer's report (its stdout) goes to stderr with serve's messages.
+serve = subprocess.Popen(cmd, stdout=sys.stderr if tracer else subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True)
 
 
 def status(job):
@@ -25,9 +34,13 @@ pending = list(ids)
 while pending and time.time() < deadline and serve.poll() is None:
     pending = [j for j in pending if "state: done" not in status(j).stdout]
     time.sleep(0.1)
-serve.send_signal(signal.SIGTERM)
+target = serve.pid
+if tracer:
+    with open("/proc/%d/task/%d/children" % (serve.pid, serve.pid)) as f:
+        target = int(f.read().split()[0])
+os.kill(target, signal.SIGTERM)
 _, err = serve.communicate(timeout=60)
-print("serve exit=%d" % serve.returncode)
+print("%s exit=%d" % ("trace" if tracer else "serve", serve.returncode))
 if pending:
     print("not done: " + " ".join(pending))
 sys.stderr.write(err)
