@@ -24,11 +24,13 @@ namespace tether::worker::cmd {
 
 int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_workspace_root) {
   // Before any thread exists: SIGINT/SIGTERM are read from a signalfd by the
-  // signal task (every thread inherits the mask; children get it cleared).
+  // signal task, SIGCHLD by the reaper task (every thread inherits the mask;
+  // children get it cleared).
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGCHLD);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
   runtime::ProcessRuntime::BecomeSubreaper();

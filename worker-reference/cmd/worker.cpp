@@ -12,6 +12,7 @@
 
 #include "cmd/exec.hpp"
 #include "executor/engine.hpp"
+#include "runtime/reaper.hpp"
 #include "runtime/wake_fd.hpp"
 #include "tether/scope.hpp"
 #include "tether/task.hpp"
@@ -113,6 +114,7 @@ int Worker::Start(const Context& ctx, std::vector<SideTask> side_tasks) {
   // The first signal cancels intake_ctx: no loop pops another build.
   auto [intake_ctx, stop_intake] = WithCancel(start_ctx);
   start.Go("signals", [this, sctx = start_ctx, stop = stop_intake] { return WatchSignals(sctx, stop); });
+  start.Go("reaper", [this, rctx = start_ctx] { return ReapOrphans(rctx); });
   for (SideTask& task : side_tasks) {
     // A side task that fails stops intake (running builds drain), like an
     // executor loop's infrastructure error.
@@ -254,6 +256,25 @@ void Worker::Recorded(const executor::BuildRecord& record) {
 
 namespace {
 
+// A non-blocking signalfd for signals that every thread blocks (RunCommand
+// blocks them before any thread exists); closed when it goes out of scope.
+struct SignalFd {
+  explicit SignalFd(std::initializer_list<int> signos) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int signo : signos) sigaddset(&set, signo);
+    fd = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (fd < 0) err = Error(ErrorCode::kIo, std::string("signalfd: ") + std::strerror(errno));
+  }
+  ~SignalFd() {
+    if (fd >= 0) ::close(fd);
+  }
+  SignalFd(const SignalFd&) = delete;
+  SignalFd& operator=(const SignalFd&) = delete;
+  int fd = -1;
+  Error err;
+};
+
 int ToMillis(Duration d) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
   return static_cast<int>(std::clamp<long long>(ms, 0, 1LL << 30));
@@ -261,17 +282,26 @@ int ToMillis(Duration d) {
 
 }  // namespace
 
+// SIGCHLD comes for every child that exits: the main processes of steps
+// (their waits reap them) and the orphans nobody else reaps. Signals
+// coalesce, so each wake-up reaps every orphan that has exited by then.
+Error Worker::ReapOrphans(const Context& ctx) {
+  SignalFd signals({SIGCHLD});
+  if (!signals.err.ok()) return signals.err;
+  const int fd = signals.fd;
+  while (runtime::PollWithContext(ctx, &fd, 1, -1).err.ok()) {
+    signalfd_siginfo info{};
+    while (::read(fd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+    }
+    runtime::ReapOrphans();
+  }
+  return Error();
+}
+
 Error Worker::WatchSignals(const Context& ctx, const CancelFunc& stop_intake) {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  int fd = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (fd < 0) return Error(ErrorCode::kIo, std::string("signalfd: ") + std::strerror(errno));
-  struct CloseFd {
-    int fd;
-    ~CloseFd() { ::close(fd); }
-  } close_fd{fd};
+  SignalFd signals({SIGINT, SIGTERM});
+  if (!signals.err.ok()) return signals.err;
+  const int fd = signals.fd;
   auto take_signal = [fd]() -> std::string {
     signalfd_siginfo info{};
     if (::read(fd, &info, sizeof info) != static_cast<ssize_t>(sizeof info)) return "a signal";

@@ -1,12 +1,15 @@
 // The worker process (Vela's cmd/vela-worker): Start, operate, exec.
 //
 // Contexts and tasks (docs/worker.md has the diagram):
-//   Start(ctx, side)    run_ctx = WithCancel(ctx): ends the signal watcher once
-//                       the work is done; group `start` (TaskGroup) owns two tasks:
+//   Start(ctx, side)    run_ctx = WithCancel(ctx): ends the signal watcher, the
+//                       reaper and the side tasks once the work is done; group
+//                       `start` (TaskGroup) owns them and the operate task:
 //     signals task      first SIGINT/SIGTERM: stop_intake(); then after
 //                       --shutdown-grace or a second signal: builds_.CancelAll();
 //                       then after --kill-grace or a third signal:
 //                       builds_.KillAll()
+//     reaper task       on SIGCHLD: reaps children that left their step and
+//                       exited (the worker is their subreaper)
 //     operate task      Operate(intake_ctx): group `executors` of --build-limit
 //                       loops, each: Pop(intake_ctx) -> Exec(intake_ctx, item)
 //     side tasks        (serve) the queue's heartbeat, the HTTP API: until
@@ -95,6 +98,7 @@ class Worker : public WorkerControl {
   Error Operate(const Context& ctx);
   Error Exec(const Context& ctx, int slot, queue::BuildItem item);
   Error WatchSignals(const Context& ctx, const CancelFunc& stop_intake);
+  Error ReapOrphans(const Context& ctx);
   void Recorded(const executor::BuildRecord& record);
 
   const RunOptions options_;

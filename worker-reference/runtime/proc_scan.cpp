@@ -38,21 +38,30 @@ bool ReadStat(pid_t pid, ProcInfo* info) {
   return true;
 }
 
-}  // namespace
-
-std::vector<ProcInfo> ProcessesInGroup(pid_t pgrp) {
-  std::vector<ProcInfo> members;
+template <typename Pred>
+std::vector<ProcInfo> ScanProc(Pred keep) {
+  std::vector<ProcInfo> found;
   DIR* dir = ::opendir("/proc");
-  if (dir == nullptr) return members;
+  if (dir == nullptr) return found;
   while (dirent* entry = ::readdir(dir)) {
     char* end = nullptr;
     long pid = std::strtol(entry->d_name, &end, 10);
     if (end == entry->d_name || *end != '\0') continue;
     ProcInfo info;
-    if (ReadStat(static_cast<pid_t>(pid), &info) && info.pgrp == pgrp) members.push_back(info);
+    if (ReadStat(static_cast<pid_t>(pid), &info) && keep(info)) found.push_back(info);
   }
   ::closedir(dir);
-  return members;
+  return found;
+}
+
+}  // namespace
+
+std::vector<ProcInfo> ProcessesInGroup(pid_t pgrp) {
+  return ScanProc([pgrp](const ProcInfo& info) { return info.pgrp == pgrp; });
+}
+
+std::vector<ProcInfo> ProcessesWithParent(pid_t ppid) {
+  return ScanProc([ppid](const ProcInfo& info) { return info.ppid == ppid; });
 }
 
 void ReapProcessGroup(pid_t pgrp) {

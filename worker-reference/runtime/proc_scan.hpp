@@ -16,6 +16,8 @@ struct ProcInfo {
 
 // Every process in /proc whose process group is pgrp.
 std::vector<ProcInfo> ProcessesInGroup(pid_t pgrp);
+// Every process in /proc whose parent is ppid.
+std::vector<ProcInfo> ProcessesWithParent(pid_t ppid);
 
 // SIGKILLs the group pgrp until it is empty and reaps every member that is
 // (or becomes, through PR_SET_CHILD_SUBREAPER) a child of this process.

@@ -15,6 +15,7 @@
 #include <filesystem>
 
 #include "runtime/proc_scan.hpp"
+#include "runtime/reaper.hpp"
 #include "runtime/wake_fd.hpp"
 
 #ifndef P_PIDFD
@@ -92,6 +93,7 @@ class Process {
            errno == EINTR) {
     }
     status_.exited = true;
+    ForgetMain(pid_);
     if (info.si_code == CLD_EXITED) {
       status_.code = info.si_status;
     } else {
@@ -99,6 +101,7 @@ class Process {
       status_.code = 128 + info.si_status;
     }
     ReapProcessGroup(pid_);
+    ReapOrphans();  // what left the group and has exited by now
   }
 
   const ExitStatus& status() const { return status_; }
@@ -165,9 +168,12 @@ Error Process::Spawn(const ProcessSpec& spec, const std::string& cwd,
   envp.push_back(nullptr);
 
   pid_t pid = -1;
+  std::unique_lock<std::mutex> spawn_lock = SpawnLock();  // see reaper.hpp
   int rc = spec.argv[0].find('/') != std::string::npos
                ? ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data())
                : ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+  if (rc == 0) RegisterMain(pid);
+  spawn_lock.unlock();
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   ::close(fds[1]);
@@ -180,6 +186,7 @@ Error Process::Spawn(const ProcessSpec& spec, const std::string& cwd,
     Error err = Errno("pidfd_open");
     ::kill(-pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
+    ForgetMain(pid);
     ::close(fds[0]);
     return err;
   }
@@ -309,6 +316,7 @@ Error ProcessRuntime::RemoveBuild(const Context& ctx) {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [name, p] : processes_) p->KillAndReap();
   }
+  ReapOrphans();
   if (workspace_.empty()) return Error();
   std::error_code ec;
   std::filesystem::remove_all(workspace_, ec);
