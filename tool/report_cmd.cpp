@@ -1,4 +1,4 @@
-// `tether report INPUT --format json|dot|svg|html|perfetto [-o OUT]`: renders a
+// `tether report INPUT --format json|dot|svg|html|perfetto|timeline-svg [-o OUT]`: renders a
 // trace or a static graph (docs/reports.md). Exit: 0 no findings, 1 the input
 // has findings (zombies, leaks, unwaited groups, checker findings), 2 usage,
 // input or tool error (the report is then not written).
@@ -23,16 +23,18 @@ namespace tether::tool {
 namespace {
 
 constexpr const char* kReportUsage =
-    "usage: tether report INPUT [--format json|dot|svg|html|perfetto] [-o OUT]\n"
+    "usage: tether report INPUT [--format json|dot|svg|html|perfetto|timeline-svg] [-o OUT]\n"
     "                           [--grace DURATION] [--group-above N]\n"
     "\n"
     "INPUT is a trace (TETHER_TRACE=..., docs/trace-format.md) or a static graph\n"
     "(tether check --graph F.json); the kind is detected from the first record.\n"
-    "  --format F        json (default), dot, svg, html (one self-contained file), perfetto\n"
+    "  --format F        json (default), dot, svg, html (one self-contained file), perfetto,\n"
+    "                    timeline-svg (traces: a lane per scope, zombie overhangs in red)\n"
     "  -o, --output OUT  where to write (default: standard output)\n"
     "  --grace D         traces: a task ending within D after its scope is not a zombie\n"
     "                    (e.g. 50ms, 2s; default 0)\n"
-    "  --group-above N   draw tasks grouped by spawn site above N tasks (default 500)\n"
+    "  --group-above N   above N tasks (default 500), group the graph's nodes and fold the\n"
+    "                    timeline's tasks by spawn site\n"
     "Exit: 0 no findings, 1 findings, 2 usage or input error.\n";
 
 int Usage(const std::string& problem) {
@@ -122,8 +124,9 @@ int RunReport(int argc, char** argv) {
     }
   }
   if (input.empty()) return Usage("no input given");
-  if (format != "json" && format != "dot" && format != "svg" && format != "html" && format != "perfetto") {
-    return Usage("unknown format '" + format + "' (json, dot, svg, html, perfetto)");
+  if (format != "json" && format != "dot" && format != "svg" && format != "html" && format != "perfetto" &&
+      format != "timeline-svg") {
+    return Usage("unknown format '" + format + "' (json, dot, svg, html, perfetto, timeline-svg)");
   }
 
   graph::ScopeGraph sg;
@@ -147,8 +150,8 @@ int RunReport(int argc, char** argv) {
       return 2;
     }
   }
-  if (format == "perfetto" && sg.source != graph::SourceKind::kTrace) {
-    std::cerr << "tether report: --format perfetto needs a trace: a static graph has no times "
+  if ((format == "perfetto" || format == "timeline-svg") && sg.source != graph::SourceKind::kTrace) {
+    std::cerr << "tether report: --format " << format << " needs a trace: a static graph has no times "
                  "(use json, dot, svg or html)\n";
     return 2;
   }
@@ -168,6 +171,8 @@ int RunReport(int argc, char** argv) {
     *out << svg;
   } else if (format == "html") {
     graph::WriteHtml(sg, analyses, display, svg, *out);
+  } else if (format == "timeline-svg") {
+    graph::WriteTimelineSvg(sg, analyses, group_above, nullptr, *out);
   } else if (Error err = graph::WritePerfetto(sg, *out); !err.ok()) {
     std::cerr << "tether report: " << err.message() << "\n";
     return 2;

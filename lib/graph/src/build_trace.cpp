@@ -2,6 +2,7 @@
 // task, the edges of scope_graph.hpp, and statuses from the trace findings.
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "tether/graph/scope_graph.hpp"
@@ -69,6 +70,23 @@ class TraceGraphBuilder {
   ScopeGraph* out_;
 };
 
+// The scope a task is charged to: its context's scope; else the scope its
+// spawner worked for; else the spawning task's (tether::trace::Analyze does
+// the same, so the timeline draws a zombie in the lane of the scope it outlived).
+std::uint64_t ChargedScope(const trace::Trace& t, const trace::TaskRecord& task) {
+  if (task.scope != 0) return task.scope;
+  if (task.detached_from != 0) return task.detached_from;
+  std::uint64_t parent = task.parent_task;
+  for (std::size_t depth = 0; parent != 0 && depth < 256; ++depth) {
+    auto it = t.tasks.find(parent);
+    if (it == t.tasks.end()) break;
+    if (it->second.scope != 0) return it->second.scope;
+    if (it->second.detached_from != 0) return it->second.detached_from;
+    parent = it->second.parent_task;
+  }
+  return 0;
+}
+
 void Extend(std::int64_t* last, const std::optional<std::int64_t>& t) {
   if (t) *last = std::max(*last, *t);
 }
@@ -110,6 +128,10 @@ ScopeGraph BuildFromTrace(const trace::Trace& trace, const std::vector<trace::Fi
     Extend(&last, c.created_ns);
     Extend(&last, c.done_ns);
   }
+  std::map<std::uint64_t, std::uint64_t> task_scope_of_group;  // group -> its first task's scope
+  for (const auto& [id, t] : trace.tasks) {
+    if (t.group != 0 && !task_scope_of_group.count(t.group)) task_scope_of_group[t.group] = ChargedScope(trace, t);
+  }
   for (const auto& [id, g] : trace.groups) {
     Node n;
     n.name = "group#" + std::to_string(id);
@@ -122,6 +144,14 @@ ScopeGraph BuildFromTrace(const trace::Trace& trace, const std::vector<trace::Fi
     } else {
       n.detail = g.wait_begin_ns ? (g.wait_end_ns ? "waited" : "wait never returned") : "never waited";
     }
+    // A group's scope: its context's, else (a group on a detached context)
+    // the scope its first task is charged to.
+    auto ctx = trace.contexts.find(g.ctx);
+    std::uint64_t scope = ctx != trace.contexts.end() ? ctx->second.scope : 0;
+    if (auto first = task_scope_of_group.find(id); scope == 0 && first != task_scope_of_group.end()) {
+      scope = first->second;
+    }
+    if (scope != 0) n.scope_key = "scope:" + std::to_string(scope);
     b.Add(NodeKind::kGroup, id, std::move(n));
     Extend(&last, g.created_ns);
     Extend(&last, g.wait_end_ns);
@@ -135,6 +165,7 @@ ScopeGraph BuildFromTrace(const trace::Trace& trace, const std::vector<trace::Fi
     n.end_ns = t.end_ns;
     n.detail = t.end_ns ? t.result : "never ended";
     n.thread = t.thread;
+    if (std::uint64_t scope = ChargedScope(trace, t); scope != 0) n.scope_key = "scope:" + std::to_string(scope);
     if (t.detached_from != 0) n.status = Status::kDetached;
     b.Add(NodeKind::kTask, id, std::move(n));
     Extend(&last, t.spawn_ns);

@@ -1,11 +1,14 @@
 // The HTML report: one self-contained file (inline SVG, CSS and JS; no
-// network): the graph, a filterable findings table linked to graph nodes and
-// source lines, the ownership path of every zombie, and the unwaited tasks.
+// network): the timeline first (a lane per scope, zombie overhangs in red),
+// the findings grouped by spawn site, the full filterable findings table
+// linked to graph nodes and source lines, the ownership path of every zombie,
+// the graph, and the unwaited tasks.
 // Every string from the input goes through EscapeHtml; no input string is
 // ever placed inside the <script> element.
 #include <map>
 #include <set>
 
+#include "html_sections.hpp"
 #include "tether/graph/writers.hpp"
 
 namespace tether::graph {
@@ -35,6 +38,14 @@ code, .src { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 1
 #graph g.node { cursor: pointer; }
 #graph .hl polygon, #graph .hl ellipse, #graph .hl path { stroke: #2563eb !important; stroke-width: 5px; }
 ol.paths li { margin-bottom: 4px; } .cut { color: #b91c1c; font-weight: 600; }
+#tl-wrap { border: 1px solid #d1d5db; overflow: auto; max-height: 80vh; background: #fff; }
+#tl-detail { white-space: pre-wrap; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px;
+  background: #f9fafb; border: 1px solid #e5e7eb; padding: 6px 8px; margin: 6px 0 0; min-height: 2.8em; }
+.legend span { display: inline-block; margin-right: 14px; } .legend i { display: inline-block; width: 22px;
+  height: 10px; margin-right: 4px; vertical-align: middle; border: 1px solid #64748b; }
+table.sites td.count { font-weight: 700; text-align: right; } table.sites td.where { white-space: nowrap; } table.sites details summary { cursor: pointer; }
+table.sites details ul { margin: 4px 0; padding-left: 18px; }
+details.all > summary { cursor: pointer; font-size: 16px; font-weight: 700; margin: 20px 0 8px; }
 )CSS";
 
 constexpr const char* kScript = R"JS(
@@ -75,11 +86,31 @@ constexpr const char* kScript = R"JS(
   document.querySelectorAll('#graph g.node').forEach(function (g) {
     g.addEventListener('click', function () { highlight(g.id); });
   });
+  // Timeline: a click shows the bar's site, context chain and cut (its
+  // <title>, which hovering shows too) and outlines its graph node.
+  var detail = document.getElementById('tl-detail');
+  document.querySelectorAll('#timeline g.tl-bar').forEach(function (b) {
+    b.addEventListener('click', function () {
+      document.querySelectorAll('#timeline .tl-sel').forEach(function (e) { e.classList.remove('tl-sel'); });
+      b.classList.add('tl-sel');
+      var title = b.querySelector('title');
+      if (detail && title) detail.textContent = title.textContent;
+      if (b.dataset.node) {
+        document.querySelectorAll('#graph .hl').forEach(function (e) { e.classList.remove('hl'); });
+        var node = document.getElementById(b.dataset.node);
+        if (node) node.classList.add('hl');
+      }
+    });
+  });
   // ?kind=&scope=&text= preset the filters, so a link can open a filtered view.
   var preset = new URLSearchParams(location.search);
   if (preset.has('kind')) kind.value = preset.get('kind');
   if (preset.has('scope')) scope.value = preset.get('scope');
   if (preset.has('text')) text.value = preset.get('text');
+  var all = document.getElementById('all-findings');
+  if (all && (preset.has('kind') || preset.has('scope') || preset.has('text') || location.hash.length > 1)) {
+    all.open = true;
+  }
   apply();
   if (location.hash.length > 1) highlight(decodeURIComponent(location.hash.slice(1)));
 })();
@@ -111,7 +142,8 @@ void WriteFindings(const ScopeGraph& sg, const DisplayGraph& display, std::ostre
     kinds.insert(f.kind);
     if (f.scope) scopes[sg.graph[*f.scope].key] = sg.graph[*f.scope].name;
   }
-  out << "<h2 id=\"findings-title\">Findings</h2>\n<div id=\"filters\">\n"
+  out << "<details class=\"all\" id=\"all-findings\"><summary id=\"findings-title\">All findings ("
+      << sg.findings.size() << "), filterable</summary>\n<div id=\"filters\">\n"
       << "<label>Kind <select id=\"f-kind\"><option value=\"\">all</option>";
   for (const std::string& k : kinds) out << "<option value=\"" << EscapeHtml(k) << "\">" << EscapeHtml(k) << "</option>";
   out << "</select></label>\n<label>Scope <select id=\"f-scope\"><option value=\"\">all</option>";
@@ -131,7 +163,7 @@ void WriteFindings(const ScopeGraph& sg, const DisplayGraph& display, std::ostre
         << (f.scope ? EscapeHtml(sg.graph[*f.scope].name) : "") << "</td><td>" << EscapeHtml(f.message)
         << "</td><td>" << SourceLink(f.site, f.col) << "</td></tr>\n";
   }
-  out << "</tbody>\n</table>\n";
+  out << "</tbody>\n</table>\n</details>\n";
 }
 
 void WritePaths(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display, std::ostream& out) {
@@ -215,6 +247,8 @@ void WriteHtml(const ScopeGraph& sg, const Analyses& analyses, const DisplayGrap
     out << "<span>" << sg.CountNodes(NodeKind::kFunction) << " functions</span>";
   }
   out << "</p>\n";
+  if (trace) detail::WriteTimelineSection(sg, analyses, display, out);
+  detail::WriteFindingsBySite(sg, analyses, display, out);
   WriteFindings(sg, display, out);
   WritePaths(sg, analyses, display, out);
   out << "<h2>Scope graph</h2>\n<p class=\"meta\">Red: zombie; orange: leaked or unwaited; yellow, dashed: "

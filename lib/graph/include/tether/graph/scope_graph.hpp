@@ -71,6 +71,11 @@ struct Node {
   bool receives_context = false;  // functions
   bool root_context = false;      // contexts: no parent, or background/todo/without_cancel
   std::uint64_t thread = 0;       // tasks: the thread that ran it
+  // Tasks and groups: the key of the scope they are charged to, as the
+  // tracer charges them (the context's scope, else the scope the spawner
+  // worked for, else the spawning task's), so a task detached from its
+  // build is still drawn in that build's lane. "" when none.
+  std::string scope_key;
 };
 
 struct Edge {

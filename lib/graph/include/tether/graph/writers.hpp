@@ -51,6 +51,15 @@ void WriteDot(const ScopeGraph& sg, const DisplayGraph& display, std::ostream& o
 Error RenderSvg(const std::string& dot_text, std::string* svg);
 void WriteHtml(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display,
                const std::string& svg, std::ostream& out);
+// The timeline (traces only: a static graph has no times): one lane per
+// scope with its lifetime, its groups and tasks as bars under it, the part of
+// a task after its scope ended in red with its length written on it, spawn
+// and join arrows, groups destroyed without Wait marked, a time axis. Above
+// `fold_tasks_above` tasks, a lane's tasks with the same spawn site and
+// status are folded into one bar with a count. `display` (may be null) gives
+// the graph node ids that bars link to.
+void WriteTimelineSvg(const ScopeGraph& sg, const Analyses& analyses, std::size_t fold_tasks_above,
+                      const DisplayGraph* display, std::ostream& out);
 // Traces only (static graphs have no times): kInvalidArgument otherwise.
 Error WritePerfetto(const ScopeGraph& sg, std::ostream& out);
 
