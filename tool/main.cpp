@@ -16,7 +16,7 @@ constexpr const char* kUsage =
     "  check    find detached contexts and unwaited tasks in C++ code (Clang)\n"
     "  trace    run a program under the tracer and report zombie and leaked tasks\n"
     "  report   render a trace or a static graph as JSON, DOT, SVG, HTML or Perfetto\n"
-    "  version  print the version\n"
+    "  version  print the version, the git commit and the Clang it was built with\n"
     "\n"
     "Run `tether <command> --help` for a command's options.\n";
 
@@ -34,10 +34,7 @@ int main(int argc, char** argv) {
   if (cmd == "check") return tether::tool::RunCheck(sub_argc, sub_argv);
   if (cmd == "trace") return tether::tool::RunTrace(sub_argc, sub_argv);
   if (cmd == "report") return tether::tool::RunReport(sub_argc, sub_argv);
-  if (cmd == "version" || cmd == "--version") {
-    std::cout << "tether " << TETHER_VERSION << "\n";
-    return 0;
-  }
+  if (cmd == "version" || cmd == "--version") return tether::tool::PrintVersion(std::cout);
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {
     std::cout << kUsage;
     return 0;
