@@ -98,6 +98,8 @@ pipe_ratio=$(python3 -c "print(f'{$p_med / $l_med:.2f}')")
 mbps=$(python3 -c "print(f'{200 / $l_med:.0f}')")
 
 verdict() { python3 -c "print('met' if $1 else 'NOT met')"; }
+# The "Queues" section (bench/queue.bench.py) is kept as it is.
+queue_section=$(sed -n '/<!-- queue-bench -->/,/<!-- \/queue-bench -->/p' "$results/worker.md" 2>/dev/null || true)
 cat > "$results/worker.md" <<MD
 # tether-worker benchmark
 
@@ -127,4 +129,5 @@ What is measured:
   the pipe, splits lines, checks the size limit and writes the log file (its size is
   checked: no byte lost). The baseline \`cat FILE > /dev/null\` writes nothing.
 MD
+if [[ -n $queue_section ]]; then printf '\n%s\n' "$queue_section" >> "$results/worker.md"; fi
 cat "$results/worker.md"

@@ -52,6 +52,34 @@ for f in "$out"/results/*/build.json; do
   python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); print("  %-28s %s" % (sys.argv[1].split("/")[-2], b["status"]))' "$f"
 done
 
+step "tether-worker serve on a spool directory (under the tracer): submit queues builds, serve runs them, status reports"
+spool="$out/spool"
+mapfile -t jobs < <("$worker" submit --queue "dir:$spool" "$src/worker-reference/examples/hello.yml" \
+  "$src/worker-reference/examples/stages.yml" "$src/worker-reference/examples/secrets.yml")
+[[ ${#jobs[@]} -eq 3 ]] || { echo "demo: tether-worker submit failed" >&2; exit 1; }
+echo "submitted: ${jobs[*]}"
+"$tether" trace --out "$out/serve.trace" -- "$worker" serve --queue "dir:$spool" --build-limit 2 --quiet \
+  --results "$out/serve-results" > "$out/serve.txt" 2>&1 &
+traced=$!
+for _ in $(seq 600); do
+  left=0
+  for j in "${jobs[@]}"; do "$worker" status --queue "dir:$spool" "$j" | grep -q "^state: done" || left=1; done
+  [[ $left -eq 0 ]] && break
+  sleep 0.1
+done
+serve_pid=$(cut -d' ' -f1 "/proc/$traced/task/$traced/children")
+kill -TERM "$serve_pid"
+rc=0; wait "$traced" || rc=$?
+if [[ $rc -ne 0 || $left -ne 0 ]]; then
+  cat "$out/serve.txt" >&2
+  echo "demo: serve under the tracer exited $rc (pending builds: $left)" >&2; exit 1
+fi
+grep "SUMMARY" "$out/serve.txt" | sed 's/^/  /'
+for j in "${jobs[@]}"; do
+  "$worker" status --queue "dir:$spool" "$j" | awk -v j="$j" '/^status:/ {printf "  %-28s %s\n", j, $2}'
+done
+if grep -rq "demo-s3cr3t" "$out/serve-results"; then echo "demo: a secret leaked into a log" >&2; exit 1; fi
+
 step "the pre-fix Vela worker flow (test/trace/legacy) under the tracer: zombies expected"
 expect 1 "$tether" trace --out "$out/legacy.trace" -- "$legacy" --builds 3
 

@@ -202,7 +202,12 @@ Error RedisQueue::Retry(const Context& ctx, RedisConnection& conn, const std::ve
   auto backoff = std::chrono::milliseconds(100);
   for (;;) {
     Error err = conn.Command(argv, reply);
-    if (!err.Is(ErrorCode::kIo)) {
+    // A Redis that is starting (LOADING its append-only file) or busy
+    // answers with an error that passes: retried like a lost connection.
+    const bool transient = err.Is(ErrorCode::kFailed) &&
+                           (err.message().rfind("LOADING", 0) == 0 || err.message().rfind("BUSY", 0) == 0 ||
+                            err.message().rfind("TRYAGAIN", 0) == 0 || err.message().rfind("MASTERDOWN", 0) == 0);
+    if (!err.Is(ErrorCode::kIo) && !transient) {
       std::lock_guard<std::mutex> lock(mu_);
       if (warned_ && err.ok()) {
         std::cerr << "tether-worker: redis " << addr_.host << ":" << addr_.port << " reachable again\n";
@@ -335,14 +340,25 @@ Error RedisQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
   std::unique_ptr<RedisConnection> conn = Take();
   const int list = TakeList();
   const std::string proc = ProcList(list);
+  // An error while ctx is done is the shutdown's; any other ends the worker
+  // (after the retries: Redis answers, but not as a queue should).
   Error result;
+  auto failed = [&](const Error& err) {
+    if (ctx.Err().ok()) result = err;
+  };
   while (ctx.Err().ok()) {
     RedisConnection::Reply r;
     // A claim whose BLMOVE reply was lost, or that a failed ack left: ours.
-    if (Error err = Retry(ctx, *conn, {"LINDEX", proc, "-1"}, &r); !err.ok()) break;
+    if (Error err = Retry(ctx, *conn, {"LINDEX", proc, "-1"}, &r); !err.ok()) {
+      failed(err);
+      break;
+    }
     std::string id = r.nil ? "" : r.str;
     if (id.empty()) {
-      if (Error err = Retry(ctx, *conn, {"BLMOVE", key_, proc, "RIGHT", "LEFT", "0.5"}, &r); !err.ok()) break;
+      if (Error err = Retry(ctx, *conn, {"BLMOVE", key_, proc, "RIGHT", "LEFT", "0.5"}, &r); !err.ok()) {
+        failed(err);
+        break;
+      }
       if (r.nil) continue;
       id = r.str;
       if (!ctx.Err().ok()) {
@@ -352,10 +368,16 @@ Error RedisQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
       }
     }
     const std::string hash = key_ + ":job:" + id;
-    if (Error err = Retry(ctx, *conn, {"HINCRBY", hash, "attempts", "1"}, &r); !err.ok()) break;
+    if (Error err = Retry(ctx, *conn, {"HINCRBY", hash, "attempts", "1"}, &r); !err.ok()) {
+      failed(err);
+      break;
+    }
     const int attempts = static_cast<int>(r.integer);
     conn->Command({"HSET", hash, "worker", name_}, &r);
-    if (Error err = Retry(ctx, *conn, {"HMGET", hash, "spec", "result"}, &r); !err.ok()) break;
+    if (Error err = Retry(ctx, *conn, {"HMGET", hash, "spec", "result"}, &r); !err.ok()) {
+      failed(err);
+      break;
+    }
     JobRecord job;
     job.id = id;
     job.attempts = attempts;

@@ -166,7 +166,7 @@ Error SpoolQueue::Status(const std::string& id, JobStatus* out, bool* found) {
     out->id = job.id;
     out->state = state;
     out->pipeline_file = job.spec.pipeline_file;
-    out->attempts = job.attempts;
+    out->attempts = job.attempts + (state == "running" ? 1 : 0);  // the file counts earlier claims
     out->worker = worker;
     return Error();
   };
@@ -228,6 +228,16 @@ int SpoolQueue::RecoverDead() {
         ::unlink(from.c_str());  // it finished; only the ack was lost
         continue;
       }
+      // Back to pending/ with one more claim counted: written anew (temp
+      // file, then rename over the claim), then moved.
+      std::string text, tmp;
+      JobRecord job;
+      if (ReadFile(from, &text, nullptr).ok() && DecodeJob(text, from, &job).ok()) {
+        ++job.attempts;
+        if (WriteTemp(root_ + "/tmp", EncodeJob(job), &tmp).ok() && ::rename(tmp.c_str(), from.c_str()) != 0) {
+          ::unlink(tmp.c_str());
+        }
+      }
       if (::rename(from.c_str(), (root_ + "/pending/" + n).c_str()) == 0) {
         ++recovered;
         std::cerr << "tether-worker: recovered job " << IdOfJobFile(n) << " of dead worker " << w << "\n";
@@ -254,12 +264,9 @@ Error SpoolQueue::TryClaim(std::optional<BuildItem>* out, bool* claimed) {
     JobRecord job;
     Error bad = DecodeJob(text, mine, &job);
     if (bad.ok()) {
+      // The file counts the claims before this one (recovery adds one when
+      // it requeues a dead worker's claim), so claiming writes nothing.
       ++job.attempts;
-      // Record the attempt (a rerun after a crash counts); best effort.
-      std::string tmp;
-      if (WriteTemp(root_ + "/tmp", EncodeJob(job), &tmp).ok() && ::rename(tmp.c_str(), mine.c_str()) != 0) {
-        ::unlink(tmp.c_str());
-      }
       BuildItem item;
       bad = MakeItem(job.id, job.spec, &item);
       if (bad.ok()) {

@@ -5,7 +5,7 @@ usage: fleet.py WORKER SRCDIR OUT (dir|redis) [--jobs N] [--workers N]
 
 Starts (for redis) its own redis-server on a free loopback port, with an
 append-only file so that a restart keeps the queue; submits N jobs (one in
-ten slow); starts the workers; optionally SIGKILLs one worker while it runs
+one in twenty slow); starts the workers; optionally SIGKILLs one worker while it runs
 a build and restarts Redis mid-run; waits until every job has a result;
 SIGTERMs the workers. Then it checks, and prints one line per property:
 
@@ -92,7 +92,7 @@ def rcli(*a):
 
 
 try:
-    files = [here + ("/slow.yml" if i % 10 == 5 else "/quick.yml") for i in range(args.jobs)]
+    files = [here + ("/slow.yml" if i % 20 == 5 else "/quick.yml") for i in range(args.jobs)]
     sub = subprocess.run([args.worker, "submit", "--queue", queue] + files, capture_output=True, text=True)
     if sub.returncode != 0:
         fail("submit exited %d: %s" % (sub.returncode, sub.stderr))
@@ -125,6 +125,9 @@ try:
             held = claims_of(names[0])
             if any(h in slow for h in held):
                 time.sleep(0.3)
+                # Frozen first, so that what it holds is read exactly: the
+                # jobs it claimed and has not acknowledged.
+                procs[0].send_signal(signal.SIGSTOP)
                 victim_held = claims_of(names[0])
                 procs[0].send_signal(signal.SIGKILL)
                 procs[0].wait()
@@ -151,6 +154,7 @@ try:
         redis = start_redis()
         print("redis restarted: yes")
 
+    final = {}  # job -> its status once done (a terminal result does not change)
     pending = list(ids)
     while pending and time.time() < deadline:
         still = []
@@ -163,6 +167,8 @@ try:
                 still.append(j)
             elif st.get("state") != "done":
                 still.append(j)
+            else:
+                final[j] = st
         pending = still
         if pending:
             time.sleep(0.2)
@@ -219,7 +225,7 @@ try:
     # Exactly one terminal result per job, consistent with its build.json.
     mismatch = 0
     for j in ids:
-        rc, st = status(j)
+        st = final.get(j, {})
         try:
             b = json.load(open("%s/results/%s/build.json" % (out, j)))
         except (OSError, ValueError):
