@@ -69,21 +69,18 @@ void Drain(std::vector<std::unique_ptr<Queue>>& queues, std::size_t jobs, std::m
   for (std::thread& t : threads) t.join();
 }
 
-TEST(SpoolQueue, ConcurrentWorkersClaimEachJobOnce) {
-  const std::string root = TempDir();
-  QueueOptions options;
-  auto submitter = std::make_unique<SpoolQueue>(root, options);
-  ASSERT_TRUE(submitter->Open().ok());
+// 60 jobs, 4 workers made by make_worker(i) in threads: each job claimed once, all done.
+template <typename MakeWorker>
+void SubmitDrainAndCheck(Queue& submitter, MakeWorker make_worker) {
   std::set<std::string> ids;
   for (int i = 0; i < 60; ++i) {
     std::string id;
-    ASSERT_TRUE(submitter->Submit(Spec("job"), &id).ok());
+    ASSERT_TRUE(submitter.Submit(Spec("job"), &id).ok());
     ids.insert(id);
   }
   std::vector<std::unique_ptr<Queue>> workers;
   for (int i = 0; i < 4; ++i) {
-    options.worker_name = "w" + std::to_string(i);
-    workers.push_back(std::make_unique<SpoolQueue>(root, options));
+    workers.push_back(make_worker(i));
     ASSERT_TRUE(workers.back()->Register().ok());
   }
   std::map<std::string, int> claims;
@@ -93,10 +90,21 @@ TEST(SpoolQueue, ConcurrentWorkersClaimEachJobOnce) {
   for (const std::string& id : ids) {
     JobStatus st;
     bool found = false;
-    ASSERT_TRUE(submitter->Status(id, &st, &found).ok());
+    ASSERT_TRUE(submitter.Status(id, &st, &found).ok());
     EXPECT_TRUE(found);
     EXPECT_EQ(st.state, "done") << id;
   }
+}
+
+TEST(SpoolQueue, ConcurrentWorkersClaimEachJobOnce) {
+  const std::string root = TempDir();
+  QueueOptions options;
+  auto submitter = std::make_unique<SpoolQueue>(root, options);
+  ASSERT_TRUE(submitter->Open().ok());
+  SubmitDrainAndCheck(*submitter, [&](int i) {
+    options.worker_name = "w" + std::to_string(i);
+    return std::make_unique<SpoolQueue>(root, options);
+  });
   std::filesystem::remove_all(root);
 }
 
@@ -204,27 +212,7 @@ class RedisQueueTest : public ::testing::Test {
 
 TEST_F(RedisQueueTest, ConcurrentWorkersClaimEachJobOnce) {
   auto submitter = Worker("submitter");
-  std::set<std::string> ids;
-  for (int i = 0; i < 60; ++i) {
-    std::string id;
-    ASSERT_TRUE(submitter->Submit(Spec("job"), &id).ok());
-    ids.insert(id);
-  }
-  std::vector<std::unique_ptr<Queue>> workers;
-  for (int i = 0; i < 4; ++i) {
-    workers.push_back(Worker("w" + std::to_string(i)));
-    ASSERT_TRUE(workers.back()->Register().ok());
-  }
-  std::map<std::string, int> claims;
-  Drain(workers, ids.size(), &claims);
-  EXPECT_EQ(claims.size(), ids.size());
-  for (const auto& [id, n] : claims) EXPECT_EQ(n, 1) << id;
-  for (const std::string& id : ids) {
-    JobStatus st;
-    bool found = false;
-    ASSERT_TRUE(submitter->Status(id, &st, &found).ok());
-    EXPECT_EQ(st.state, "done") << id;
-  }
+  SubmitDrainAndCheck(*submitter, [&](int i) { return Worker("w" + std::to_string(i)); });
 }
 
 TEST_F(RedisQueueTest, ExpiredHeartbeatsClaimsAreRecoveredOnceAndTheFirstResultWins) {
