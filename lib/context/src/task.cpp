@@ -1,6 +1,7 @@
 // TaskGroup (Go's errgroup) and detached tasks (Go's `go` statement).
 #include "tether/task.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -17,11 +18,15 @@ namespace tether {
 namespace detail {
 namespace {
 
+// Tasks between the start and the end of their function (see TasksRunning).
+std::atomic<std::int64_t> g_tasks_running{0};
+
 // What every task thread does around its function: adopt the context's scope
 // as the thread's current scope, report start and end, and turn an escaping
 // exception into an Error (a throwing task must not std::terminate the process).
 Error RunTask(const TaskFunc& f, std::uint64_t task, std::uint64_t scope) {
   SetCurrentScope(scope);
+  g_tasks_running.fetch_add(1, std::memory_order_relaxed);
   if (task != 0) {
     if (auto* t = hooks::Active()) t->TaskStarted(task);
   }
@@ -36,6 +41,7 @@ Error RunTask(const TaskFunc& f, std::uint64_t task, std::uint64_t scope) {
   if (task != 0) {
     if (auto* t = hooks::Active()) t->TaskEnded(task, err.code());
   }
+  g_tasks_running.fetch_sub(1, std::memory_order_relaxed);
   return err;
 }
 
@@ -175,6 +181,8 @@ void SpawnDetached(const Context& ctx, std::string name, std::function<void()> f
 }
 
 }  // namespace detail
+
+std::int64_t TasksRunning() { return detail::g_tasks_running.load(std::memory_order_relaxed); }
 
 TaskGroup::WithContextResult TaskGroup::WithContext(const Context& parent,
                                                     std::source_location loc) {

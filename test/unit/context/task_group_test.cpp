@@ -228,5 +228,24 @@ TEST(TaskGroup, LongLivedGroupWithManyShortTasks) {
   EXPECT_EQ(ran.load(), 300);
 }
 
+TEST(TaskGroup, TasksRunningCountsStartedUnfinishedTasks) {
+  // Other tests of this binary ran before: count relative to now.
+  const std::int64_t before = TasksRunning();
+  auto [release, fire] = WithCancel(Background());
+  auto [group, gctx] = TaskGroup::WithContext(Background());
+  std::atomic<int> started{0};
+  for (int i = 0; i < 3; ++i) {
+    group.Go([&started, r = release] {
+      started.fetch_add(1);
+      r.Done().Wait();
+    });
+  }
+  while (started.load() < 3) std::this_thread::yield();
+  EXPECT_EQ(TasksRunning(), before + 3);
+  fire();
+  EXPECT_TRUE(group.Wait().ok());
+  EXPECT_EQ(TasksRunning(), before);
+}
+
 }  // namespace
 }  // namespace tether

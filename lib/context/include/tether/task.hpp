@@ -108,6 +108,12 @@ struct TaskGroup::WithContextResult {
   Context ctx;
 };
 
+// How many tasks (TaskGroup and Go tasks) are running now, process-wide: a
+// task counts from the start of its function to its return. Always counted
+// (one relaxed atomic add per start and end), traced or not, so a long-running
+// program can export it (tether-worker's /metrics: tasks_alive).
+std::int64_t TasksRunning();
+
 // A detached task: the goroutine analog, for code that truly owns its own
 // lifetime. Nobody joins it; the tracer reports it if it is still running
 // when its scope ends or the process exits. Justify each use with
