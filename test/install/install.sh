@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Installs the build BUILD_DIR into a temporary prefix and uses it from a
+# project outside the tree, both ways a user would: CMake's find_package and
+# pkg-config. Each program then runs under the installed `tether trace`.
+# Prints one "install:" line per step for FileCheck; exits non-zero at the
+# first step that fails. Bounded: every step has a timeout, and the only
+# compiles are the three small consumer programs.
+# Usage: install.sh BUILD_DIR WORK_DIR
+set -euo pipefail
+build="$(cd "${1:?usage: install.sh BUILD_DIR WORK_DIR}" && pwd)"
+work="${2:?usage: install.sh BUILD_DIR WORK_DIR}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+rm -rf "$work"
+mkdir -p "$work"
+prefix="$work/prefix"
+log="$work/log"
+step() { echo "install: $*"; }
+fail() { echo "install: FAILED: $*"; tail -n 40 "$log"; exit 1; }
+
+timeout 300 cmake --install "$build" --prefix "$prefix" >"$log" 2>&1 || fail "cmake --install"
+for f in bin/tether bin/tether-worker lib/libtether.a lib/libtether_trace.a \
+         include/tether/context.hpp include/tether/trace/gtest.hpp \
+         lib/cmake/Tether/TetherConfig.cmake lib/pkgconfig/tether.pc \
+         share/tether/models/libtether.json share/doc/tether/README.md; do
+  [[ -e "$prefix/$f" ]] || fail "not installed: $f"
+done
+step "installed into the prefix"
+"$prefix/bin/tether" --version | head -n 1
+
+# find_package(Tether CONFIG): configure and build the consumer project.
+timeout 300 cmake -S "$here/Inputs/consumer" -B "$work/cmake-build" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >"$log" 2>&1 || fail "configure consumer"
+grep -o "Tether 0\.[0-9.]* from $prefix/lib/cmake/Tether" "$log" | sed "s|$prefix|PREFIX|" || fail "found the wrong Tether"
+timeout 600 cmake --build "$work/cmake-build" >"$log" 2>&1 || fail "build consumer"
+step "built with find_package"
+
+# pkg-config: the same program compiled by hand with the flags tether.pc gives.
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+pkg-config --modversion tether
+read -r -a flags <<<"$(pkg-config --cflags --libs tether)"
+timeout 600 c++ -std=c++20 -O1 "$here/Inputs/consumer/main.cpp" -o "$work/consumer-pc" "${flags[@]}" \
+  >"$log" 2>&1 || fail "build with pkg-config"
+step "built with pkg-config"
+
+# Every program runs under the installed tracer: a clean run is clean, a
+# zombie is found (exit 1) whichever way the program was built.
+trace() { # trace NAME PROGRAM ARGS...: prints the summary and the exit code
+  local name="$1"; shift
+  local rc=0
+  timeout 120 "$prefix/bin/tether" trace --out "$work/$name.jsonl" -- "$@" >"$work/$name.txt" 2>&1 || rc=$?
+  grep -E "^consumer:|SUMMARY|ZOMBIE|linked with" "$work/$name.txt" | sed "s|$work|WORK|g" || true
+  echo "install: $name exit $rc"
+}
+trace cmake-clean "$work/cmake-build/consumer" clean
+trace cmake-zombie "$work/cmake-build/consumer" zombie
+trace pc-clean "$work/consumer-pc" clean
+trace pc-zombie "$work/consumer-pc" zombie
+# Tether::context alone: runs, but there is no tracer in it to start.
+trace context-only "$work/cmake-build/consumer_context_only" clean
+
+# Tether::gtest: the clean test passes, the leaking one fails, named.
+rc=0
+timeout 120 "$work/cmake-build/consumer_test" >"$work/gtest.txt" 2>&1 || rc=$?
+grep -E "^\[  (PASSED|FAILED)  \]|task \"left over\"" "$work/gtest.txt" || true
+echo "install: gtest exit $rc"
