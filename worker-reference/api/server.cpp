@@ -221,6 +221,7 @@ class HttpApi::Impl {
       res.set_header("WWW-Authenticate", "Bearer realm=\"tether-worker\"");
       ReplyError(res, 401,
                  req.has_header("Authorization") ? "invalid bearer token" : "a bearer token is required");
+      if (req.method != "GET") LogChange(req, res);
       return httplib::Server::HandlerResponse::Handled;
     });
     http_.set_error_handler(httplib::Server::HandlerWithResponse(
@@ -238,10 +239,6 @@ class HttpApi::Impl {
       } catch (...) {
       }
       ReplyError(res, 500, what);
-    });
-    http_.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-      if (req.method == "GET") return;  // only what changes state is logged
-      std::cerr << "tether-worker: api: " << req.method << " " << req.path << " " << res.status << "\n";
     });
 
     http_.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
@@ -277,14 +274,23 @@ class HttpApi::Impl {
         case cmd::WorkerControl::CancelResult::kCanceled:
           api_cancels_.fetch_add(1, std::memory_order_relaxed);
           std::cerr << "tether-worker: api: canceling build " << build << " (executor " << n << ")\n";
-          return Reply(res, 202, {{"slot", n}, {"build", build}, {"state", "canceling"}});
+          Reply(res, 202, {{"slot", n}, {"build", build}, {"state", "canceling"}});
+          break;
         case cmd::WorkerControl::CancelResult::kNoSuchSlot:
-          return ReplyError(res, 404, NoSuchSlot(n));
+          ReplyError(res, 404, NoSuchSlot(n));
+          break;
         case cmd::WorkerControl::CancelResult::kIdle:
-          return ReplyError(res, 409, "executor " + std::to_string(n) + " runs no build");
+          ReplyError(res, 409, "executor " + std::to_string(n) + " runs no build");
+          break;
       }
-      ReplyError(res, 500, "unknown cancel result");
+      LogChange(req, res);
     });
+  }
+
+  // Every request that may change something is logged, before its answer is
+  // sent (so the log's order is the order clients saw).
+  static void LogChange(const httplib::Request& req, const httplib::Response& res) {
+    std::cerr << "tether-worker: api: " << req.method << " " << req.path << " " << res.status << "\n";
   }
 
   std::string NoSuchSlot(int n) const {
