@@ -155,7 +155,17 @@ Error Engine::Exec(const Context& ctx, ContainerState& c, bool wait) {
   } else {
     request.stream = [this](const Context& sctx, ContainerState& s) { return StreamStep(sctx, s); };
   }
-  if (Error sent = requests_.Send(ctx, std::move(request)); !sent.ok()) {
+  // The request is queued even if ctx was cancelled since the start (a cancel
+  // landing between the spawn and this send, seen under load by the fault
+  // soak): the output already in the pipe is this container's log, and
+  // StreamBuild takes what is queued after a cancel too. The channel is
+  // buffered: this waits only if StreamBuild stopped taking requests while
+  // the queue is full, and then for at most --kill-grace.
+  // tether:detached(a cancel right after the start must not drop the container's log: the send keeps ctx's values, drops its cancellation, and is bounded by --kill-grace)
+  auto [send_ctx, cancel_send] = WithTimeout(WithoutCancel(ctx), config_.kill_grace);
+  Error sent = requests_.Send(send_ctx, std::move(request));
+  cancel_send();
+  if (!sent.ok()) {
     // No stream task owns the log: this task still does.
     c.log->Note("[tether-worker] log not streamed: " + sent.ToString());
   }
