@@ -16,6 +16,7 @@
 #include <source_location>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace tether::trace::detail {
 
@@ -32,6 +33,10 @@ enum class EventType : std::uint8_t {
   kScopeBegin,
   kScopeEnd,
   kChanClose,
+  // A spawn whose name and site were interned (FileSink::PutSpawn): one
+  // slot; aux is the site id, and the 8 bytes of loc carry the parent task
+  // (a spawn site's loc is in the site table). Written out exactly like kSpawn.
+  kSpawnSite,
 };
 
 // One record's fixed part. A record with a name (spawn, scope_begin) is
@@ -46,6 +51,9 @@ struct Slot {
   std::source_location loc;  // a pointer to static data: safe to keep
 };
 static_assert(sizeof(Slot) <= 64, "a trace slot is one cache line");
+static_assert(sizeof(std::source_location) == sizeof(std::uint64_t) &&
+                  std::is_trivially_copyable_v<std::source_location>,
+              "kSpawnSite stores the parent task in the bytes of Slot::loc");
 
 constexpr std::size_t kSlotBytes = 64;
 // Longer names are cut (the cut is visible: they end in "...").

@@ -79,8 +79,23 @@ void End(std::string& out, std::int64_t t) {
   out += "}\n";
 }
 
+void FormatSpawn(std::string& out, const Slot& s, std::uint64_t parent, std::string_view name,
+                 const std::source_location& loc) {
+  Begin(out, "spawn");
+  AppendField(out, "task", s.a);
+  AppendField(out, "ctx", s.b);
+  AppendField(out, "group", s.c);
+  AppendField(out, "scope", s.d);
+  AppendField(out, "detached_from", s.e);
+  AppendField(out, "parent", parent);
+  AppendField(out, "name", name);
+  AppendSite(out, loc);
+}
+
+// site: the interned pair of a kSpawnSite record (null for the others).
 void FormatRecord(std::string& out, const Slot& s, std::string_view name,
-                  const TickConversion& conv) {
+                  const TickConversion& conv, const std::string* site_name,
+                  const std::source_location* site_loc) {
   switch (s.type) {
     case EventType::kCtx:
       Begin(out, "ctx");
@@ -101,15 +116,13 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
         std::memcpy(&parent, name.data(), sizeof(parent));
         name.remove_prefix(sizeof(parent));
       }
-      Begin(out, "spawn");
-      AppendField(out, "task", s.a);
-      AppendField(out, "ctx", s.b);
-      AppendField(out, "group", s.c);
-      AppendField(out, "scope", s.d);
-      AppendField(out, "detached_from", s.e);
-      AppendField(out, "parent", parent);
-      AppendField(out, "name", name);
-      AppendSite(out, s.loc);
+      FormatSpawn(out, s, parent, name, s.loc);
+      break;
+    }
+    case EventType::kSpawnSite: {
+      std::uint64_t parent = 0;
+      std::memcpy(&parent, static_cast<const void*>(&s.loc), sizeof(parent));
+      FormatSpawn(out, s, parent, *site_name, *site_loc);
       break;
     }
     case EventType::kStart:
@@ -212,6 +225,35 @@ Error FileSink::Open(const std::string& path, FileSink** out) {
   return Error();
 }
 
+std::uint32_t FileSink::LookupSite(std::string_view name, const std::source_location& loc) {
+  if (name.size() > kMaxInternedName) return kNoSiteId;
+  const SpawnSite* site = nullptr;
+  std::uint32_t id = kNoSiteId;
+  {
+    std::lock_guard<std::mutex> lock(sites_mu_);
+    auto key = std::make_tuple(loc.file_name(), loc.line(), loc.column(), loc.function_name(), name);
+    if (auto it = site_ids_.find(key); it != site_ids_.end()) {
+      id = it->second;
+    } else {
+      if (sites_.size() >= kMaxSites) return kNoSiteId;
+      id = static_cast<std::uint32_t>(sites_.size());
+      sites_.push_back(SpawnSite{std::string(name), loc});
+      std::get<4>(key) = sites_.back().name;
+      site_ids_.emplace(key, id);
+    }
+    site = &sites_[id];
+  }
+  SiteCacheEntry& e = t_site_cache[SiteCacheIndex(loc)];
+  e = SiteCacheEntry{loc.file_name(), loc.function_name(), loc.line(), loc.column(),
+                     site->name.data(), site->name.size(), id};
+  return id;
+}
+
+const FileSink::SpawnSite& FileSink::Site(std::uint32_t id) const {
+  std::lock_guard<std::mutex> lock(sites_mu_);
+  return sites_[id];
+}
+
 EventRing* FileSink::MakeRoom(std::size_t n) {
   EventRing* ring = t_ring;
   if (ring == nullptr) ring = Attach();
@@ -304,7 +346,11 @@ void FileSink::DrainAndWrite(EventRing& ring) {
   std::string text;
   text.reserve(16 * 1024);
   std::size_t records = ring.Drain(
-      [&](const Slot& slot, std::string_view name) { FormatRecord(text, slot, name, conv); });
+      [&](const Slot& slot, std::string_view name) {
+        const SpawnSite* site = slot.type == EventType::kSpawnSite ? &Site(slot.aux) : nullptr;
+        FormatRecord(text, slot, name, conv, site ? &site->name : nullptr,
+                     site ? &site->loc : nullptr);
+      });
   WriteText(text, records);
 }
 

@@ -17,6 +17,9 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
+#include <deque>
+#include <map>
 #include <memory>
 #include <new>
 #include <mutex>
@@ -24,6 +27,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "event_ring.hpp"
@@ -57,6 +61,40 @@ class FileSink {
                 std::uint64_t c, std::uint64_t d, std::uint64_t e, const std::source_location& loc,
                 std::string_view name, std::uint64_t parent = 0);
 
+  // A task spawn: the hot path of TaskSpawned. A (name, site) pair seen
+  // before on this thread is one slot carrying the pair's id in the site
+  // table; the first time (or when the table is full, or the name long),
+  // the name is copied into the record as PutNamed does. Both are written
+  // out as the same `spawn` line (docs/trace-format.md is unchanged).
+  void PutSpawn(std::uint64_t task, std::uint64_t ctx, std::uint64_t group, std::uint64_t scope,
+                std::uint64_t detached_from, std::string_view name,
+                const std::source_location& loc, std::uint64_t parent) {
+    SiteCacheEntry& hit = t_site_cache[SiteCacheIndex(loc)];
+    std::uint32_t site;
+    if (__builtin_expect(hit.file == loc.file_name() && hit.line == loc.line() &&
+                             hit.column == loc.column() && hit.func == loc.function_name() &&
+                             hit.name_len == name.size() &&
+                             (name.empty() || std::memcmp(hit.name, name.data(), name.size()) == 0),
+                         1)) {
+      site = hit.id;
+    } else {
+      site = LookupSite(name, loc);
+      if (site == kNoSiteId) {
+        PutNamed(EventType::kSpawn, 0, task, ctx, group, scope, detached_from, loc, name, parent);
+        return;
+      }
+    }
+    EventRing* ring = t_ring;
+    if (__builtin_expect(ring == nullptr || !ring->HasRoom(1), 0)) {
+      ring = MakeRoom(1);
+      if (ring == nullptr) return;
+    }
+    auto* slot = new (ring->SlotAddress(0)) Slot{EventType::kSpawnSite, 0, 0, site, NowTicks(),
+                                                 task, ctx, group, scope, detached_from, {}};
+    std::memcpy(static_cast<void*>(&slot->loc), &parent, sizeof(parent));
+    ring->Commit(1);
+  }
+
   // Writes out every ring now (any thread).
   void FlushAll();
   // Final flush and the exit record; later events are only counted.
@@ -67,6 +105,40 @@ class FileSink {
   // The calling thread's ring (null until its first event). Trivially
   // constructible and destructible: readable during thread and process exit.
   static inline thread_local EventRing* t_ring = nullptr;
+
+  // The spawn-site table: every interned (name, site) pair, by id. Append
+  // only, capped (a site whose name changes with every spawn must not grow
+  // it without bound: past the cap, names go inline again).
+  struct SpawnSite {
+    std::string name;
+    std::source_location loc;
+  };
+  static constexpr std::uint32_t kNoSiteId = ~std::uint32_t{0};
+  static constexpr std::size_t kMaxSites = 4096;
+  static constexpr std::size_t kMaxInternedName = 256;
+  // Each thread's last pair per cache line of sites (direct-mapped by site):
+  // name points into the table's copy, which never moves.
+  // Zero (file null: no entry) until first filled.
+  struct SiteCacheEntry {
+    const char* file;
+    const char* func;
+    std::uint_least32_t line;
+    std::uint_least32_t column;
+    const char* name;
+    std::size_t name_len;
+    std::uint32_t id;
+  };
+  static constexpr std::size_t kSiteCacheSize = 64;
+  static inline thread_local SiteCacheEntry t_site_cache[kSiteCacheSize] = {};
+  static std::size_t SiteCacheIndex(const std::source_location& loc) {
+    auto h = reinterpret_cast<std::uintptr_t>(loc.file_name()) ^ (loc.line() * 0x9E3779B1u);
+    return (h ^ (h >> 7)) & (kSiteCacheSize - 1);
+  }
+  // The slow path of PutSpawn: finds or adds the pair, fills this thread's
+  // cache entry; kNoSiteId when it cannot be interned.
+  std::uint32_t LookupSite(std::string_view name, const std::source_location& loc);
+  // The pair behind an id (the formatter; any thread).
+  const SpawnSite& Site(std::uint32_t id) const;
 
   explicit FileSink(int fd);
   // Attaches a ring to the thread if it has none, drains it if it lacks room
@@ -95,6 +167,13 @@ class FileSink {
   std::uint64_t bytes_ = 0;        // guarded by file_mu_
   std::atomic<std::uint64_t> lost_{0};       // records that could not be written
   std::uint64_t lost_reported_ = 0;          // guarded by file_mu_
+
+  mutable std::mutex sites_mu_;
+  std::deque<SpawnSite> sites_;  // guarded by sites_mu_; elements never move
+  std::map<std::tuple<const char*, std::uint_least32_t, std::uint_least32_t, const char*,
+                      std::string_view>,
+           std::uint32_t>
+      site_ids_;  // guarded by sites_mu_; the keys' names view sites_
 
   std::mutex flusher_mu_;
   std::condition_variable flusher_cv_;

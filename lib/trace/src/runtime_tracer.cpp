@@ -62,7 +62,7 @@ void RuntimeTracer::TaskSpawned(std::uint64_t task, std::uint64_t ctx, std::uint
                                 std::string_view name, const std::source_location& loc) {
   const std::uint64_t parent = t_current_task;
   if (FileSink* f = file()) {
-    f->PutNamed(EventType::kSpawn, 0, task, ctx, group, scope, detached_from, loc, name, parent);
+    f->PutSpawn(task, ctx, group, scope, detached_from, name, loc, parent);
   }
   if (LiveTable* l = live()) l->Spawned(task, scope, detached_from, parent, name, loc);
 }
