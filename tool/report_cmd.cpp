@@ -140,7 +140,7 @@ int RunReport(int argc, char** argv) {
   std::string svg;
   graph::DisplayGraph display;
   if (format == "dot" || format == "svg" || format == "html") {
-    display = graph::MakeDisplayGraph(sg, group_above);
+    display = graph::MakeDisplayGraph(sg, group_above, &analyses);
   }
   if (format == "svg" || format == "html") {
     std::ostringstream dot;

@@ -87,6 +87,57 @@ std::uint64_t ChargedScope(const trace::Trace& t, const trace::TaskRecord& task)
   return 0;
 }
 
+// A context with no scope of its own (a root created inside a scope, and
+// what derives from it) is charged to the scope of the first task spawned on
+// it or group made on it, then up its parents while they were created inside
+// that scope's lifetime. So the deadline root a build made from Background()
+// is drawn in that build's cluster, beside the zombies it cut loose, while a
+// worker-wide context made before the build stays outside.
+void ChargeDetachedContexts(const trace::Trace& trace, ScopeGraph* out) {
+  Graph& g = out->graph;
+  auto charge = [&](std::uint64_t ctx, const std::string& scope_key) {
+    auto s = out->by_key.find(scope_key);
+    if (s == out->by_key.end()) return;
+    const Node& scope = g[s->second];
+    for (std::size_t depth = 0; ctx != 0 && depth < 256; ++depth) {
+      auto c = trace.contexts.find(ctx);
+      auto v = out->by_key.find("ctx:" + std::to_string(ctx));
+      if (c == trace.contexts.end() || v == out->by_key.end() || !g[v->second].scope_key.empty()) return;
+      if (c->second.created_ns < scope.begin_ns.value_or(0) ||
+          (scope.end_ns && c->second.created_ns > *scope.end_ns)) {
+        return;
+      }
+      g[v->second].scope_key = scope_key;
+      ctx = c->second.parent;
+    }
+  };
+  for (const auto& [id, t] : trace.tasks) {
+    auto v = out->by_key.find("task:" + std::to_string(id));
+    if (v != out->by_key.end() && !g[v->second].scope_key.empty()) charge(t.ctx, g[v->second].scope_key);
+  }
+  for (const auto& [id, grp] : trace.groups) {
+    auto v = out->by_key.find("group:" + std::to_string(id));
+    if (v != out->by_key.end() && !g[v->second].scope_key.empty()) charge(grp.ctx, g[v->second].scope_key);
+  }
+  // What derives from a charged context is in its scope too (ids grow with
+  // creation, so a parent comes first), and so is a group that never had a
+  // task but was made on such a context.
+  auto key_of = [&](const std::string& key) -> std::string* {
+    auto v = out->by_key.find(key);
+    return v == out->by_key.end() ? nullptr : &g[v->second].scope_key;
+  };
+  for (const auto& [id, c] : trace.contexts) {
+    std::string* mine = key_of("ctx:" + std::to_string(id));
+    std::string* parent = c.parent != 0 ? key_of("ctx:" + std::to_string(c.parent)) : nullptr;
+    if (mine && mine->empty() && parent && !parent->empty()) *mine = *parent;
+  }
+  for (const auto& [id, grp] : trace.groups) {
+    std::string* mine = key_of("group:" + std::to_string(id));
+    std::string* ctx = grp.ctx != 0 ? key_of("ctx:" + std::to_string(grp.ctx)) : nullptr;
+    if (mine && mine->empty() && ctx && !ctx->empty()) *mine = *ctx;
+  }
+}
+
 void Extend(std::int64_t* last, const std::optional<std::int64_t>& t) {
   if (t) *last = std::max(*last, *t);
 }
@@ -124,6 +175,7 @@ ScopeGraph BuildFromTrace(const trace::Trace& trace, const std::vector<trace::Fi
     n.root_context = c.parent == 0 || c.kind == "background" || c.kind == "todo" || c.kind == "without_cancel";
     n.begin_ns = c.created_ns;
     n.end_ns = c.done_ns;
+    if (c.scope != 0) n.scope_key = "scope:" + std::to_string(c.scope);
     b.Add(NodeKind::kContext, id, std::move(n));
     Extend(&last, c.created_ns);
     Extend(&last, c.done_ns);
@@ -173,6 +225,7 @@ ScopeGraph BuildFromTrace(const trace::Trace& trace, const std::vector<trace::Fi
   }
   if (trace.end_ns) last = std::max(last, *trace.end_ns);
   out.time_end_ns = last;
+  ChargeDetachedContexts(trace, &out);
 
   // Edges (after every vertex exists, so forward references resolve).
   for (const auto& [id, c] : trace.contexts) {

@@ -3,6 +3,7 @@
 // lays out hundreds of nodes instead of hundreds of thousands.
 #include <cctype>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -71,7 +72,7 @@ std::string DomId(const std::string& key) {
 
 }  // namespace
 
-DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_above) {
+DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_above, const Analyses* analyses) {
   const Graph& g = sg.graph;
   DisplayGraph out;
   out.grouped = sg.CountNodes(NodeKind::kTask) > group_tasks_above;
@@ -82,7 +83,8 @@ DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_abov
     const Node& n = g[v];
     if (!out.grouped) {
       out.node_of_vertex[v] = out.nodes.size();
-      out.nodes.push_back({DomId(n.key), n.kind, n.status, LabelOf(n), TooltipOf(n), 1, n.recorded});
+      std::string cluster = n.kind == NodeKind::kScope ? n.key : n.scope_key;
+      out.nodes.push_back({DomId(n.key), n.kind, n.status, LabelOf(n), TooltipOf(n), 1, n.recorded, cluster});
       continue;
     }
     std::string key = std::string(NodeKindName(n.kind)) + "|" + std::string(StatusName(n.status)) + "|" +
@@ -90,7 +92,7 @@ DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_abov
                       (n.kind == NodeKind::kContext ? n.detail : "");
     auto [it, inserted] = group_of.emplace(key, out.nodes.size());
     if (inserted) {
-      DisplayNode d{"g_" + std::to_string(out.nodes.size()), n.kind, n.status, "", "", 0, n.recorded};
+      DisplayNode d{"g_" + std::to_string(out.nodes.size()), n.kind, n.status, "", "", 0, n.recorded, ""};
       d.tooltip = std::string(NodeKindName(n.kind)) + "s of the same site and status, e.g. " + TooltipOf(n);
       out.nodes.push_back(std::move(d));
     }
@@ -103,17 +105,46 @@ DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_abov
       out.nodes[i].label = LabelOf(g[first_member[i]], out.nodes[i].members);
     }
   }
+  if (!out.grouped) {
+    for (auto v : boost::make_iterator_range(boost::vertices(g))) {
+      const Node& n = g[v];
+      if (n.kind != NodeKind::kScope) continue;
+      DisplayCluster c{n.key, "c" + DomId(n.key), "scope " + Clip(n.name) + "  (" + SiteText(n.site) + ")", false};
+      for (const DisplayNode& d : out.nodes) c.hit = c.hit || (d.cluster == n.key && d.status == Status::kZombie);
+      out.clusters.push_back(std::move(c));
+    }
+  }
   std::map<std::tuple<std::size_t, std::size_t, int, bool>, std::size_t> edge_of;
   for (auto e : boost::make_iterator_range(boost::edges(g))) {
     std::size_t from = out.node_of_vertex[boost::source(e, g)];
     std::size_t to = out.node_of_vertex[boost::target(e, g)];
     if (out.grouped && from == to) continue;  // a group pointing at itself says nothing
+    // A context cancelled by its parent: the derived-from edge already joins them.
+    if (g[e].kind == EdgeKind::kCancelledBy && !out.clusters.empty() &&
+        g[boost::source(e, g)].kind == NodeKind::kContext) {
+      continue;
+    }
+    // Inside a cluster, "belongs to this scope" is what the cluster says.
+    if (g[e].kind == EdgeKind::kBelongsTo && !out.nodes[from].cluster.empty() &&
+        g[boost::target(e, g)].kind == NodeKind::kScope && out.nodes[from].cluster == g[boost::target(e, g)].key) {
+      continue;
+    }
     auto k = std::make_tuple(from, to, static_cast<int>(g[e].kind), g[e].passes_context);
     auto [it, inserted] = edge_of.emplace(k, out.edges.size());
     if (inserted) {
       out.edges.push_back({from, to, g[e].kind, g[e].passes_context, 0});
     }
     out.edges[it->second].count++;
+  }
+  if (analyses) {
+    std::set<std::pair<std::size_t, std::size_t>> cuts;
+    for (const OwnershipPath& p : analyses->ownership) {
+      if (p.reaches_scope || !p.first_root || p.leak) continue;
+      std::size_t from = out.node_of_vertex[p.task], to = out.node_of_vertex[*p.first_root];
+      if (from == to || !cuts.insert({from, to}).second) continue;
+      DisplayEdge cut{from, to, EdgeKind::kSpawnedBy, false, 1, true};
+      out.edges.push_back(cut);
+    }
   }
   return out;
 }

@@ -251,8 +251,13 @@ void WriteHtml(const ScopeGraph& sg, const Analyses& analyses, const DisplayGrap
   detail::WriteFindingsBySite(sg, analyses, display, out);
   WriteFindings(sg, display, out);
   WritePaths(sg, analyses, display, out);
-  out << "<h2>Scope graph</h2>\n<p class=\"meta\">Red: zombie; orange: leaked or unwaited; yellow, dashed: "
-         "detached. Click a node or a finding's node to highlight it.</p>\n<div id=\"graph\">\n";
+  out << "<h2>Scope graph</h2>\n<p class=\"meta\">Each scope is a box (red: a task outlived it) holding its "
+         "contexts, groups and tasks. Red: zombie; orange: leaked or unwaited; yellow, dashed: detached. "
+         "Edges: <span style=\"color:#2563eb\">spawned-by</span>, <span style=\"color:#4b5563\">derived-from"
+         "</span>, <span style=\"color:#16a34a\">waited-by</span>, <span style=\"color:#9ca3af\">belongs-to "
+         "(dashed)</span>, <span style=\"color:#dc2626\">cancelled-by (dashed); thick red dashed: a zombie's "
+         "detached chain, to the root that cut it</span> (hover an edge for its kind). Click a node or a finding's "
+         "node to highlight it.</p>\n<div id=\"graph\">\n";
   std::size_t svg_start = svg.find("<svg");
   out << (svg_start == std::string::npos ? std::string() : svg.substr(svg_start)) << "\n</div>\n";
   WriteUnwaited(sg, analyses, display, out);

@@ -74,7 +74,9 @@ struct Node {
   // Tasks and groups: the key of the scope they are charged to, as the
   // tracer charges them (the context's scope, else the scope the spawner
   // worked for, else the spawning task's), so a task detached from its
-  // build is still drawn in that build's lane. "" when none.
+  // build is still drawn in that build's lane. Contexts: their scope, else
+  // (a root made inside a scope) the scope of the tasks spawned on them.
+  // "" when none.
   std::string scope_key;
 };
 

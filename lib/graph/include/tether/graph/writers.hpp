@@ -28,6 +28,7 @@ struct DisplayNode {
   std::string tooltip;  // plain text
   std::size_t members = 1;
   bool recorded = true;
+  std::string cluster;  // the key of the scope whose cluster holds it ("" none)
 };
 struct DisplayEdge {
   std::size_t from = 0;
@@ -35,15 +36,28 @@ struct DisplayEdge {
   EdgeKind kind = EdgeKind::kDerivedFrom;
   bool passes_context = false;
   std::size_t count = 1;
+  bool cut = false;  // a zombie's detached chain, drawn as one edge to the root that cut it
+};
+// A scope drawn as a Graphviz cluster around its contexts, groups and tasks.
+struct DisplayCluster {
+  std::string key;    // the scope's key
+  std::string dom_id;
+  std::string label;  // plain text
+  bool hit = false;   // a task of it outlived it
 };
 struct DisplayGraph {
   bool grouped = false;
   std::vector<DisplayNode> nodes;
   std::vector<DisplayEdge> edges;
   std::vector<std::size_t> node_of_vertex;  // vertex -> index into nodes
+  std::vector<DisplayCluster> clusters;     // traces, ungrouped: one per scope
 };
 
-DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_above = kGroupTasksAbove);
+// With `analyses`, every zombie whose chain was cut gets a `cut` edge to the
+// root that cut it. Ungrouped trace graphs put each scope's nodes (those
+// charged to it: Node::scope_key) in the scope's cluster.
+DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_above = kGroupTasksAbove,
+                              const Analyses* analyses = nullptr);
 
 void WriteJson(const ScopeGraph& sg, const Analyses& analyses, std::ostream& out);
 void WriteDot(const ScopeGraph& sg, const DisplayGraph& display, std::ostream& out);
