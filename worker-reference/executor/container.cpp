@@ -1,6 +1,7 @@
 // The container verbs of the Engine, for steps and services: Create, Plan,
 // Exec, Destroy (Stream is in stream.cpp). A service is a container that
 // ExecBuild starts before the steps and that runs until DestroyBuild.
+#include <csignal>
 #include <map>
 
 #include "executor/engine.hpp"
@@ -192,7 +193,13 @@ void Engine::RecordStopped(ContainerState& c, const runtime::ExitStatus& status)
   if (c.record.status != Status::kRunning || !status.exited) return;
   c.record.exit_code = status.code;
   c.record.finished = WallClock::now();
-  if (status.stopped_by_worker) {
+  if (killed_ && status.signal == SIGPIPE) {
+    // Kill cut its log while it still wrote (the kill stage of a shutdown,
+    // racing the stop of services at the end of ExecBuild): the worker ended
+    // it, it did not fail (found by the fault soak).
+    c.record.status = Status::kKilled;
+    c.record.reason = "killed: its log was cut when the worker was told to stop at once";
+  } else if (status.stopped_by_worker) {
     c.record.status = Status::kSuccess;
     c.record.reason = "stopped when the build ended";
   } else {
