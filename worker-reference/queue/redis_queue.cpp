@@ -45,6 +45,17 @@ redis.call('HDEL', KEYS[2], ARGV[1])
 return moved
 )lua";
 
+// Starts a claim: counts the attempt and names the worker, unless the job
+// already has its result (then only its ack was lost). KEYS: job hash.
+// ARGV: worker. Returns {attempts, spec or "", result or ""}.
+const char kClaimScript[] = R"lua(
+local result = redis.call('HGET', KEYS[1], 'result')
+if result then return {0, '', result} end
+local attempts = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+redis.call('HSET', KEYS[1], 'worker', ARGV[1])
+return {attempts, redis.call('HGET', KEYS[1], 'spec') or ''}
+)lua";
+
 // Puts a claim back at the head of the queue (a Pop that lost to shutdown).
 // KEYS: processing list, queue. ARGV: id.
 const char kUnclaimScript[] = R"lua(
@@ -83,6 +94,7 @@ void RedisConnection::Drop() {
 Error RedisConnection::Connect() {
   const std::string where = "redis " + addr_.host + ":" + std::to_string(addr_.port);
   timeval connect_timeout{2, 0};
+  ++generation_;
   ctx_ = redisConnectWithTimeout(addr_.host.c_str(), addr_.port, connect_timeout);
   if (ctx_ == nullptr || ctx_->err) {
     std::string why = ctx_ ? ctx_->errstr : "out of memory";
@@ -152,6 +164,7 @@ RedisQueue::RedisQueue(RedisAddress addr, QueueOptions options)
     : addr_(std::move(addr)), options_(std::move(options)), key_(options_.key) {
   name_ = options_.worker_name.empty() ? DefaultWorkerName() : options_.worker_name;
   list_busy_.assign(static_cast<std::size_t>(std::max(1, options_.slots)), false);
+  list_clean_.assign(list_busy_.size(), false);
 }
 
 RedisQueue::~RedisQueue() = default;
@@ -178,6 +191,7 @@ int RedisQueue::TakeList() {
     }
   }
   list_busy_.push_back(true);  // more Pops than slots: still correct, recovered as well
+  list_clean_.push_back(false);
   return static_cast<int>(list_busy_.size() - 1);
 }
 
@@ -346,50 +360,61 @@ Error RedisQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
   auto failed = [&](const Error& err) {
     if (ctx.Err().ok()) result = err;
   };
+  // Whether the processing list is known to be empty: not after a lost
+  // connection (a BLMOVE may have moved a job whose reply was lost) or a
+  // failed ack; then LINDEX looks before BLMOVE takes another.
+  bool clean;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    clean = list_clean_[static_cast<std::size_t>(list)];
+  }
   while (ctx.Err().ok()) {
     RedisConnection::Reply r;
-    // A claim whose BLMOVE reply was lost, or that a failed ack left: ours.
-    if (Error err = Retry(ctx, *conn, {"LINDEX", proc, "-1"}, &r); !err.ok()) {
-      failed(err);
-      break;
-    }
-    std::string id = r.nil ? "" : r.str;
-    if (id.empty()) {
-      if (Error err = Retry(ctx, *conn, {"BLMOVE", key_, proc, "RIGHT", "LEFT", "0.5"}, &r); !err.ok()) {
+    std::string id;
+    if (!clean) {
+      if (Error err = Retry(ctx, *conn, {"LINDEX", proc, "-1"}, &r); !err.ok()) {
         failed(err);
         break;
       }
+      if (!r.nil) id = r.str;  // a claim of ours that no one acked: run it
+      clean = r.nil;
+    }
+    if (id.empty()) {
+      const std::uint64_t connection = conn->generation();
+      if (Error err = Retry(ctx, *conn, {"BLMOVE", key_, proc, "RIGHT", "LEFT", "0.5"}, &r); !err.ok()) {
+        failed(err);
+        clean = false;
+        break;
+      }
+      if (conn->generation() != connection) clean = false;
       if (r.nil) continue;
       id = r.str;
       if (!ctx.Err().ok()) {
         // Shutdown began while we waited: leave the job to another worker.
-        conn->Command({"EVAL", kUnclaimScript, "2", proc, key_, id}, &r);
+        if (!conn->Command({"EVAL", kUnclaimScript, "2", proc, key_, id}, &r).ok()) clean = false;
         break;
       }
     }
     const std::string hash = key_ + ":job:" + id;
-    if (Error err = Retry(ctx, *conn, {"HINCRBY", hash, "attempts", "1"}, &r); !err.ok()) {
+    if (Error err = Retry(ctx, *conn, {"EVAL", kClaimScript, "1", hash, name_}, &r); !err.ok()) {
       failed(err);
+      clean = false;
       break;
     }
-    const int attempts = static_cast<int>(r.integer);
-    conn->Command({"HSET", hash, "worker", name_}, &r);
-    if (Error err = Retry(ctx, *conn, {"HMGET", hash, "spec", "result"}, &r); !err.ok()) {
-      failed(err);
-      break;
+    if (r.elements.size() == 3) {
+      // It already has its result: only the ack was lost.
+      if (!conn->Command({"LREM", proc, "0", id}, &r).ok()) clean = false;
+      continue;
     }
+    const int attempts = r.elements.size() == 2 ? std::atoi(r.elements[0].c_str()) : 0;
     JobRecord job;
     job.id = id;
     job.attempts = attempts;
     Error bad;
-    if (r.elements.size() == 2 && !r.elements[1].empty()) {
-      conn->Command({"LREM", proc, "0", id}, &r);  // already has its result: only the ack was lost
-      continue;
-    }
-    if (r.elements.size() != 2 || r.elements[0].empty()) {
+    if (r.elements.size() != 2 || r.elements[1].empty()) {
       bad = Error(ErrorCode::kInvalidArgument, "redis " + hash + ": corrupt: the job has no spec");
     } else {
-      bad = DecodeJob(r.elements[0], "redis " + hash, &job);
+      bad = DecodeJob(r.elements[1], "redis " + hash, &job);
       job.attempts = attempts;
     }
     BuildItem item;
@@ -399,7 +424,7 @@ Error RedisQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
       item.attempt = attempts;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        claims_.push_back({id, list});
+        claims_.push_back({id, list, clean});
       }
       *out = std::move(item);
       Give(std::move(conn));
@@ -412,7 +437,13 @@ Error RedisQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
     res.worker = name_;
     res.finished = WallClock::now();
     if (job.spec.pipeline_file.empty()) job.spec.pipeline_file = "?";
-    Retry(ctx, *conn, {"EVAL", kFinishScript, "2", hash, proc, EncodeResult(job, res), id}, &r);
+    if (!Retry(ctx, *conn, {"EVAL", kFinishScript, "2", hash, proc, EncodeResult(job, res), id}, &r).ok()) {
+      clean = false;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    list_clean_[static_cast<std::size_t>(list)] = clean;
   }
   GiveList(list);
   Give(std::move(conn));
@@ -421,11 +452,13 @@ Error RedisQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
 
 Error RedisQueue::Finish(const Context& ctx, const BuildItem& item, const JobResult& result) {
   int list = -1;
+  bool clean = false;  // the list held nothing else when the job was claimed
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = std::find_if(claims_.begin(), claims_.end(), [&](const Claim& c) { return c.id == item.id; });
     if (it == claims_.end()) return Error(ErrorCode::kInvalidArgument, "redis: finish of unclaimed job " + item.id);
     list = it->list;
+    clean = it->clean;
     claims_.erase(it);
   }
   JobRecord job;
@@ -441,6 +474,10 @@ Error RedisQueue::Finish(const Context& ctx, const BuildItem& item, const JobRes
   Give(std::move(conn));
   // On failure the claim stays in the list: the next Pop on it sees the
   // missing result and reruns the job (at least once).
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    list_clean_[static_cast<std::size_t>(list)] = err.ok() && clean;
+  }
   GiveList(list);
   return err;
 }

@@ -19,6 +19,7 @@
 // run again elsewhere: at least once, never lost.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -61,11 +62,14 @@ class RedisConnection {
   };
   Error Command(const std::vector<std::string>& argv, Reply* reply);
   void Drop();
+  // Counts connections made: a change means the last one was lost.
+  std::uint64_t generation() const { return generation_; }
 
  private:
   Error Connect();
   RedisAddress addr_;
   redisContext* ctx_ = nullptr;
+  std::uint64_t generation_ = 0;
 };
 
 class RedisQueue : public Queue {
@@ -92,6 +96,7 @@ class RedisQueue : public Queue {
   struct Claim {
     std::string id;
     int list = -1;
+    bool clean = false;  // the list held nothing else
   };
   // Runs argv on conn, retrying transport errors with backoff until ctx is done.
   Error Retry(const Context& ctx, RedisConnection& conn, const std::vector<std::string>& argv,
@@ -111,6 +116,7 @@ class RedisQueue : public Queue {
   std::mutex mu_;
   std::vector<std::unique_ptr<RedisConnection>> idle_;  // guarded by mu_
   std::vector<bool> list_busy_;                          // guarded by mu_
+  std::vector<bool> list_clean_;                         // guarded by mu_: known empty
   std::vector<Claim> claims_;                            // guarded by mu_
   bool warned_ = false;                                  // guarded by mu_
 };

@@ -109,7 +109,15 @@ SpoolQueue::SpoolQueue(std::string root, QueueOptions options)
 }
 
 SpoolQueue::~SpoolQueue() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);
+  if (lock_fd_ < 0) return;
+  // A clean exit with nothing claimed removes this worker's folder (the lock
+  // last, while still held); otherwise the next worker's recovery does.
+  const std::string dir = root_ + "/workers/" + name_;
+  if (::rmdir(claimed_dir_.c_str()) == 0) {
+    ::unlink((dir + "/lock").c_str());
+    ::rmdir(dir.c_str());
+  }
+  ::close(lock_fd_);
 }
 
 Error SpoolQueue::Open() {

@@ -256,6 +256,30 @@ TEST_F(RedisQueueTest, ExpiredHeartbeatsClaimsAreRecoveredOnceAndTheFirstResultW
   EXPECT_EQ(st.worker, "b");
 }
 
+TEST_F(RedisQueueTest, AClaimWhoseReplyWasLostIsRunByItsWorker) {
+  auto w = Worker("w");
+  ASSERT_TRUE(w->Register().ok());
+  std::string lost, next;
+  ASSERT_TRUE(w->Submit(Spec("lost"), &lost).ok());
+  // The BLMOVE happened on the server; its reply never reached the worker.
+  RedisConnection conn(addr_);
+  RedisConnection::Reply r;
+  ASSERT_TRUE(conn.Command({"LMOVE", "test", "test:proc:w:0", "RIGHT", "LEFT"}, &r).ok());
+  ASSERT_EQ(r.str, lost);
+  ASSERT_TRUE(w->Submit(Spec("next"), &next).ok());
+  std::optional<BuildItem> item;
+  ASSERT_TRUE(w->Pop(Background(), &item).ok());
+  ASSERT_TRUE(item.has_value());
+  EXPECT_EQ(item->id, lost);
+  ASSERT_TRUE(w->Finish(Background(), *item, Result("w")).ok());
+  ASSERT_TRUE(w->Pop(Background(), &item).ok());
+  ASSERT_TRUE(item.has_value());
+  EXPECT_EQ(item->id, next);
+  ASSERT_TRUE(w->Finish(Background(), *item, Result("w")).ok());
+  ASSERT_TRUE(conn.Command({"LLEN", "test:proc:w:0"}, &r).ok());
+  EXPECT_EQ(r.integer, 0);
+}
+
 }  // namespace
 }  // namespace tether::worker::queue
 
