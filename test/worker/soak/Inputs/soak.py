@@ -208,8 +208,11 @@ def cancel_long_builds(serve, pending, canceled):
                 violation("%s: cancel of a running long build answered %d %s" % (b.job, status, body))
 
 
-def run_until_done(serve, batch, seconds):
+def run_until_done(serve, batch):
+    """Until every job of batch is done (API-cancelling the long ones), or a
+    deadline generous for the batch: 300 s plus 1 s a build."""
     canceled = set()
+    seconds = 300 + len(batch)
     deadline = time.time() + seconds
     while time.time() < deadline:
         cancel_long_builds(serve, batch, canceled)
@@ -217,7 +220,8 @@ def run_until_done(serve, batch, seconds):
         if all(b.job in done for b in batch):
             return
         time.sleep(0.1)
-    violation("%s: %d jobs not done after %ds" % (serve.name, sum(b.job not in done_jobs() for b in batch), seconds))
+    done = done_jobs()
+    violation("%s: %d jobs not done after %ds" % (serve.name, sum(b.job not in done for b in batch), seconds))
 
 
 # Phase 1: most builds, API cancels of the long ones.
@@ -227,7 +231,7 @@ phase1, rest = builds[:n1], builds[n1:]
 submit(phase1)
 log("phase 1: %d builds" % len(phase1))
 s1 = Serve("serve1")
-run_until_done(s1, phase1, 600)
+run_until_done(s1, phase1)
 time.sleep(0.5)  # escaped children that exit by themselves: reaped within a moment
 z = s1.zombie_children()
 if z:
@@ -244,15 +248,17 @@ submit(phase2)  # in this order: the long builds are claimed first
 log("phase 2: %d builds, traced, SIGTERM mid-run" % len(phase2))
 s2 = Serve("serve2", traced=True, extra=["--shutdown-grace", "1s"])
 wait_for("phase 2's long builds to run", lambda: all(os.path.exists(b.started_marker) for b in longs), 120)
-wait_for("a few phase 2 builds done", lambda: sum(b.job in done_jobs() for b in others) >= min(3, len(others)), 120)
+wait_for("a few phase 2 builds done",
+         lambda: (lambda done: sum(b.job in done for b in others))(done_jobs()) >= min(3, len(others)), 120)
 for b in longs:
     b.shutdown_canceled = True
 done_before = done_jobs()
 code = s2.stop()
 # Whatever serve2 finished after the signal ran into the shutdown: it drained
 # within --shutdown-grace (its own result) or was cancelled.
+done_after = done_jobs()
 for b in others:
-    if b.job in done_jobs() and b.job not in done_before:
+    if b.job in done_after and b.job not in done_before:
         b.maybe_canceled = True
 report = json.load(open(s2.trace_report))
 summary = report["summary"]
@@ -265,10 +271,11 @@ if report["program"]["status"] != 0:
     violation("serve2 (traced) exited with %s" % report["program"]["status"])
 
 # Phase 3: what phase 2 left queued.
-left = [b for b in phase2 if b.job not in done_jobs()]
+done_after = done_jobs()
+left = [b for b in phase2 if b.job not in done_after]
 log("phase 3: %d builds left queued by the shutdown" % len(left))
 s3 = Serve("serve3")
-run_until_done(s3, left, 600)
+run_until_done(s3, left)
 code = s3.stop()
 if code != 0:
     violation("serve3 exited with %d" % code)
