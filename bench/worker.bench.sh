@@ -98,8 +98,16 @@ pipe_ratio=$(python3 -c "print(f'{$p_med / $l_med:.2f}')")
 mbps=$(python3 -c "print(f'{200 / $l_med:.0f}')")
 
 verdict() { python3 -c "print('met' if $1 else 'NOT met')"; }
-# The "Queues" section (bench/queue.bench.py) is kept as it is.
-queue_section=$(sed -n '/<!-- queue-bench -->/,/<!-- \/queue-bench -->/p' "$results/worker.md" 2>/dev/null || true)
+# The sections other scripts own (bench/queue.bench.py, worker_soak.bench.sh:
+# each between its own <!-- ... --> markers) are kept as they are.
+queue_section=$(python3 - "$results/worker.md" <<'PY' 2>/dev/null || true
+import re, sys
+text = open(sys.argv[1]).read()
+blocks = re.findall(r"<!-- queue-bench -->.*?<!-- /queue-bench -->|"
+                    r"<!-- worker_soak.bench.sh: begin -->.*?<!-- worker_soak.bench.sh: end -->", text, re.S)
+print("\n\n".join(blocks))
+PY
+)
 cat > "$results/worker.md" <<MD
 # tether-worker benchmark
 
