@@ -6,14 +6,18 @@
 #include <spawn.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <algorithm>
 #include <filesystem>
 
+#include "runtime/cgroup.hpp"
+#include "runtime/clone_spawn.hpp"
 #include "runtime/proc_scan.hpp"
 #include "runtime/reaper.hpp"
 #include "runtime/wake_fd.hpp"
@@ -44,7 +48,9 @@ int ToMillis(Duration d) {
 // Exec, then Destroy), so no lock.
 class Process {
  public:
-  static Error Spawn(const ProcessSpec& spec, const std::string& cwd,
+  // cgroup (may be null): the container's own cgroup, which the process
+  // starts in and which is killed as a whole when the container ends.
+  static Error Spawn(const ProcessSpec& spec, const std::string& cwd, std::unique_ptr<Cgroup> cgroup,
                      std::unique_ptr<Process>* out);
   ~Process() {
     if (!status_.exited) KillAndReap();
@@ -88,6 +94,8 @@ class Process {
     // The main process still holds the group id (alive or a zombie), so the
     // id cannot have been reused: killing the group is safe.
     ::kill(-pid_, SIGKILL);
+    // And everything in the container's cgroup, also what left the group.
+    if (cgroup_) cgroup_->KillAll();
     siginfo_t info{};
     while (::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd_), &info, WEXITED) < 0 &&
            errno == EINTR) {
@@ -117,22 +125,85 @@ class Process {
     return (pfd.revents & POLLIN) != 0;
   }
 
-  Process(pid_t pid, int pidfd, int output_fd) : pid_(pid), pidfd_(pidfd), output_fd_(output_fd) {}
+  Process(pid_t pid, int pidfd, int output_fd, std::unique_ptr<Cgroup> cgroup)
+      : pid_(pid), pidfd_(pidfd), output_fd_(output_fd), cgroup_(std::move(cgroup)) {}
 
   pid_t pid_;
   int pidfd_;
   int output_fd_;
+  std::unique_ptr<Cgroup> cgroup_;  // null: a process group only; removed after the process
   ExitStatus status_;
   bool term_sent_ = false;
   TimePoint term_sent_at_{};
 };
 
-Error Process::Spawn(const ProcessSpec& spec, const std::string& cwd,
+namespace {
+
+// posix_spawnp's search: argv0 in the worker's PATH, done before the fork
+// (the child of a multi-threaded process may not allocate).
+bool FindProgram(const std::string& argv0, std::string* path) {
+  if (argv0.find('/') != std::string::npos) {
+    *path = argv0;
+    return true;
+  }
+  const char* env = std::getenv("PATH");
+  std::string dirs = env != nullptr && *env != '\0' ? env : "/usr/local/bin:/bin:/usr/bin";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + argv0;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
+      *path = candidate;
+      return true;
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+Error Process::Spawn(const ProcessSpec& spec, const std::string& cwd, std::unique_ptr<Cgroup> cgroup,
                      std::unique_ptr<Process>* out) {
   if (spec.argv.empty()) return Error(ErrorCode::kInvalidArgument, "nothing to run");
+  std::string program;
+  if (cgroup && !FindProgram(spec.argv[0], &program)) {
+    return Error(ErrorCode::kIo, "cannot start " + spec.argv[0] + ": " + std::strerror(ENOENT));
+  }
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return Errno("pipe");
   ::fcntl(fds[0], F_SETPIPE_SZ, 1 << 20);  // fewer wake-ups for chatty steps; best effort
+
+  std::vector<char*> argv;
+  for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const std::string& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  if (cgroup) {
+    SpawnPlan plan{program.c_str(), argv.data(), envp.data(), cwd.c_str(), fds[1]};
+    pid_t pid = -1;
+    int pidfd = -1;
+    std::unique_lock<std::mutex> spawn_lock = SpawnLock();  // see reaper.hpp
+    Error err = SpawnIntoCgroup(plan, cgroup->fd(), &pid, &pidfd);
+    if (err.ok()) RegisterMain(pid);
+    spawn_lock.unlock();
+    if (err.ok() || !err.Is(ErrorCode::kFailed)) {
+      ::close(fds[1]);
+      if (!err.ok()) {
+        ::close(fds[0]);
+        return Error(ErrorCode::kIo, "cannot start " + spec.argv[0] + ": " +
+                                         err.message().substr(err.message().rfind(": ") + 2));
+      }
+      out->reset(new Process(pid, pidfd, fds[0], std::move(cgroup)));
+      return Error();
+    }
+    cgroup.reset();  // clone3 refused (seccomp, old kernel): a process group only
+  }
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -160,13 +231,6 @@ Error Process::Spawn(const ProcessSpec& spec, const std::string& cwd,
   sigdelset(&defaults, SIGSTOP);
   posix_spawnattr_setsigdefault(&attr, &defaults);
 
-  std::vector<char*> argv;
-  for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (const std::string& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-
   pid_t pid = -1;
   std::unique_lock<std::mutex> spawn_lock = SpawnLock();  // see reaper.hpp
   int rc = spec.argv[0].find('/') != std::string::npos
@@ -190,7 +254,7 @@ Error Process::Spawn(const ProcessSpec& spec, const std::string& cwd,
     ::close(fds[0]);
     return err;
   }
-  out->reset(new Process(pid, pidfd, fds[0]));
+  out->reset(new Process(pid, pidfd, fds[0], nullptr));
   return Error();
 }
 
@@ -243,7 +307,25 @@ Error ProcessRuntime::SetupBuild(const Context& ctx, const std::string& build_id
   std::string templ = options_.workspace_root + "/" + build_id + "-XXXXXX";
   if (::mkdtemp(templ.data()) == nullptr) return Errno("workspace " + templ);
   workspace_ = templ;
+  // Containment: one cgroup per build, one per container inside it. Without
+  // a cgroup hierarchy the worker may write to, containers are process
+  // groups only (cgroup.hpp).
+  if (!CgroupRoot().empty()) {
+    std::string name = std::filesystem::path(workspace_).filename().string();
+    if (Error err = Cgroup::Create(CgroupRoot(), name, &build_cgroup_); !err.ok()) return err;
+  }
   return Error();
+}
+
+std::vector<std::string> ProcessRuntime::BwrapArgv(const std::vector<std::string>& argv) const {
+  std::vector<std::string> wrapped = {
+      "bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+      "--bind", workspace_, workspace_, "--chdir", workspace_};
+  if (options_.network_none) wrapped.push_back("--unshare-net");
+  wrapped.push_back("--");
+  wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+  return wrapped;
 }
 
 Process* ProcessRuntime::Find(const std::string& name) {
@@ -255,8 +337,27 @@ Process* ProcessRuntime::Find(const std::string& name) {
 Error ProcessRuntime::RunContainer(const Context& ctx, const ProcessSpec& spec) {
   if (Error err = ctx.Err(); !err.ok()) return err;
   if (workspace_.empty()) return Error(ErrorCode::kFailed, "RunContainer before SetupBuild");
+  std::unique_ptr<Cgroup> cgroup;
+  if (build_cgroup_) {
+    int n;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      n = ++containers_;
+    }
+    if (Error err = Cgroup::Create(build_cgroup_->path(), "c" + std::to_string(n), &cgroup); !err.ok()) {
+      return err;
+    }
+  }
   std::unique_ptr<Process> process;
-  if (Error err = Process::Spawn(spec, workspace_, &process); !err.ok()) return err;
+  Error err;
+  if (options_.isolation == Isolation::kBwrap) {
+    ProcessSpec wrapped = spec;
+    wrapped.argv = BwrapArgv(spec.argv);
+    err = Process::Spawn(wrapped, workspace_, std::move(cgroup), &process);
+  } else {
+    err = Process::Spawn(spec, workspace_, std::move(cgroup), &process);
+  }
+  if (!err.ok()) return err;
   std::lock_guard<std::mutex> lock(mu_);
   processes_[spec.name] = std::move(process);
   return Error();
@@ -316,6 +417,8 @@ Error ProcessRuntime::RemoveBuild(const Context& ctx) {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [name, p] : processes_) p->KillAndReap();
   }
+  // Whatever of the build still runs anywhere in its cgroup dies now.
+  if (build_cgroup_) build_cgroup_->KillAll();
   ReapOrphans();
   if (workspace_.empty()) return Error();
   std::error_code ec;

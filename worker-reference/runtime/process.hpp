@@ -70,12 +70,20 @@ class LogTail {
 };
 
 class Process;
+class Cgroup;
 
 class ProcessRuntime {
  public:
+  // How a container runs: a process (group) on this machine, or the same
+  // inside bubblewrap (`bwrap`: its own pid, ipc and uts namespaces, a
+  // read-only root, the workspace bind-mounted read-write, a tmpfs /tmp,
+  // optionally no network).
+  enum class Isolation { kProcess, kBwrap };
   struct Options {
     std::string workspace_root;    // the build's workspace is created under it
     Duration kill_grace = std::chrono::seconds(10);
+    Isolation isolation = Isolation::kProcess;
+    bool network_none = false;     // kBwrap: a network namespace of its own (loopback only)
   };
   explicit ProcessRuntime(Options options);
   // Safety net only: SIGKILLs and reaps any group still running.
@@ -106,9 +114,12 @@ class ProcessRuntime {
 
  private:
   Process* Find(const std::string& name);
+  std::vector<std::string> BwrapArgv(const std::vector<std::string>& argv) const;
 
   Options options_;
   std::string workspace_;
+  std::unique_ptr<Cgroup> build_cgroup_;  // null without cgroup containment; set by SetupBuild
+  int containers_ = 0;                    // guarded by mu_: names the containers' cgroups
   WakeFlag kill_now_;  // fired by KillNow
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<Process>> processes_;  // guarded by mu_
