@@ -75,6 +75,9 @@ const char kRunUsage[] =
     "                               are cancelled; a second signal cancels at once (default: 1m)\n"
     "  --max-log-size SIZE          per step or service; 0 = unlimited (default: 100MiB)\n"
     "  --workspace-root DIR         where build workspaces are created (default: a temporary dir)\n"
+    "  --runtime process|bwrap      how steps run: process groups here, or each in bubblewrap\n"
+    "                               (own pid namespace, read-only root, rw workspace, tmpfs /tmp)\n"
+    "  --network host|none          bwrap only: none gives each step a loopback-only network\n"
     "  --quiet                      no live log lines on stdout\n"
     "\n"
     "Durations as Go writes them (30m, 2s, 500ms, 1h30m); sizes as 10MiB, 512KiB, 100B.\n"
@@ -121,6 +124,16 @@ Error ParseWorkerOptions(int argc, char** argv, const std::map<std::string, Opti
       {"--kill-grace", duration(&out->kill_grace, false)},
       {"--log-streaming-timeout", duration(&out->log_streaming_timeout, false)},
       {"--shutdown-grace", duration(&out->shutdown_grace, false)},
+      {"--runtime", [out](const std::string& f, const std::string& v) {
+         if (v != "process" && v != "bwrap") return Invalid(f + ": \"" + v + "\" is not process or bwrap");
+         out->bwrap = v == "bwrap";
+         return Error();
+       }},
+      {"--network", [out](const std::string& f, const std::string& v) {
+         if (v != "host" && v != "none") return Invalid(f + ": \"" + v + "\" is not host or none");
+         out->network_none = v == "none";
+         return Error();
+       }},
       {"--max-log-size", [out](const std::string& f, const std::string& v) {
          Error err = ParseSize(v, &out->max_log_size);
          return err.ok() ? err : Invalid(f + ": " + err.message());
@@ -161,6 +174,7 @@ Error ParseWorkerOptions(int argc, char** argv, const std::map<std::string, Opti
     }
     if (Error err = it->second(flag, value); !err.ok()) return err;
   }
+  if (out->network_none && !out->bwrap) return Invalid("--network none needs --runtime bwrap");
   return Error();
 }
 

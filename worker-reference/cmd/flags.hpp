@@ -32,6 +32,8 @@ struct RunOptions {
   std::uint64_t max_log_size = 100ull << 20;  // 0: unlimited
   bool quiet = false;
   std::string workspace_root;  // empty: a fresh temporary directory
+  bool bwrap = false;          // --runtime bwrap (default: process)
+  bool network_none = false;   // --network none (bwrap only)
   bool help = false;
   std::vector<std::string> files;
 };

@@ -57,6 +57,8 @@ struct BuildConfig {
   Duration kill_grace = std::chrono::seconds(10);
   Duration log_streaming_timeout = std::chrono::minutes(5);
   std::uint64_t max_log_size = 0;  // 0: unlimited
+  runtime::ProcessRuntime::Isolation isolation = runtime::ProcessRuntime::Isolation::kProcess;
+  bool network_none = false;       // kBwrap only
   LiveOutput* live = nullptr;
   // The worker's environment: the base of every step's environment (PATH,
   // HOME, ...) and where secrets come from. "KEY=VALUE".

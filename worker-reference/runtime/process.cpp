@@ -80,8 +80,19 @@ class Process {
     term_sent_ = true;
     term_sent_at_ = Clock::now();
     if (!MainExited()) status_.stopped_by_worker = true;
-    ::kill(-pid_, SIGTERM);
+    if (!main_is_wrapper_) {
+      ::kill(-pid_, SIGTERM);
+      return;
+    }
+    // bwrap would die of SIGTERM itself (143, whatever the step does about
+    // it): the step's processes get it, bwrap passes on their exit status.
+    for (const ProcInfo& member : ProcessesInGroup(pid_)) {
+      if (member.pid != pid_) ::kill(member.pid, SIGTERM);
+    }
   }
+  // The main process only wraps the container's own (bwrap): SIGTERM goes
+  // to the rest of the group.
+  void set_main_is_wrapper() { main_is_wrapper_ = true; }
   bool term_sent() const { return term_sent_; }
   TimePoint term_sent_at() const { return term_sent_at_; }
 
@@ -134,6 +145,7 @@ class Process {
   std::unique_ptr<Cgroup> cgroup_;  // null: a process group only; removed after the process
   ExitStatus status_;
   bool term_sent_ = false;
+  bool main_is_wrapper_ = false;
   TimePoint term_sent_at_{};
 };
 
@@ -317,9 +329,12 @@ Error ProcessRuntime::SetupBuild(const Context& ctx, const std::string& build_id
   return Error();
 }
 
+// No --die-with-parent: its "parent" is the thread that started bwrap, and
+// a detached step outlives the stage task that started it. (A worker that
+// dies is covered by the cgroup: the next worker kills its stale tree.)
 std::vector<std::string> ProcessRuntime::BwrapArgv(const std::vector<std::string>& argv) const {
   std::vector<std::string> wrapped = {
-      "bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+      "bwrap", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
       "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
       "--bind", workspace_, workspace_, "--chdir", workspace_};
   if (options_.network_none) wrapped.push_back("--unshare-net");
@@ -354,6 +369,7 @@ Error ProcessRuntime::RunContainer(const Context& ctx, const ProcessSpec& spec) 
     ProcessSpec wrapped = spec;
     wrapped.argv = BwrapArgv(spec.argv);
     err = Process::Spawn(wrapped, workspace_, std::move(cgroup), &process);
+    if (err.ok()) process->set_main_is_wrapper();
   } else {
     err = Process::Spawn(spec, workspace_, std::move(cgroup), &process);
   }

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 
+#include "runtime/cgroup.hpp"
 #include "runtime/proc_scan.hpp"
 
 namespace tether::worker::runtime {
@@ -114,6 +115,52 @@ TEST_F(ProcessRuntimeTest, AMissingProgramIsAnError) {
   Error err = rt_->RunContainer(Background(), ProcessSpec{"x", {"/nonexistent/prog"}, {}});
   EXPECT_EQ(err.code(), ErrorCode::kIo);
   EXPECT_NE(err.message().find("/nonexistent/prog"), std::string::npos);
+}
+
+TEST_F(ProcessRuntimeTest, AProcessThatExitsByItselfIsNotStoppedByTheWorker) {
+  ASSERT_TRUE(rt_->RunContainer(Background(), Sh("svc", "echo $$; exit 3")).ok());
+  pid_t pid = static_cast<pid_t>(std::stol(ReadAll("svc")));
+  // It has exited (a zombie: the runtime reaps it only when it is removed).
+  auto zombie = [pid] {
+    std::vector<ProcInfo> group = ProcessesInGroup(pid);
+    return group.size() == 1 && group[0].state == 'Z';
+  };
+  for (int i = 0; i < 5000 && !zombie(); ++i) ::usleep(1000);
+  ASSERT_TRUE(zombie());
+  rt_->StopContainer("svc");
+  ExitStatus st;
+  EXPECT_TRUE(rt_->RemoveContainer(Background(), "svc", &st).ok());
+  EXPECT_FALSE(st.stopped_by_worker);
+  EXPECT_EQ(st.code, 3);
+}
+
+TEST_F(ProcessRuntimeTest, KillNowEndsTheKillGrace) {
+  rt_ = std::make_unique<ProcessRuntime>(ProcessRuntime::Options{root_, std::chrono::hours(1)});
+  ASSERT_TRUE(rt_->SetupBuild(Background(), "b").ok());
+  ASSERT_TRUE(rt_->RunContainer(Background(), Sh("s", "trap '' TERM; echo ready; sleep 30")).ok());
+  std::unique_ptr<LogTail> tail;
+  ASSERT_TRUE(rt_->TailContainer(Background(), "s", &tail).ok());
+  std::string out;
+  while (out.find("ready") == std::string::npos) ASSERT_TRUE(tail->Read(Background(), &out, 64).ok());
+  auto [ctx, cancel] = WithCancel(Background());
+  cancel();
+  rt_->KillNow();  // before the wait: the grace of an hour never starts
+  ExitStatus st;
+  rt_->WaitContainer(ctx, "s", &st);
+  EXPECT_EQ(st.code, 137);
+}
+
+// With cgroup containment, a process that left its step's group (setsid)
+// dies with the step, and is reaped.
+TEST_F(ProcessRuntimeTest, AnEscapedProcessDiesWithItsContainer) {
+  if (CgroupRoot().empty()) GTEST_SKIP() << "no writable cgroup v2 hierarchy";
+  ASSERT_TRUE(rt_->RunContainer(Background(), Sh("s", "setsid sleep 1000 > /dev/null 2>&1 & echo $!")).ok());
+  std::string out = ReadAll("s");
+  pid_t escaped = static_cast<pid_t>(std::stol(out));
+  ExitStatus st;
+  EXPECT_TRUE(rt_->WaitContainer(Background(), "s", &st).ok());
+  EXPECT_EQ(st.code, 0);
+  EXPECT_NE(::kill(escaped, 0), 0) << "pid " << escaped << " still exists";
 }
 
 }  // namespace
