@@ -97,14 +97,24 @@ expect 1 "$tether" check -p "$out/vela-legacy-db" --graph "$out/vela-legacy.grap
 step "tether check on tether-worker and libtether (dogfood): clean"
 expect 0 "$src/test/dogfood.sh" "$build"
 
-step "reports"
+step "reports (the legacy flow's joined with what the checker says about the traced code)"
+# The checker's static graph of the traced legacy program itself, so its
+# warnings and the trace's zombies meet at the same source lines.
+mkdir -p "$out/legacy-db"
+python3 "$src/test/check/Inputs/make_compdb.py" "$src/test/trace/legacy" "$out/legacy-db" \
+  -std=c++20 "-I$src/lib/context/include"
+expect 1 "$tether" check -p "$out/legacy-db" --graph "$out/legacy.graph.json" --output /dev/null
 for t in worker legacy; do
-  for fmt in html svg perfetto json; do
-    ext=$fmt; [[ $fmt == perfetto ]] && ext=perfetto.json
-    rc=0; "$tether" report "$out/$t.trace" --format "$fmt" -o "$out/$t.$ext" || rc=$?
+  static=(); [[ $t == legacy ]] && static=(--static "$out/legacy.graph.json")
+  for fmt in html svg perfetto json timeline-svg; do
+    ext=$fmt; [[ $fmt == perfetto ]] && ext=perfetto.json; [[ $fmt == timeline-svg ]] && ext=timeline.svg
+    extra=(); [[ $fmt == html || $fmt == json ]] && extra=("${static[@]}")
+    rc=0; "$tether" report "$out/$t.trace" --format "$fmt" "${extra[@]}" -o "$out/$t.$ext" || rc=$?
     [[ $rc -le 1 ]] || { echo "demo: tether report $t --format $fmt failed ($rc)" >&2; exit 1; }
   done
 done
+expect 1 "$tether" report "$out/legacy.trace" --static "$out/legacy.graph.json" --format text -o "$out/legacy.static.txt"
+sed -n '1,12p' "$out/legacy.static.txt" | sed "s|$src/||"
 rc=0; "$tether" report "$out/vela-legacy.graph.json" --format html -o "$out/vela-legacy.static.html" || rc=$?
 [[ $rc -le 1 ]] || { echo "demo: tether report of the static graph failed ($rc)" >&2; exit 1; }
 
@@ -112,8 +122,11 @@ cat <<TXT
 
 Done. Open these:
   $out/worker.html               the worker's scope graph (clean)
-  $out/legacy.html               the pre-fix Vela flow: zombies highlighted, chains cut at the root
-  $out/legacy.svg                the same graph as SVG
+  $out/legacy.html               the pre-fix Vela flow: the 3 builds' timelines with their zombie overhangs,
+                                 the checker's warnings joined to them, the graph with a cluster per build
+  $out/legacy.static.txt         the same join as text (legacy.json has it as its "static" record)
+  $out/legacy.timeline.svg       the timeline alone
+  $out/legacy.svg                the graph as SVG
   $out/legacy.perfetto.json      load in ui.perfetto.dev: one track per task, ZOMBIE slices
   $out/vela-legacy.static.html   the checker's static context-flow graph of the legacy code
   $out/vela-legacy.sarif         the checker's findings as SARIF 2.1.0

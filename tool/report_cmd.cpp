@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 #include "commands.hpp"
 #include "tether/duration.hpp"
 #include "tether/graph/input.hpp"
+#include "tether/graph/static_join.hpp"
 #include "tether/graph/writers.hpp"
 
 namespace tether::tool {
@@ -24,17 +26,20 @@ namespace {
 
 constexpr const char* kReportUsage =
     "usage: tether report INPUT [--format json|dot|svg|html|perfetto|timeline-svg] [-o OUT]\n"
-    "                           [--grace DURATION] [--group-above N]\n"
+    "                           [--grace DURATION] [--group-above N] [--static GRAPH.json]\n"
     "\n"
     "INPUT is a trace (TETHER_TRACE=..., docs/trace-format.md) or a static graph\n"
     "(tether check --graph F.json); the kind is detected from the first record.\n"
     "  --format F        json (default), dot, svg, html (one self-contained file), perfetto,\n"
-    "                    timeline-svg (traces: a lane per scope, zombie overhangs in red)\n"
+    "                    timeline-svg (traces: a lane per scope, zombie overhangs in red),\n"
+    "                    text (with --static: the static and runtime findings joined)\n"
     "  -o, --output OUT  where to write (default: standard output)\n"
     "  --grace D         traces: a task ending within D after its scope is not a zombie\n"
     "                    (e.g. 50ms, 2s; default 0)\n"
     "  --group-above N   above N tasks (default 500), group the graph's nodes and fold the\n"
     "                    timeline's tasks by spawn site\n"
+    "  --static G        traces: join the checker's findings (tether check --graph G) to the\n"
+    "                    runtime findings by source line, in the json, html and text formats\n"
     "Exit: 0 no findings, 1 findings, 2 usage or input error.\n";
 
 int Usage(const std::string& problem) {
@@ -84,7 +89,7 @@ class ReportOutput {
 }  // namespace
 
 int RunReport(int argc, char** argv) {
-  std::string input, format = "json", output;
+  std::string input, format = "json", output, static_path;
   std::size_t group_above = graph::kGroupTasksAbove;
   graph::LoadOptions options;
   for (int i = 1; i < argc; ++i) {
@@ -115,6 +120,10 @@ int RunReport(int argc, char** argv) {
         return Usage("--group-above needs a number of tasks");
       }
       group_above = std::stoull(v);
+    } else if (arg == "--static") {
+      const char* v = value();
+      if (!v || !*v) return Usage("--static needs a static graph (tether check --graph F.json)");
+      static_path = v;
     } else if (arg.starts_with("-") && arg != "-") {
       return Usage("unknown option '" + std::string(arg) + "'");
     } else if (input.empty()) {
@@ -125,9 +134,10 @@ int RunReport(int argc, char** argv) {
   }
   if (input.empty()) return Usage("no input given");
   if (format != "json" && format != "dot" && format != "svg" && format != "html" && format != "perfetto" &&
-      format != "timeline-svg") {
-    return Usage("unknown format '" + format + "' (json, dot, svg, html, perfetto, timeline-svg)");
+      format != "timeline-svg" && format != "text") {
+    return Usage("unknown format '" + format + "' (json, dot, svg, html, perfetto, timeline-svg, text)");
   }
+  if (format == "text" && static_path.empty()) return Usage("--format text needs --static GRAPH.json");
 
   graph::ScopeGraph sg;
   if (Error err = graph::LoadScopeGraph(input, options, &sg); !err.ok()) {
@@ -135,6 +145,19 @@ int RunReport(int argc, char** argv) {
     return 2;
   }
   graph::Analyses analyses = graph::AnalyzeGraph(sg);
+  std::optional<graph::StaticJoin> join;
+  if (!static_path.empty()) {
+    if (sg.source != graph::SourceKind::kTrace) {
+      return Usage("--static joins a static graph to a trace: INPUT must be a trace");
+    }
+    graph::StaticGraph checker;
+    if (Error err = graph::LoadStaticGraphFile(static_path, &checker); !err.ok()) {
+      std::cerr << "tether report: " << (err.message().empty() ? err.ToString() : err.message()) << "\n";
+      return 2;
+    }
+    join = graph::JoinStatic(sg, analyses, checker, static_path);
+  }
+  const graph::StaticJoin* joined = join ? &*join : nullptr;
 
   // Render fully before touching OUT (svg/html need `dot` to succeed first).
   std::string svg;
@@ -164,13 +187,15 @@ int RunReport(int argc, char** argv) {
     return 2;
   }
   if (format == "json") {
-    graph::WriteJson(sg, analyses, *out);
+    graph::WriteJson(sg, analyses, *out, joined);
   } else if (format == "dot") {
     graph::WriteDot(sg, display, *out);
   } else if (format == "svg") {
     *out << svg;
   } else if (format == "html") {
-    graph::WriteHtml(sg, analyses, display, svg, *out);
+    graph::WriteHtml(sg, analyses, display, svg, *out, joined);
+  } else if (format == "text") {
+    graph::WriteJoinText(sg, *join, *out);
   } else if (format == "timeline-svg") {
     graph::WriteTimelineSvg(sg, analyses, group_above, nullptr, *out);
   } else if (Error err = graph::WritePerfetto(sg, *out); !err.ok()) {

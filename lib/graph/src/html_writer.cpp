@@ -9,6 +9,7 @@
 #include <set>
 
 #include "html_sections.hpp"
+#include "tether/graph/static_join.hpp"
 #include "tether/graph/writers.hpp"
 
 namespace tether::graph {
@@ -43,6 +44,7 @@ ol.paths li { margin-bottom: 4px; } .cut { color: #b91c1c; font-weight: 600; }
   background: #f9fafb; border: 1px solid #e5e7eb; padding: 6px 8px; margin: 6px 0 0; min-height: 2.8em; }
 .legend span { display: inline-block; margin-right: 14px; } .legend i { display: inline-block; width: 22px;
   height: 10px; margin-right: 4px; vertical-align: middle; border: 1px solid #64748b; }
+table.static tr.hit { background: #fee2e2; } table.static td.where { white-space: nowrap; }
 table.sites td.count { font-weight: 700; text-align: right; } table.sites td.where { white-space: nowrap; } table.sites details summary { cursor: pointer; }
 table.sites details ul { margin: 4px 0; padding-left: 18px; }
 details.all > summary { cursor: pointer; font-size: 16px; font-weight: 700; margin: 20px 0 8px; }
@@ -213,7 +215,7 @@ void WriteUnwaited(const ScopeGraph& sg, const Analyses& analyses, const Display
 }  // namespace
 
 void WriteHtml(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display, const std::string& svg,
-               std::ostream& out) {
+               std::ostream& out, const StaticJoin* join) {
   std::map<std::string, std::size_t> by_kind;
   for (const ReportFinding& f : sg.findings) by_kind[f.kind]++;
   bool trace = sg.source == SourceKind::kTrace;
@@ -248,6 +250,7 @@ void WriteHtml(const ScopeGraph& sg, const Analyses& analyses, const DisplayGrap
   }
   out << "</p>\n";
   if (trace) detail::WriteTimelineSection(sg, analyses, display, out);
+  if (join) WriteJoinHtml(sg, *join, out);
   detail::WriteFindingsBySite(sg, analyses, display, out);
   WriteFindings(sg, display, out);
   WritePaths(sg, analyses, display, out);

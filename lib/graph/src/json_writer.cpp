@@ -3,6 +3,7 @@
 // in a fixed order so the output is diffable.
 #include <nlohmann/json.hpp>
 
+#include "tether/graph/static_join.hpp"
 #include "tether/graph/writers.hpp"
 
 namespace tether::graph {
@@ -54,7 +55,7 @@ void WriteArray(std::ostream& out, const char* key, const Items& items, ToJson t
 
 }  // namespace
 
-void WriteJson(const ScopeGraph& sg, const Analyses& analyses, std::ostream& out) {
+void WriteJson(const ScopeGraph& sg, const Analyses& analyses, std::ostream& out, const StaticJoin* join) {
   const Graph& g = sg.graph;
   auto key = [&](Vertex v) { return g[v].key; };
 
@@ -135,7 +136,13 @@ void WriteJson(const ScopeGraph& sg, const Analyses& analyses, std::ostream& out
   });
   WriteArray(out, "unwaited_tasks", analyses.unwaited_tasks, [&](Vertex v) { return ordered_json(key(v)); },
              /*last=*/true);
-  out << "  }\n}\n";
+  if (join) {
+    out << "  },\n  \"static\": ";
+    WriteJoinJson(sg, *join, out);
+    out << "\n}\n";
+  } else {
+    out << "  }\n}\n";
+  }
 }
 
 }  // namespace tether::graph

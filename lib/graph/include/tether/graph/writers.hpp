@@ -59,12 +59,16 @@ struct DisplayGraph {
 DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_above = kGroupTasksAbove,
                               const Analyses* analyses = nullptr);
 
-void WriteJson(const ScopeGraph& sg, const Analyses& analyses, std::ostream& out);
+struct StaticJoin;
+// With `join` (tether report --static), the JSON ends with a "static" record.
+void WriteJson(const ScopeGraph& sg, const Analyses& analyses, std::ostream& out,
+               const StaticJoin* join = nullptr);
 void WriteDot(const ScopeGraph& sg, const DisplayGraph& display, std::ostream& out);
 // Runs `dot -Tsvg` on `dot_text`; a missing `dot` is a clear error.
 Error RenderSvg(const std::string& dot_text, std::string* svg);
+// With `join`, a "Static and runtime" section follows the timeline.
 void WriteHtml(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display,
-               const std::string& svg, std::ostream& out);
+               const std::string& svg, std::ostream& out, const StaticJoin* join = nullptr);
 // The timeline (traces only: a static graph has no times): one lane per
 // scope with its lifetime, its groups and tasks as bars under it, the part of
 // a task after its scope ended in red with its length written on it, spawn
