@@ -103,7 +103,7 @@ step "reports (the legacy flow's joined with what the checker says about the tra
 mkdir -p "$out/legacy-db"
 python3 "$src/test/check/Inputs/make_compdb.py" "$src/test/trace/legacy" "$out/legacy-db" \
   -std=c++20 "-I$src/lib/context/include"
-expect 1 "$tether" check -p "$out/legacy-db" --graph "$out/legacy.graph.json" --output /dev/null
+expect 1 "$tether" check -p "$out/legacy-db" --graph "$out/legacy.graph.json" --output "$out/legacy.check.txt"
 for t in worker legacy; do
   static=(); [[ $t == legacy ]] && static=(--static "$out/legacy.graph.json")
   for fmt in html svg perfetto json timeline-svg; do
