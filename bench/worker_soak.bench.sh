@@ -37,7 +37,7 @@ import json, os, platform, re, sys, datetime
 path, cancel, soak_json, soak_out, soak_status, builds = sys.argv[1:]
 cancel = json.loads(cancel)
 soak = json.load(open(soak_json))
-violations = [l[len("VIOLATION: "):] for l in open(soak_out) if l.startswith("VIOLATION: ")]
+violations = [l[len("VIOLATION: "):].rstrip("\n") for l in open(soak_out) if l.startswith("VIOLATION: ")]
 c = cancel["cancel_to_finished_ms"]
 r = cancel["delete_round_trip_ms"]
 load = " ".join(open("/proc/loadavg").read().split()[:3])
@@ -67,9 +67,9 @@ lines = [
         "%s %d" % kv for kv in sorted(soak["faults"].items())),
 ]
 if violations:
-    lines += ["", "Violations (first 10 of %d):" % len(violations), ""]
+    lines += ["", "Violations (%d; the first 10 the soak printed):" % soak["violations"], ""]
     lines += ["- `%s`" % v for v in violations[:10]]
-    escapes = sum(v.startswith("process left behind") for v in violations)
+    escapes = soak["processes_left"]
     if escapes:
         lines += ["", "%d of them are processes of `escape` steps (`setsid sleep 1000 &`) that outlived "
                   "their build: the worker does not contain a build's processes yet (issue 10 item 4)." % escapes]
