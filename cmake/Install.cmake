@@ -25,7 +25,7 @@ set_target_properties(tether_trace_package PROPERTIES EXPORT_NAME trace)
 target_link_libraries(tether_trace_package INTERFACE tether_trace
   "$<LINK_LIBRARY:WHOLE_ARCHIVE,$<BUILD_INTERFACE:tether_trace_start>$<INSTALL_INTERFACE:Tether::trace_start>>")
 
-install(TARGETS tether_context tether_trace tether_trace_start tether_trace_package
+install(TARGETS tether_io tether_context tether_trace tether_trace_start tether_trace_package
   EXPORT TetherTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
