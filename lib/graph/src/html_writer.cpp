@@ -115,6 +115,14 @@ constexpr const char* kScript = R"JS(
   }
   apply();
   if (location.hash.length > 1) highlight(decodeURIComponent(location.hash.slice(1)));
+  // ?bar=<node id> clicks that timeline bar, so a link can open a task's
+  // detail (and a test can drive the click handler in a headless browser).
+  if (preset.has('bar')) {
+    var want = preset.get('bar');
+    document.querySelectorAll('#timeline g.tl-bar').forEach(function (b) {
+      if (b.dataset.node === want) b.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+    });
+  }
 })();
 )JS";
 
