@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <set>
 
 namespace tether::worker::cmd {
 
@@ -140,6 +141,12 @@ Error ParseWorkerOptions(int argc, char** argv, const std::map<std::string, Opti
        }},
   };
   for (const auto& [flag, setter] : extra) with_value[flag] = setter;
+  // An option given twice is a mistake (which one was meant?), not "the last wins".
+  std::set<std::string> seen;
+  auto once = [&seen](const std::string& flag) {
+    if (seen.insert(flag).second) return Error();
+    return Invalid(flag + " given twice");
+  };
   bool only_files = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -156,6 +163,7 @@ Error ParseWorkerOptions(int argc, char** argv, const std::map<std::string, Opti
       continue;
     }
     if (arg == "--quiet" || arg == "-q") {
+      if (Error err = once("--quiet"); !err.ok()) return err;
       out->quiet = true;
       continue;
     }
@@ -168,6 +176,7 @@ Error ParseWorkerOptions(int argc, char** argv, const std::map<std::string, Opti
     }
     auto it = with_value.find(flag);
     if (it == with_value.end()) return Invalid("unknown option " + flag);
+    if (Error err = once(flag); !err.ok()) return err;
     if (!has_value) {
       if (i + 1 >= argc) return Invalid(flag + ": missing value");
       value = argv[++i];

@@ -21,9 +21,7 @@ const char kUsage[] =
     "Exit status: 0 success, 1 a build failed, 2 usage or validation error,\n"
     "3 infrastructure error.\n";
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Dispatch(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << kUsage;
     return 2;
@@ -39,5 +37,20 @@ int main(int argc, char** argv) {
   if (!std::strcmp(command, "status")) return tether::worker::cmd::StatusCommand(argc - 1, argv + 1);
   if (!std::strcmp(command, "validate")) return tether::worker::RunValidate(argc - 1, argv + 1);
   std::cerr << "tether-worker: unknown command '" << command << "'\n" << kUsage;
+  return 2;
+}
+
+}  // namespace
+
+// Nothing escapes uncaught: an exception no command handled is a defect,
+// reported as such with the usage exit status (never an abort and a core).
+int main(int argc, char** argv) {
+  try {
+    return Dispatch(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "tether-worker: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "tether-worker: internal error: unknown exception\n";
+  }
   return 2;
 }

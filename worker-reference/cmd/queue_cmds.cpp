@@ -2,6 +2,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "cmd/serve.hpp"
@@ -33,6 +34,7 @@ struct ClientArgs {
   std::string key = "tether";
   bool help = false;
   std::vector<std::string> args;
+  std::set<std::string> seen;  // options given (each at most once)
 };
 
 bool ParseClient(int argc, char** argv, ClientArgs* out, std::string* error) {
@@ -53,6 +55,10 @@ bool ParseClient(int argc, char** argv, ClientArgs* out, std::string* error) {
     if (flag == "--queue") target = &out->queue;
     if (flag == "--queue-key") target = &out->key;
     if (target) {
+      if (!out->seen.insert(flag).second) {
+        *error = flag + " given twice";
+        return false;
+      }
       if (!has_value) {
         if (i + 1 >= argc) {
           *error = flag + ": missing value";

@@ -53,7 +53,7 @@ void Decoder::AddTreeProblems(const std::vector<yaml::TreeProblem>& problems) {
 
 std::vector<Entry> Decoder::Entries(const Node& map) {
   std::vector<yaml::TreeProblem> problems;
-  std::vector<Entry> entries = yaml::MappingEntries(map, &problems);
+  std::vector<Entry> entries = merges_.Entries(map, &problems);
   AddTreeProblems(problems);
   return entries;
 }

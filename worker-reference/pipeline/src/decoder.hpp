@@ -56,6 +56,7 @@ class Decoder {
   std::string file_;
   Pipeline* pipeline_;
   std::vector<PipelineDiagnostic>* diagnostics_;
+  yaml::MergeResolver merges_;  // one per file: each mapping's merges resolved once
   int errors_ = 0;
 };
 

@@ -28,29 +28,35 @@ namespace internal {
 namespace {
 
 // "1h30m", "90s", "45m" (Go durations of h/m/s) or a bare number of minutes
-// (Vela's repo timeout unit). 0 on error.
+// (Vela's repo timeout unit). 0 when not a duration, -1 when longer than
+// kMaxTimeout. Checked arithmetic: every partial sum stays under the maximum.
 long long ParseTimeoutSeconds(const std::string& text) {
+  constexpr long long kMax = std::chrono::seconds(kMaxTimeout).count();
   if (text.empty()) return 0;
-  if (std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return text.size() > 6 ? 0 : std::stoll(text) * 60;
-  }
+  const bool minutes_only =
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
   long long total = 0, number = 0;
   bool have_number = false;
+  auto add = [&](long long unit) {
+    if (number > (kMax - total) / unit) return false;
+    total += number * unit;
+    number = 0;
+    have_number = false;
+    return true;
+  };
   for (char c : text) {
     if (c >= '0' && c <= '9') {
-      if (number > 100000000) return 0;
+      if (number > kMax) return -1;  // already too long in any unit
       number = number * 10 + (c - '0');
       have_number = true;
       continue;
     }
     if (!have_number) return 0;
-    if (c == 'h') total += number * 3600;
-    else if (c == 'm') total += number * 60;
-    else if (c == 's') total += number;
-    else return 0;
-    number = 0;
-    have_number = false;
+    long long unit = c == 'h' ? 3600 : c == 'm' ? 60 : c == 's' ? 1 : 0;
+    if (unit == 0) return 0;
+    if (!add(unit)) return -1;
   }
+  if (minutes_only) return add(60) ? total : -1;
   return have_number ? 0 : total;
 }
 
@@ -365,7 +371,9 @@ void DecodeTopLevel(Decoder& d, const Node& root, std::set<std::string>* templat
       std::string text;
       if (!d.Scalar(v, "`timeout`", &text)) continue;
       long long seconds = ParseTimeoutSeconds(text);
-      if (seconds <= 0) {
+      if (seconds < 0) {
+        d.Error(v, "`timeout` `" + text + "` is too long: the maximum is " + kMaxTimeoutText);
+      } else if (seconds == 0) {
         d.Error(v, "`timeout` `" + text + "` is not a duration (e.g. 30m, 1h30m, 90s, or minutes)");
       } else {
         p.timeout = std::chrono::seconds(seconds);
@@ -394,8 +402,10 @@ void DecodeTopLevel(Decoder& d, const Node& root, std::set<std::string>* templat
 }  // namespace
 }  // namespace internal
 
-Error ParsePipeline(const std::string& text, const std::string& path, Pipeline* out,
-                    std::vector<PipelineDiagnostic>* diagnostics) {
+namespace {
+
+Error ParsePipelineText(const std::string& text, const std::string& path, Pipeline* out,
+                        std::vector<PipelineDiagnostic>* diagnostics) {
   using namespace internal;
   std::vector<PipelineDiagnostic> found;
   *out = Pipeline{};
@@ -454,6 +464,22 @@ Error ParsePipeline(const std::string& text, const std::string& path, Pipeline* 
   return Error();
 }
 
+}  // namespace
+
+Error ParsePipeline(const std::string& text, const std::string& path, Pipeline* out,
+                    std::vector<PipelineDiagnostic>* diagnostics) {
+  try {
+    return ParsePipelineText(text, path, out, diagnostics);
+  } catch (const std::exception& e) {  // std::bad_alloc and the like: still a located error
+    *out = Pipeline{};
+    out->file = path;
+    if (diagnostics != nullptr) {
+      diagnostics->push_back({{path, 1, 1}, std::string("cannot parse the pipeline: ") + e.what()});
+    }
+    return Error(ErrorCode::kInvalidArgument, path + ": cannot parse: " + e.what());
+  }
+}
+
 Error LoadPipeline(const std::string& path, Pipeline* out,
                    std::vector<PipelineDiagnostic>* diagnostics) {
   auto fail = [&](const std::string& why) {
@@ -462,12 +488,15 @@ Error LoadPipeline(const std::string& path, Pipeline* out,
     }
     return Error(ErrorCode::kIo, path + ": cannot read: " + why);
   };
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return fail(std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return fail("not a regular file");
+    if (S_ISDIR(st.st_mode)) return fail("it is a directory, not a file");
+    if (S_ISFIFO(st.st_mode)) return fail("it is a FIFO (named pipe), not a regular file");
+    return fail("not a regular file (a device or a socket?)");
   }
   std::string text;
   char buffer[65536];

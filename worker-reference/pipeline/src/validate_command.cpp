@@ -9,6 +9,8 @@ namespace tether::worker {
 
 namespace {
 
+const char kUsage[] = "usage: tether-worker validate [--notes] [--] FILE...\n";
+
 // "12:5: text" -> "FILE:12:5: note: text"; "text" -> "FILE: note: text".
 std::string NoteLine(const std::string& file, const std::string& note) {
   size_t first = note.find(':');
@@ -36,22 +38,33 @@ size_t CountSteps(const Pipeline& p) {
 
 int RunValidate(int argc, char** argv) {
   bool notes = false;
+  bool only_files = false;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--notes") == 0) {
+    const bool option = !only_files && argv[i][0] == '-' && argv[i][1] != '\0';
+    if (option && std::strcmp(argv[i], "--") == 0) {
+      only_files = true;
+    } else if (option && std::strcmp(argv[i], "--notes") == 0) {
+      if (notes) {
+        std::cerr << "tether-worker validate: --notes given twice\n" << kUsage;
+        return 2;
+      }
       notes = true;
-    } else if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-      std::cout << "usage: tether-worker validate [--notes] FILE...\n"
-                   "  Parses and validates Vela-style pipeline files; runs nothing.\n"
-                   "  --notes  also print what is accepted but not honoured\n"
-                   "  exit 0: all valid; 2: some file invalid or unreadable\n";
+    } else if (option && (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0)) {
+      std::cout << kUsage << "  Parses and validates Vela-style pipeline files; runs nothing.\n"
+                             "  --notes  also print what is accepted but not honoured\n"
+                             "  --       what follows is a file name, even if it starts with '-'\n"
+                             "  exit 0: all valid; 2: some file invalid or unreadable\n";
       return 0;
+    } else if (option) {
+      std::cerr << "tether-worker validate: unknown option " << argv[i] << "\n" << kUsage;
+      return 2;
     } else {
       files.emplace_back(argv[i]);
     }
   }
   if (files.empty()) {
-    std::cerr << "usage: tether-worker validate [--notes] FILE...\n";
+    std::cerr << "tether-worker validate: no pipeline files given\n" << kUsage;
     return 2;
   }
   bool all_valid = true;

@@ -1,5 +1,6 @@
 #include "yaml_tree.hpp"
 
+#include <cstdio>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -10,6 +11,16 @@
 #include <yaml-cpp/parser.h>
 
 namespace tether::worker::yaml {
+
+namespace {
+
+// Thrown by the tree builder out of yaml-cpp's parser (which passes handler
+// exceptions through) when the text nests deeper than kMaxDepth.
+struct TooDeep {
+  YAML::Mark mark;
+};
+
+}  // namespace
 
 // Builds a Document from yaml-cpp's events. yaml-cpp resolves alias names to
 // anchor ids (and rejects undefined ones); we map ids to our nodes.
@@ -79,6 +90,12 @@ class TreeBuilder final : public YAML::EventHandler {
     stack_.back()->children.push_back(n);
   }
   void Open(Node* n) {
+    if (stack_.size() >= static_cast<size_t>(kMaxDepth)) {
+      YAML::Mark mark;
+      mark.line = n->line - 1;
+      mark.column = n->column - 1;
+      throw TooDeep{mark};
+    }
     n->open = true;
     Attach(n);
     stack_.push_back(n);
@@ -184,23 +201,91 @@ bool Document::Parse(std::string_view text, bool keep_error) {
   TreeBuilder builder(this);
   try {
     if (parser.HandleNextDocument(builder)) document_count_ = 1;
+  } catch (const TooDeep& e) {
+    root_ = nullptr;
+    if (keep_error) {
+      problems_.push_back({e.mark.line + 1, e.mark.column + 1,
+                           "YAML nested more than " + std::to_string(kMaxDepth) +
+                               " levels deep (mappings and lists inside each other); no "
+                               "pipeline needs that",
+                           false});
+    }
+    return false;
   } catch (const YAML::Exception& e) {
     root_ = nullptr;
     if (keep_error) {
       problems_.push_back({e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg, false});
     }
     return false;
+  } catch (const std::exception& e) {  // yaml-cpp may also throw std::bad_alloc, std::out_of_range
+    root_ = nullptr;
+    if (keep_error) problems_.push_back({1, 1, std::string("cannot parse the YAML: ") + e.what(), false});
+    return false;
   }
   try {
     DiscardEvents discard;
     if (parser.HandleNextDocument(discard)) document_count_ = 2;
-  } catch (const YAML::Exception&) {
+  } catch (...) {
     document_count_ = 2;  // a broken later document is still a later document
   }
   return true;
 }
 
+std::string CheckText(std::string_view text, int* line, int* column) {
+  *line = 1;
+  *column = 1;
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0) return "NUL byte in the file (a pipeline is UTF-8 text; is it UTF-16 or binary?)";
+    if (c == '\n') {
+      ++*line;
+      *column = 1;
+      ++i;
+      continue;
+    }
+    if (c < 0x80) {
+      ++*column;
+      ++i;
+      continue;
+    }
+    // Lengths and ranges of well-formed UTF-8 (Unicode 15, table 3-7):
+    // no overlong forms, no surrogates, nothing above U+10FFFF.
+    size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) n = 1;
+    else if (c == 0xE0) n = 2, lo = 0xA0;
+    else if (c == 0xED) n = 2, hi = 0x9F;
+    else if (c >= 0xE1 && c <= 0xEF) n = 2;
+    else if (c == 0xF0) n = 3, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) n = 3;
+    else if (c == 0xF4) n = 3, hi = 0x8F;
+    bool ok = n > 0;
+    for (size_t k = 1; ok && k <= n; ++k) {
+      if (i + k >= text.size()) {
+        ok = false;
+        break;
+      }
+      const auto b = static_cast<unsigned char>(text[i + k]);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) ok = false;
+    }
+    if (!ok) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", c);
+      return std::string("invalid UTF-8 (byte ") + hex + "); a pipeline must be UTF-8 text";
+    }
+    ++*column;
+    i += n + 1;
+  }
+  return "";
+}
+
 Document::Document(std::string_view text) {
+  int line = 0, column = 0;
+  if (std::string why = CheckText(text, &line, &column); !why.empty()) {
+    problems_.push_back({line, column, std::move(why), false});
+    return;
+  }
   if (Parse(text, true)) return;
   // Retry around the yaml-cpp block-scalar bug; keep the first error if that fails too.
   std::vector<int> splits;
@@ -246,13 +331,27 @@ void CollectMergeSources(const Node* value, std::vector<const Node*>* sources,
 
 std::string KeyText(const Node* key) { return key->IsNull() ? std::string() : key->scalar; }
 
-void ResolveInto(const Node& map, bool merged, int depth, std::vector<Entry>* out,
-                 std::unordered_set<std::string>* seen, std::vector<TreeProblem>* problems) {
-  if (depth > 64) {  // only reachable through pathological chains of merges
-    problems->push_back({map.line, map.column, "`<<` merges nested too deeply"});
-    return;
-  }
+}  // namespace
+
+const std::vector<Entry>& MergeResolver::Resolve(const Node& map, int depth,
+                                                 std::vector<TreeProblem>* problems) {
+  if (auto it = resolved_.find(&map); it != resolved_.end()) return it->second;
+  std::vector<Entry> out;
+  std::unordered_set<std::string> seen;
   std::vector<const Node*> sources;
+  auto spend = [&](std::size_t n) {
+    if (over_budget_) return false;
+    if (n <= budget_) {
+      budget_ -= n;
+      return true;
+    }
+    over_budget_ = true;
+    problems->push_back({map.line, map.column,
+                         "`<<` merges expand to more than " + std::to_string(kMaxMergeEntries) +
+                             " entries (a merge-key bomb?); the limit keeps the work bounded"});
+    return false;
+  };
+  spend(map.children.size() / 2);
   for (size_t i = 0; i + 1 < map.children.size(); i += 2) {
     const Node* key = map.children[i];
     const Node* value = map.children[i + 1];
@@ -260,20 +359,34 @@ void ResolveInto(const Node& map, bool merged, int depth, std::vector<Entry>* ou
       CollectMergeSources(value, &sources, problems);
       continue;
     }
-    if (seen->insert(KeyText(key)).second) out->push_back({key, value, merged});
+    if (seen.insert(KeyText(key)).second) out.push_back({key, value, false});
   }
-  for (const Node* source : sources) ResolveInto(*source, true, depth + 1, out, seen, problems);
+  if (!sources.empty() && depth >= kMaxMergeDepth) {
+    // Only reachable through pathological chains of merges.
+    problems->push_back({map.line, map.column,
+                         "`<<` merges nested more than " + std::to_string(kMaxMergeDepth) +
+                             " deep"});
+    sources.clear();
+  }
+  for (const Node* source : sources) {
+    if (over_budget_) break;
+    const std::vector<Entry>& from = Resolve(*source, depth + 1, problems);
+    if (!spend(from.size())) break;
+    for (const Entry& e : from) {
+      if (seen.insert(KeyText(e.key)).second) out.push_back({e.key, e.value, true});
+    }
+  }
+  return resolved_.emplace(&map, std::move(out)).first->second;
 }
 
-}  // namespace
+std::vector<Entry> MergeResolver::Entries(const Node& map, std::vector<TreeProblem>* problems) {
+  if (!map.IsMap()) return {};
+  return Resolve(map, 0, problems);
+}
 
 std::vector<Entry> MappingEntries(const Node& map, std::vector<TreeProblem>* problems) {
-  std::vector<Entry> out;
-  if (!map.IsMap()) return out;
-  out.reserve(map.children.size() / 2);
-  std::unordered_set<std::string> seen;
-  ResolveInto(map, false, 0, &out, &seen, problems);
-  return out;
+  MergeResolver resolver;
+  return resolver.Entries(map, problems);
 }
 
 bool ContainsAnchor(const Node& node) {

@@ -11,8 +11,10 @@
 // ordinary key); MappingEntries() resolves them the YAML 1.1 way.
 #pragma once
 
+#include <cstddef>
 #include <deque>
 #include <string>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -45,10 +47,20 @@ struct TreeProblem {
   bool warning = false;  // true: recorded as a note, the file stays valid
 };
 
+// Limits that keep hostile text from costing more than its size suggests.
+// Nesting deeper than kMaxDepth (collections inside collections) is refused;
+// no Vela pipeline comes close. kMaxMergeEntries bounds the work of `<<`
+// merge resolution over a whole document, as YAML anchor caps do.
+inline constexpr int kMaxDepth = 100;
+inline constexpr std::size_t kMaxMergeEntries = 1'000'000;
+inline constexpr int kMaxMergeDepth = 64;
+
 // Owns every node of the first YAML document of a text.
 class Document {
  public:
   // Parses `text`. On a syntax error, root() is null and problems() holds it.
+  // Text that is not UTF-8, or holds a NUL byte, is refused before parsing
+  // (the problem names the first offending byte's position).
   explicit Document(std::string_view text);
   Document(const Document&) = delete;
   Document& operator=(const Document&) = delete;
@@ -77,12 +89,37 @@ struct Entry {
   bool merged;  // came from a `<<` merge, not written in this mapping
 };
 
-// The entries of `map` in file order with `<<` merges resolved: explicit keys
-// win over merged ones; among merged maps the first listed wins. Several `<<`
-// keys in one mapping are collapsed into one list (Vela does the same and warns).
-// Duplicate explicit keys are reported by CheckDuplicateKeys, not here; the
-// first one wins. Problems with `<<` values (not a mapping) go to `problems`.
+// Resolves `<<` merge keys. The entries of a mapping come in file order:
+// explicit keys win over merged ones; among merged maps the first listed wins.
+// Several `<<` keys in one mapping are collapsed into one list (Vela does the
+// same and warns). Duplicate explicit keys are reported by CheckDuplicateKeys,
+// not here; the first one wins.
+//
+// Each mapping is resolved once and remembered, so a merge source referenced
+// many times costs its size per reference, never its whole expansion again;
+// the total number of entries looked at is capped at kMaxMergeEntries
+// (past it: one error, and the rest of the document's merges are not
+// resolved). Use one resolver per Document; it holds pointers into it.
+class MergeResolver {
+ public:
+  // Problems with `<<` values (not a mapping, too deep, over the cap) go to
+  // `problems`, each reported once.
+  std::vector<Entry> Entries(const Node& map, std::vector<TreeProblem>* problems);
+
+ private:
+  const std::vector<Entry>& Resolve(const Node& map, int depth, std::vector<TreeProblem>* problems);
+
+  std::unordered_map<const Node*, std::vector<Entry>> resolved_;
+  std::size_t budget_ = kMaxMergeEntries;
+  bool over_budget_ = false;
+};
+
+// One-off resolution of one mapping (a fresh MergeResolver).
 std::vector<Entry> MappingEntries(const Node& map, std::vector<TreeProblem>* problems);
+
+// "" when `text` is UTF-8 without NUL bytes; otherwise what is wrong, with the
+// 1-based line and column of the first bad byte in *line and *column.
+std::string CheckText(std::string_view text, int* line, int* column);
 
 // True when the node or anything under it carries an &anchor (each node is
 // visited once, so aliases cannot blow this up).

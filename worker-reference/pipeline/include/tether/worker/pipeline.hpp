@@ -14,6 +14,12 @@
 
 namespace tether::worker {
 
+// The longest build timeout the worker accepts (pipeline `timeout:` and
+// --build-timeout): 100 years. Any longer and a deadline (now + timeout) no
+// longer fits the clocks' 64-bit nanosecond counts; validation refuses it.
+inline constexpr std::chrono::hours kMaxTimeout{876000};
+inline constexpr const char* kMaxTimeoutText = "876000h (100 years)";
+
 // A position in a pipeline file, for messages: "file:line:col: error: ...".
 struct SourcePos {
   std::string file;
@@ -88,7 +94,8 @@ struct PipelineDiagnostic {
 // and fills diagnostics (every problem found, in file order); nothing is run.
 Error LoadPipeline(const std::string& path, Pipeline* out,
                    std::vector<PipelineDiagnostic>* diagnostics);
-// The same from text (path is used in messages).
+// The same from text (path is used in messages). Never throws and never exits:
+// any text gives a Pipeline or located diagnostics (fuzz entry point).
 Error ParsePipeline(const std::string& text, const std::string& path, Pipeline* out,
                     std::vector<PipelineDiagnostic>* diagnostics);
 
