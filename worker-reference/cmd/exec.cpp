@@ -1,13 +1,19 @@
 #include "cmd/exec.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include "tether/task.hpp"
+#include "tether/worker/pipeline.hpp"
 
 namespace tether::worker::cmd {
 
 void RunBuild(const Context& build_ctx, executor::Engine& engine, Duration timeout,
               Duration cleanup_timeout) {
+  // Validation refuses longer timeouts; the clamp keeps now + timeout inside
+  // both clocks' ranges even if a caller did not validate.
+  timeout = std::min<Duration>(timeout, kMaxTimeout);
+  cleanup_timeout = std::min<Duration>(cleanup_timeout, kMaxTimeout);
   engine.SetDeadline(executor::WallClock::now() +
                      std::chrono::duration_cast<executor::WallClock::duration>(timeout));
   auto [timeout_ctx, cancel_timeout] = WithTimeout(build_ctx, timeout);

@@ -1,11 +1,13 @@
 #include "cmd/flags.hpp"
 
 #include <cctype>
-#include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
+
+#include "tether/worker/pipeline.hpp"
 
 namespace tether::worker::cmd {
 
@@ -13,17 +15,40 @@ namespace {
 
 Error Invalid(std::string message) { return Error(ErrorCode::kInvalidArgument, std::move(message)); }
 
-// Reads a non-negative decimal number ("12", "1.5", ".5") at the front of s:
-// the run of digits and dots, which strtold must read whole.
-bool TakeNumber(std::string_view* s, long double* value) {
-  std::size_t len = 0;
-  while (len < s->size() && (std::isdigit(static_cast<unsigned char>((*s)[len])) || (*s)[len] == '.')) ++len;
-  if (len == 0) return false;
-  const std::string digits(s->substr(0, len));
-  char* end = nullptr;
-  *value = std::strtold(digits.c_str(), &end);
-  if (end != digits.c_str() + digits.size()) return false;
-  s->remove_prefix(len);
+// Reads a non-negative decimal number ("12", "1.5", ".5") at the front of s
+// exactly: *whole (saturated just past 2^64, enough to say "too large") and
+// the fraction's digits as *fraction / *scale. At most 19 fraction digits are
+// kept; a longer fraction is not a whole number of bytes in any unit here
+// unless its extra digits are zeros, which are skipped.
+bool TakeNumber(std::string_view* s, unsigned __int128* whole, std::uint64_t* fraction,
+                std::uint64_t* scale, bool* lost_digits) {
+  constexpr unsigned __int128 kSaturate = static_cast<unsigned __int128>(1) << 64;
+  std::size_t i = 0;
+  bool digits = false;
+  *whole = 0;
+  *fraction = 0;
+  *scale = 1;
+  *lost_digits = false;
+  while (i < s->size() && std::isdigit(static_cast<unsigned char>((*s)[i]))) {
+    if (*whole <= kSaturate) *whole = *whole * 10 + static_cast<unsigned>((*s)[i] - '0');
+    ++i;
+    digits = true;
+  }
+  if (i < s->size() && (*s)[i] == '.') {
+    ++i;
+    while (i < s->size() && std::isdigit(static_cast<unsigned char>((*s)[i]))) {
+      if (*scale < 10'000'000'000'000'000'000ull) {
+        *fraction = *fraction * 10 + static_cast<unsigned>((*s)[i] - '0');
+        *scale *= 10;
+      } else if ((*s)[i] != '0') {
+        *lost_digits = true;
+      }
+      ++i;
+      digits = true;
+    }
+  }
+  if (!digits) return false;
+  s->remove_prefix(i);
   return true;
 }
 
@@ -33,29 +58,50 @@ Error ParseDuration(std::string_view text, Duration* out) {
   if (!text.empty() && text[0] == '-') {
     return Invalid("invalid duration \"" + std::string(text) + "\": must not be negative");
   }
-  return tether::ParseDuration(text, out);
+  Duration d{};
+  if (Error err = tether::ParseDuration(text, &d); !err.ok()) return err;
+  // Every duration option ends up in a deadline (now + d) in some clock: past
+  // kMaxTimeout that sum no longer fits 64 bits of nanoseconds.
+  if (d > kMaxTimeout) {
+    return Invalid("invalid duration \"" + std::string(text) + "\": too long (the maximum is " +
+                   kMaxTimeoutText + ")");
+  }
+  *out = d;
+  return Error();
 }
 
+// Decimal arithmetic throughout (no binary floating point): "0.52MB" is
+// exactly 520000 bytes, "1.5KiB" 1536, and "0.1B" is refused as a fraction
+// of a byte rather than rounded.
 Error ParseSize(std::string_view text, std::uint64_t* out) {
   const std::string quoted = "\"" + std::string(text) + "\"";
   std::string_view rest = text;
-  long double value;
-  if (!TakeNumber(&rest, &value)) {
+  unsigned __int128 whole;
+  std::uint64_t fraction, scale;
+  bool lost_digits;
+  if (!TakeNumber(&rest, &whole, &fraction, &scale, &lost_digits)) {
     return Invalid("invalid size " + quoted + " (write it as 10MiB, 512KiB, 100B or a number of bytes)");
   }
-  static const std::map<std::string_view, long double> kUnits = {
-      {"", 1},       {"B", 1},       {"KiB", 1024.0L}, {"MiB", 1048576.0L},
-      {"GiB", 1073741824.0L}, {"TiB", 1099511627776.0L}, {"KB", 1e3L}, {"kB", 1e3L},
-      {"MB", 1e6L},  {"GB", 1e9L},   {"TB", 1e12L},
+  static const std::map<std::string_view, std::uint64_t> kUnits = {
+      {"", 1},         {"B", 1},          {"KiB", 1ull << 10}, {"MiB", 1ull << 20},
+      {"GiB", 1ull << 30}, {"TiB", 1ull << 40}, {"KB", 1'000},  {"kB", 1'000},
+      {"MB", 1'000'000}, {"GB", 1'000'000'000}, {"TB", 1'000'000'000'000},
   };
   auto it = kUnits.find(rest);
   if (it == kUnits.end()) {
     return Invalid("invalid size " + quoted + ": unknown unit \"" + std::string(rest) +
                    "\" (units: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
   }
-  long double bytes = value * it->second;
-  if (bytes > 1.8e19L) return Invalid("invalid size " + quoted + ": too large");
-  if (bytes != std::floor(bytes)) return Invalid("invalid size " + quoted + ": not a whole number of bytes");
+  // whole <= 2^64 * 10 + 9 and a unit < 2^41: every product fits 128 bits.
+  const unsigned __int128 fraction_bytes = static_cast<unsigned __int128>(fraction) * it->second;
+  if (lost_digits || fraction_bytes % scale != 0) {
+    return Invalid("invalid size " + quoted + ": not a whole number of bytes");
+  }
+  const unsigned __int128 bytes = whole * it->second + fraction_bytes / scale;
+  if (bytes > std::numeric_limits<std::uint64_t>::max()) {
+    return Invalid("invalid size " + quoted + ": too large (the maximum is " +
+                   std::to_string(std::numeric_limits<std::uint64_t>::max()) + " bytes)");
+  }
   *out = static_cast<std::uint64_t>(bytes);
   return Error();
 }

@@ -16,10 +16,12 @@
 
 namespace tether::worker::cmd {
 
-// tether::ParseDuration (Go's), refusing negative values: no option of the
-// worker takes one. Error: kInvalidArgument. (FormatDuration is tether's.)
+// tether::ParseDuration (Go's), refusing negative values (no option of the
+// worker takes one) and values over kMaxTimeout (each becomes a deadline).
+// Error: kInvalidArgument. (FormatDuration is tether's.)
 Error ParseDuration(std::string_view text, Duration* out);
-// "10MiB" = 10 * 2^20, "10MB" = 10 * 10^6, "100B" or "100" = 100 bytes.
+// "10MiB" = 10 * 2^20, "10MB" = 10 * 10^6, "100B" or "100" = 100 bytes;
+// fractions in decimal, exactly ("0.52MB" = 520000). Error: kInvalidArgument.
 Error ParseSize(std::string_view text, std::uint64_t* out);
 
 struct RunOptions {

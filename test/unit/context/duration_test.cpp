@@ -81,5 +81,39 @@ TEST(Duration, FormatThenParseIsTheIdentity) {
   }
 }
 
+// Exact integer arithmetic: the extremes of the range read back to the
+// nanosecond, one past them is "too large" (never wrapped), and formatting
+// the most negative value does not overflow.
+TEST(Duration, TheWholeRangeIsExact) {
+  Duration d{};
+  EXPECT_EQ(FormatDuration(Duration::max()), "2562047h47m16.854775807s");
+  EXPECT_EQ(FormatDuration(Duration::min()), "-2562047h47m16.854775808s");
+  ASSERT_TRUE(ParseDuration("2562047h47m16.854775807s", &d).ok());
+  EXPECT_EQ(d, Duration::max());
+  ASSERT_TRUE(ParseDuration("-2562047h47m16.854775808s", &d).ok());
+  EXPECT_EQ(d, Duration::min());
+  for (const char* text : {"2562047h47m16.854775808s", "2562048h", "-2562047h47m16.854775809s",
+                           "9223372036854775808ns", "99999999999999999999999999999h",
+                           "2562047h2562047h"}) {
+    Error err = ParseDuration(text, &d);
+    EXPECT_NE(err.message().find("too large (the maximum is 2562047h47m16.854775807s)"),
+              std::string::npos)
+        << text << ": " << err.message();
+  }
+  ASSERT_TRUE(ParseDuration("0.1s", &d).ok());
+  EXPECT_EQ(d, milliseconds(100));
+  ASSERT_TRUE(ParseDuration("1.000000001s", &d).ok());
+  EXPECT_EQ(d, nanoseconds(1000000001));
+  ASSERT_TRUE(ParseDuration("0.3h", &d).ok());
+  EXPECT_EQ(d, minutes(18));
+  ASSERT_TRUE(ParseDuration("1.9ns", &d).ok());  // below a nanosecond: truncated, as Go does
+  EXPECT_EQ(d, nanoseconds(1));
+  for (Duration v : {Duration::max(), Duration::min(), Duration(nanoseconds(-1)),
+                     Duration(nanoseconds(999999999999)), Duration(hours(876000))}) {
+    ASSERT_TRUE(ParseDuration(FormatDuration(v), &d).ok()) << FormatDuration(v);
+    EXPECT_EQ(d, v) << FormatDuration(v);
+  }
+}
+
 }  // namespace
 }  // namespace tether

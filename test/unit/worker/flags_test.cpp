@@ -76,6 +76,55 @@ TEST(ParseSize, RejectsWithAReason) {
   }
 }
 
+// Decimal, exactly: binary floating point made 0.52 * 10^6 = 519999.99... and
+// refused it as "not a whole number of bytes".
+TEST(ParseSize, FractionsAreDecimalAndExact) {
+  std::uint64_t n = 0;
+  ASSERT_TRUE(ParseSize("0.52MB", &n).ok());
+  EXPECT_EQ(n, 520000u);
+  ASSERT_TRUE(ParseSize("1.1GB", &n).ok());
+  EXPECT_EQ(n, 1100000000u);
+  ASSERT_TRUE(ParseSize("0.001KB", &n).ok());
+  EXPECT_EQ(n, 1u);
+  ASSERT_TRUE(ParseSize("2.50000000000000000000000000KB", &n).ok());  // zeros past 19 digits
+  EXPECT_EQ(n, 2500u);
+  ASSERT_TRUE(ParseSize("0.25KiB", &n).ok());
+  EXPECT_EQ(n, 256u);
+  ASSERT_TRUE(ParseSize("18446744073709551615", &n).ok());  // 2^64 - 1
+  EXPECT_EQ(n, 18446744073709551615u);
+  for (const char* text : {"0.1B", "0.0001KB", "1.00000000000000000000001KB"}) {
+    Error err = ParseSize(text, &n);
+    EXPECT_NE(err.message().find("not a whole number of bytes"), std::string::npos) << text;
+  }
+  for (const char* text : {"18446744073709551616", "16777216TiB", "99999999999999999999999999999TB"}) {
+    Error err = ParseSize(text, &n);
+    EXPECT_NE(err.message().find("too large (the maximum is 18446744073709551615 bytes)"),
+              std::string::npos)
+        << text << ": " << err.message();
+  }
+}
+
+// Each duration option becomes a deadline, now + d: past kMaxTimeout that
+// overflowed (--build-timeout 2500000h gave a deadline in build.json before
+// the build started).
+TEST(ParseDuration, RefusesWhatCannotBeADeadline) {
+  Duration d{};
+  ASSERT_TRUE(ParseDuration("876000h", &d).ok());
+  EXPECT_EQ(d, hours(876000));
+  Error err = ParseDuration("2500000h", &d);
+  EXPECT_EQ(err.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(err.message().find("too long (the maximum is 876000h (100 years))"), std::string::npos)
+      << err.message();
+  RunOptions o;
+  std::vector<std::string> args = {"run", "--build-timeout", "2500000h", "a.yml"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  err = ParseRunOptions(static_cast<int>(argv.size()), argv.data(), &o);
+  EXPECT_NE(err.message().find("--build-timeout: invalid duration \"2500000h\": too long"),
+            std::string::npos)
+      << err.message();
+}
+
 Error Parse(std::vector<std::string> args, RunOptions* out) {
   args.insert(args.begin(), "run");
   std::vector<char*> argv;
