@@ -49,6 +49,25 @@ void Masker::AppendMasked(std::string_view line, std::string* out) const {
   out->append(work);
 }
 
+std::size_t Masker::SafeSplit(std::string_view text, std::size_t at) const {
+  std::size_t p = std::min(at, text.size());
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const std::string& needle : needles_) {
+      // Occurrences that could straddle p start in (p - size, p).
+      std::size_t from = p >= needle.size() ? p - needle.size() + 1 : 0;
+      for (std::size_t s = text.find(needle, from); s != std::string_view::npos && s < p;
+           s = text.find(needle, s + 1)) {
+        if (s + needle.size() > p) {
+          p = s + needle.size();  // the whole occurrence goes before the split
+          moved = true;
+        }
+      }
+    }
+  }
+  return p;
+}
+
 std::string Masker::Mask(std::string_view line) const {
   std::string out;
   AppendMasked(line, &out);
@@ -86,10 +105,7 @@ void LogWriter::Write(std::string_view data) {
     const char* nl = static_cast<const char*>(std::memchr(data.data(), '\n', data.size()));
     if (nl == nullptr) {
       carry_.append(data);
-      if (carry_.size() >= kMaxLine) {
-        EmitLine(carry_);
-        carry_.clear();
-      }
+      if (carry_.size() >= kMaxLine) SplitLongCarry();
       break;
     }
     std::size_t len = static_cast<std::size_t>(nl - data.data());
@@ -112,6 +128,22 @@ void LogWriter::Write(std::string_view data) {
     options_.live->Write(live_buf_);
     live_buf_.clear();
   }
+}
+
+// A partial line of kMaxLine bytes or more is written as a line of its own,
+// keeping back what may be the start of a secret still arriving (the longest
+// secret's length minus one) and never cutting through a secret it holds.
+void LogWriter::SplitLongCarry() {
+  const Masker* masker = options_.masker;
+  std::size_t at = carry_.size();
+  if (masker != nullptr && !masker->empty()) {
+    const std::size_t keep = masker->longest() - 1;
+    at = carry_.size() > keep ? carry_.size() - keep : 0;
+    at = masker->SafeSplit(carry_, at);
+  }
+  if (at == 0) return;  // all of it may be one secret's start: wait for more
+  EmitLine(std::string_view(carry_).substr(0, at));
+  carry_.erase(0, at);
 }
 
 void LogWriter::EmitLine(std::string_view line) {

@@ -24,6 +24,12 @@ class Masker {
   Masker() = default;
   explicit Masker(const std::vector<std::string>& secret_values);
   bool empty() const { return needles_.empty(); }
+  // The length of the longest needle (0 when empty).
+  std::size_t longest() const { return needles_.empty() ? 0 : needles_.front().size(); }
+  // The smallest split point p >= at such that no occurrence of a secret in
+  // `text` starts before p and ends after it: text[0, p) and text[p, ...)
+  // then mask exactly as text masks whole.
+  std::size_t SafeSplit(std::string_view text, std::size_t at) const;
   // Appends line, masked, to *out.
   void AppendMasked(std::string_view line, std::string* out) const;
   std::string Mask(std::string_view line) const;
@@ -58,11 +64,16 @@ class LogWriter {
 
   std::uint64_t bytes() const { return bytes_; }  // bytes of output kept in the file
   bool truncated() const { return truncated_; }
-  static constexpr std::size_t kMaxLine = 1 << 20;  // longer lines are split
+  // Longer lines are split into pieces of about this size (each its own line
+  // in the file). Masking comes first: a split never falls inside a secret,
+  // and the last longest-secret-minus-one bytes wait for the next write, so a
+  // secret that is still arriving is masked whole too.
+  static constexpr std::size_t kMaxLine = 1 << 20;
 
  private:
   explicit LogWriter(Options options, int fd) : options_(std::move(options)), fd_(fd) {}
   void EmitLine(std::string_view line);
+  void SplitLongCarry();
   void FlushFile();
   void AppendToFile(std::string_view bytes);
   void WriteAll(std::string_view bytes);
