@@ -17,38 +17,39 @@ Error Invalid(std::string message) { return Error(ErrorCode::kInvalidArgument, s
 
 // Reads a non-negative decimal number ("12", "1.5", ".5") at the front of s
 // exactly: *whole (saturated just past 2^64, enough to say "too large") and
-// the fraction's digits as *fraction / *scale. At most 19 fraction digits are
-// kept; a longer fraction is not a whole number of bytes in any unit here
-// unless its extra digits are zeros, which are skipped.
-bool TakeNumber(std::string_view* s, unsigned __int128* whole, std::uint64_t* fraction,
-                std::uint64_t* scale, bool* lost_digits) {
+// the fraction's digits, as written.
+bool TakeNumber(std::string_view* s, unsigned __int128* whole, std::string_view* fraction) {
   constexpr unsigned __int128 kSaturate = static_cast<unsigned __int128>(1) << 64;
   std::size_t i = 0;
-  bool digits = false;
   *whole = 0;
-  *fraction = 0;
-  *scale = 1;
-  *lost_digits = false;
   while (i < s->size() && std::isdigit(static_cast<unsigned char>((*s)[i]))) {
     if (*whole <= kSaturate) *whole = *whole * 10 + static_cast<unsigned>((*s)[i] - '0');
     ++i;
-    digits = true;
   }
+  std::size_t whole_digits = i, fraction_start = i;
   if (i < s->size() && (*s)[i] == '.') {
-    ++i;
-    while (i < s->size() && std::isdigit(static_cast<unsigned char>((*s)[i]))) {
-      if (*scale < 10'000'000'000'000'000'000ull) {
-        *fraction = *fraction * 10 + static_cast<unsigned>((*s)[i] - '0');
-        *scale *= 10;
-      } else if ((*s)[i] != '0') {
-        *lost_digits = true;
-      }
-      ++i;
-      digits = true;
-    }
+    fraction_start = ++i;
+    while (i < s->size() && std::isdigit(static_cast<unsigned char>((*s)[i]))) ++i;
   }
-  if (!digits) return false;
+  *fraction = s->substr(fraction_start, i - fraction_start);
+  if (whole_digits == 0 && fraction->empty()) return false;
   s->remove_prefix(i);
+  return true;
+}
+
+// fraction (decimal digits after the point) times unit, when that is a whole
+// number: from the last digit, each partial sum must be a multiple of ten
+// (the product is 0.d1d2...dk * unit = sum(di * unit * 10^(k-i)) / 10^k).
+// The carry stays below unit, so no number of digits overflows it:
+// "0.0000000931322574615478515625GiB" is exactly 100 bytes.
+bool FractionBytes(std::string_view fraction, std::uint64_t unit, std::uint64_t* bytes) {
+  std::uint64_t carry = 0;
+  for (auto it = fraction.rbegin(); it != fraction.rend(); ++it) {
+    carry += static_cast<std::uint64_t>(*it - '0') * unit;
+    if (carry % 10 != 0) return false;
+    carry /= 10;
+  }
+  *bytes = carry;
   return true;
 }
 
@@ -77,9 +78,8 @@ Error ParseSize(std::string_view text, std::uint64_t* out) {
   const std::string quoted = "\"" + std::string(text) + "\"";
   std::string_view rest = text;
   unsigned __int128 whole;
-  std::uint64_t fraction, scale;
-  bool lost_digits;
-  if (!TakeNumber(&rest, &whole, &fraction, &scale, &lost_digits)) {
+  std::string_view fraction;
+  if (!TakeNumber(&rest, &whole, &fraction)) {
     return Invalid("invalid size " + quoted + " (write it as 10MiB, 512KiB, 100B or a number of bytes)");
   }
   static const std::map<std::string_view, std::uint64_t> kUnits = {
@@ -92,12 +92,12 @@ Error ParseSize(std::string_view text, std::uint64_t* out) {
     return Invalid("invalid size " + quoted + ": unknown unit \"" + std::string(rest) +
                    "\" (units: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
   }
-  // whole <= 2^64 * 10 + 9 and a unit < 2^41: every product fits 128 bits.
-  const unsigned __int128 fraction_bytes = static_cast<unsigned __int128>(fraction) * it->second;
-  if (lost_digits || fraction_bytes % scale != 0) {
+  std::uint64_t fraction_bytes = 0;
+  if (!FractionBytes(fraction, it->second, &fraction_bytes)) {
     return Invalid("invalid size " + quoted + ": not a whole number of bytes");
   }
-  const unsigned __int128 bytes = whole * it->second + fraction_bytes / scale;
+  // whole <= 2^64 * 10 + 9 and a unit < 2^41: the product fits 128 bits.
+  const unsigned __int128 bytes = whole * it->second + fraction_bytes;
   if (bytes > std::numeric_limits<std::uint64_t>::max()) {
     return Invalid("invalid size " + quoted + ": too large (the maximum is " +
                    std::to_string(std::numeric_limits<std::uint64_t>::max()) + " bytes)");

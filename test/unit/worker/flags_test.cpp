@@ -92,6 +92,14 @@ TEST(ParseSize, FractionsAreDecimalAndExact) {
   EXPECT_EQ(n, 256u);
   ASSERT_TRUE(ParseSize("18446744073709551615", &n).ok());  // 2^64 - 1
   EXPECT_EQ(n, 18446744073709551615u);
+  // Binary units need up to 40 fraction digits to name a whole number of bytes
+  // (2^-40 has 40): every exact spelling reads back (found by test/fuzz/size).
+  ASSERT_TRUE(ParseSize("0.0000000931322574615478515625GiB", &n).ok());
+  EXPECT_EQ(n, 100u);
+  ASSERT_TRUE(ParseSize("17592186044415.99999904632568359375MiB", &n).ok());
+  EXPECT_EQ(n, 18446744073709551615u);
+  ASSERT_TRUE(ParseSize("0.0000000000009094947017729282379150390625TiB", &n).ok());  // 2^-40 TiB
+  EXPECT_EQ(n, 1u);
   for (const char* text : {"0.1B", "0.0001KB", "1.00000000000000000000001KB"}) {
     Error err = ParseSize(text, &n);
     EXPECT_NE(err.message().find("not a whole number of bytes"), std::string::npos) << text;
