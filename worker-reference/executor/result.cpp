@@ -77,16 +77,31 @@ Error WriteBuildJson(const BuildRecord& build, const std::string& path) {
   if (!build.notes.empty()) j["notes"] = build.notes;
   for (const ContainerRecord& s : build.services) j["services"].push_back(ToJson(s));
   for (const ContainerRecord& s : build.steps) j["steps"].push_back(ToJson(s));
+  // Any text may reach here (a step name, a reason quoting a file name, a
+  // note): bytes that are not UTF-8 become U+FFFD instead of a type_error
+  // that left no build.json. The file appears whole or not at all, and the
+  // temporary never stays behind.
   std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return Error(ErrorCode::kIo, "cannot write " + tmp);
-    out << j.dump(2) << "\n";
-    if (!out.flush()) return Error(ErrorCode::kIo, "cannot write " + tmp);
+  auto fail = [&tmp](const std::string& why) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    return Error(ErrorCode::kIo, "cannot write " + tmp + ": " + why);
+  };
+  try {
+    const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
+    if (!out) return fail("cannot create it");
+    out << text;
+    if (!out.flush()) return fail("write failed");
+  } catch (const std::exception& e) {  // std::bad_alloc and the like
+    return fail(e.what());
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) return Error(ErrorCode::kIo, "cannot write " + path + ": " + ec.message());
+  if (ec) {
+    fail(ec.message());
+    return Error(ErrorCode::kIo, "cannot write " + path + ": " + ec.message());
+  }
   return Error();
 }
 
