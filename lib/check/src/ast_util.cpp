@@ -285,9 +285,11 @@ void TuContext::ReportEmptyJustifications(const SourceManager& sm, FileID fid) {
   if (!Enabled(check)) return;
   const FileInfo& info = Info(sm, fid);
   for (const Justification& j : info.markers) {
-    if (!j.reason.empty()) continue;
     bool names_tether = j.marker == "tether:detached" || j.checks.find("tether-") != std::string::npos;
-    if (!names_tether) continue;
+    bool region = j.marker == "NOLINTBEGIN" || j.marker == "NOLINTEND";
+    // An unmatched bare NOLINTBEGIN/END is clang-tidy's to report as well as ours.
+    bool unmatched = region && j.unmatched && (names_tether || j.checks.empty());
+    if (!unmatched && (!j.reason.empty() || j.marker == "NOLINTEND" || !names_tether)) continue;
     Finding f;
     f.check = check;
     f.file = info.path;
@@ -298,9 +300,14 @@ void TuContext::ReportEmptyJustifications(const SourceManager& sm, FileID fid) {
       f.line_text = std::string(info.lines[j.line - 1]);
       f.offset = static_cast<unsigned>(info.lines[j.line - 1].data() - info.lines[0].data()) + j.col - 1;
     }
-    f.message = "'" + j.marker + "' without a reason: say why this is allowed" +
-                std::string(j.marker == "tether:detached" ? " inside the parentheses"
-                                                          : " after the marker");
+    if (unmatched)  // clang-tidy's wording
+      f.message = j.marker == "NOLINTBEGIN"
+                      ? "unmatched 'NOLINTBEGIN' comment without a subsequent 'NOLINTEND' comment"
+                      : "unmatched 'NOLINTEND' comment without a previous 'NOLINTBEGIN' comment";
+    else
+      f.message = "'" + j.marker + "' without a reason: say why this is allowed" +
+                  std::string(j.marker == "tether:detached" ? " inside the parentheses"
+                                                            : " after the marker");
     findings.push_back(std::move(f));
   }
 }

@@ -1,6 +1,7 @@
 // Justification markers and check globs.
 #include "tether/check/suppress.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace tether::check {
@@ -53,6 +54,27 @@ bool ListNames(std::string_view list, std::string_view check) {
   return false;
 }
 
+// clang-tidy pairs an END with the latest open BEGIN whose check list is the
+// same text; anything left over on either side is unmatched.
+void PairRegions(std::vector<Justification>* markers) {
+  std::vector<Justification*> open;
+  for (Justification& j : *markers) {
+    if (j.marker == "NOLINTBEGIN") {
+      open.push_back(&j);
+    } else if (j.marker == "NOLINTEND") {
+      auto it = std::find_if(open.rbegin(), open.rend(),
+                             [&](const Justification* b) { return Trim(b->checks) == Trim(j.checks); });
+      if (it == open.rend()) {
+        j.unmatched = true;
+        continue;
+      }
+      (*it)->end_line = j.line;
+      open.erase(std::next(it).base());
+    }
+  }
+  for (Justification* b : open) b->unmatched = true;
+}
+
 }  // namespace
 
 std::vector<std::string_view> SplitLines(std::string_view text) {
@@ -96,7 +118,7 @@ std::vector<Justification> ScanJustifications(std::string_view text) {
       j.reason = std::string(Trim(close == std::string_view::npos ? rest : rest.substr(0, close)));
       out.push_back(std::move(j));
     }
-    for (std::string_view marker : {"NOLINTNEXTLINE", "NOLINT"}) {
+    for (std::string_view marker : {"NOLINTNEXTLINE", "NOLINTBEGIN", "NOLINTEND", "NOLINT"}) {
       size_t at = body.find(marker);
       if (at == std::string_view::npos) continue;
       std::string_view after = body.substr(at + marker.size());
@@ -114,10 +136,12 @@ std::vector<Justification> ScanJustifications(std::string_view text) {
         after = close == std::string_view::npos ? "" : after.substr(close + 1);
       }
       j.reason = std::string(ReasonAfter(after));
+      if (j.marker == "NOLINTEND") j.reason.clear();  // an END closes, it explains nothing
       out.push_back(std::move(j));
       break;
     }
   }
+  PairRegions(&out);
   return out;
 }
 
@@ -125,6 +149,7 @@ std::optional<Justification> FindJustification(const std::vector<std::string_vie
                                                const std::vector<Justification>& markers,
                                                unsigned line, std::string_view check) {
   auto applies = [&](const Justification& j, bool same_line) {
+    if (j.marker == "NOLINTBEGIN" || j.marker == "NOLINTEND") return false;  // regions, below
     if (j.marker == "tether:detached") return true;
     if (j.marker == "NOLINT" && !same_line) return false;
     if (j.marker == "NOLINTNEXTLINE" && same_line) return false;
@@ -138,6 +163,13 @@ std::optional<Justification> FindJustification(const std::vector<std::string_vie
     for (const auto& j : markers)
       if (j.line == above && applies(j, false)) return j;
   }
+  // The innermost NOLINTBEGIN...NOLINTEND region around the line.
+  const Justification* region = nullptr;
+  for (const auto& j : markers)
+    if (j.marker == "NOLINTBEGIN" && !j.unmatched && j.line <= line && line <= j.end_line &&
+        ListNames(j.checks, check) && (!region || j.line > region->line))
+      region = &j;
+  if (region) return *region;
   return std::nullopt;
 }
 
