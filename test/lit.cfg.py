@@ -36,6 +36,11 @@ config.substitutions.append(("%python", sys.executable))
 if os.path.isfile(os.path.join(config.tether_src_root, "..", "shared", "data", "vela-pipelines", "MANIFEST.md")):
     config.available_features.add("vela-corpus")
 
+# The clang-tidy plugin form of the checker (lib/check/src/tidy_module.cpp).
+config.substitutions.append(("%tidyplugin", os.path.join(config.tether_obj_root, "lib", "libTetherTidy.so")))
+if os.path.isfile(os.path.join(config.tether_obj_root, "lib", "libTetherTidy.so")):
+    config.available_features.add("tether-tidy")
+
 for feature in config.tether_features:
     config.available_features.add(feature)
 for prog, feature in [("chromium", "chromium"), ("dot", "graphviz"), ("redis-server", "redis"),

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "tether/check/baseline.hpp"
 #include "tether/check/model.hpp"
 #include "tether/check/runner.hpp"
 #include "tether/check/suppress.hpp"
@@ -18,7 +19,9 @@ constexpr const char* kUsage =
     "usage: tether check [-p BUILD_DIR] [--model FILE]... [--checks GLOB,...]\n"
     "                    [--format text|json|sarif] [--output F] [--export-fixes F] [--fix]\n"
     "                    [-j N] [--graph F.json] [--sarif-root DIR] [--exclude SUBSTR]...\n"
-    "                    [--max-chain-depth N] [--quiet] [--list-checks] [FILES...] [-- COMPILER ARGS]\n"
+    "                    [--max-chain-depth N] [--baseline F] [--cache-dir DIR] [--quiet]\n"
+    "                    [--list-checks]\n"
+    "                    [FILES...] [-- COMPILER ARGS]\n"
     "\n"
     "Finds detached contexts and unwaited tasks (see docs/checker.md).\n"
     "  -p BUILD_DIR       directory with compile_commands.json (all its files unless FILES are given)\n"
@@ -33,6 +36,10 @@ constexpr const char* kUsage =
     "  --graph F          write the static context-flow graph (docs/static-graph-format.md)\n"
     "  --sarif-root DIR   make SARIF URIs relative to DIR (default: the git toplevel, or .)\n"
     "  --exclude SUBSTR   skip translation units whose path contains SUBSTR\n"
+    "  --baseline F       a JSON or SARIF report of an earlier run: its findings are known and\n"
+    "                     not reported again (matched by fingerprint, so line moves don't matter)\n"
+    "  --cache-dir DIR    reuse the results of translation units whose files, flags and model\n"
+    "                     are unchanged since an earlier run with the same DIR\n"
     "Exit: 0 no findings, 1 findings, 2 analysis failed or usage error.\n";
 
 std::string GitToplevel() {
@@ -62,7 +69,7 @@ int Usage(const std::string& problem) {
 int RunCheck(int argc, char** argv) {
   check::RunOptions options;
   std::vector<std::string> models;
-  std::string format = "text", output, export_fixes, graph, sarif_root;
+  std::string format = "text", output, export_fixes, graph, sarif_root, baseline_file;
   bool fix = false, list_checks = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -120,6 +127,10 @@ int RunCheck(int argc, char** argv) {
     } else if (is("--max-chain-depth")) {
       if (!value(&v)) return Usage("--max-chain-depth needs a number");
       options.max_chain_depth = static_cast<unsigned>(std::atoi(v.c_str()));
+    } else if (is("--cache-dir")) {
+      if (!value(&options.cache_dir)) return Usage("--cache-dir needs a directory");
+    } else if (is("--baseline")) {
+      if (!value(&baseline_file)) return Usage("--baseline needs a file");
     } else if (a == "--quiet") {
       options.progress = false;
     } else if (a == "--list-checks") {
@@ -148,12 +159,29 @@ int RunCheck(int argc, char** argv) {
     }
   }
 
+  check::Baseline baseline;
+  if (!baseline_file.empty()) {
+    std::string error;
+    if (!check::LoadBaseline(baseline_file, &baseline, &error)) {
+      std::cerr << error << "\n";
+      return 2;
+    }
+  }
+
   check::RunResult result = check::RunChecks(options, model);
   if (!result.error.empty()) {
     std::cerr << "tether check: error: " << result.error << "\n";
     return 2;
   }
-  const check::RunSummary& run = result.summary;
+  for (const std::string& note : result.notes) std::cerr << "tether check: note: " << note << "\n";
+  if (!options.cache_dir.empty())
+    std::cerr << "tether check: cache: " << result.parsed << " parsed, " << result.reused
+              << " reused of " << result.summary.units << " translation units\n";
+  check::RunSummary& run = result.summary;
+  if (sarif_root.empty()) sarif_root = GitToplevel();
+  if (sarif_root.empty()) sarif_root = ".";
+  check::AssignFingerprints(sarif_root, &run.findings);
+  unsigned stale = baseline_file.empty() ? 0 : check::ApplyBaseline(baseline, &run);
   for (const check::FailedUnit& u : run.failed) {
     std::cerr << "tether check: error: analysis failed for " << u.file << ":\n";
     for (const std::string& e : u.errors) std::cerr << "  " << e << "\n";
@@ -163,8 +191,6 @@ int RunCheck(int argc, char** argv) {
   if (format == "json") {
     report = check::JsonReport(run);
   } else if (format == "sarif") {
-    if (sarif_root.empty()) sarif_root = GitToplevel();
-    if (sarif_root.empty()) sarif_root = ".";
     report = check::SarifReport(run, sarif_root, TETHER_VERSION);
   } else {
     report = check::TextReport(run);
@@ -195,6 +221,9 @@ int RunCheck(int argc, char** argv) {
   std::cerr << "tether check: " << run.findings.size() << " finding" << (run.findings.size() == 1 ? "" : "s")
             << " in " << run.units << " translation unit" << (run.units == 1 ? "" : "s");
   if (run.suppressed) std::cerr << " (" << run.suppressed << " justified)";
+  if (!baseline_file.empty())
+    std::cerr << "; " << run.baselined << " known from the baseline"
+              << (stale ? ", " + std::to_string(stale) + " baseline entries no longer found" : "");
   if (!run.failed.empty()) std::cerr << "; " << run.failed.size() << " could not be analysed";
   std::cerr << "\n";
   if (!run.failed.empty()) return 2;

@@ -87,6 +87,8 @@ class Check : public clang::ast_matchers::MatchFinder::MatchCallback {
 };
 
 using CheckFactory = std::function<std::unique_ptr<Check>(TuContext&)>;
+// Gathers the per-function facts of a parsed TU into tu.facts (runner.cpp).
+void CollectFacts(TuContext& tu, clang::ASTContext& ctx);
 // The module: every check by name (registry.cpp).
 const std::vector<std::pair<std::string, CheckFactory>>& CheckFactories();
 

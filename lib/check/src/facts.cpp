@@ -59,6 +59,110 @@ bool FindChain(const Facts& facts, const std::string& callee, unsigned max_depth
 
 }  // namespace
 
+// ---- Serialization for the result cache -----------------------------------
+// Each struct is unpacked with a structured binding: adding a field to it
+// breaks the build here until the field is written and read (and
+// kFactsSchema is bumped).
+
+void to_json(nlohmann::json& j, const Replacement& r) {
+  const auto& [file, offset, length, text] = r;
+  j = {file, offset, length, text};
+}
+void from_json(const nlohmann::json& j, Replacement& r) {
+  auto& [file, offset, length, text] = r;
+  j.at(0).get_to(file), j.at(1).get_to(offset), j.at(2).get_to(length), j.at(3).get_to(text);
+}
+void to_json(nlohmann::json& j, const Note& n) {
+  const auto& [file, line, col, message, line_text] = n;
+  j = {file, line, col, message, line_text};
+}
+void from_json(const nlohmann::json& j, Note& n) {
+  auto& [file, line, col, message, line_text] = n;
+  j.at(0).get_to(file), j.at(1).get_to(line), j.at(2).get_to(col), j.at(3).get_to(message);
+  j.at(4).get_to(line_text);
+}
+void to_json(nlohmann::json& j, const Finding& f) {
+  const auto& [check, file, line, col, offset, message, line_text, function, notes, fixes, fingerprint] = f;
+  j = {check, file, line, col, offset, message, line_text, function, notes, fixes, fingerprint};
+}
+void from_json(const nlohmann::json& j, Finding& f) {
+  auto& [check, file, line, col, offset, message, line_text, function, notes, fixes, fingerprint] = f;
+  j.at(0).get_to(check), j.at(1).get_to(file), j.at(2).get_to(line), j.at(3).get_to(col);
+  j.at(4).get_to(offset), j.at(5).get_to(message), j.at(6).get_to(line_text);
+  j.at(7).get_to(function), j.at(8).get_to(notes), j.at(9).get_to(fixes), j.at(10).get_to(fingerprint);
+}
+void to_json(nlohmann::json& j, const RootSite& r) {
+  const auto& [file, line, col, call, justified] = r;
+  j = {file, line, col, call, justified};
+}
+void from_json(const nlohmann::json& j, RootSite& r) {
+  auto& [file, line, col, call, justified] = r;
+  j.at(0).get_to(file), j.at(1).get_to(line), j.at(2).get_to(col), j.at(3).get_to(call);
+  j.at(4).get_to(justified);
+}
+void to_json(nlohmann::json& j, const CallFact& c) {
+  const auto& [to, to_name, file, line, passes_context] = c;
+  j = {to, to_name, file, line, passes_context};
+}
+void from_json(const nlohmann::json& j, CallFact& c) {
+  auto& [to, to_name, file, line, passes_context] = c;
+  j.at(0).get_to(to), j.at(1).get_to(to_name), j.at(2).get_to(file), j.at(3).get_to(line);
+  j.at(4).get_to(passes_context);
+}
+void to_json(nlohmann::json& j, const FunctionFact& f) {
+  const auto& [id, name, qualified_name, file, line, end_line, receives_context, returns_context,
+               creates_roots, calls] = f;
+  j = {id, name, qualified_name, file, line, end_line, receives_context, returns_context, creates_roots, calls};
+}
+void from_json(const nlohmann::json& j, FunctionFact& f) {
+  auto& [id, name, qualified_name, file, line, end_line, receives_context, returns_context,
+         creates_roots, calls] = f;
+  j.at(0).get_to(id), j.at(1).get_to(name), j.at(2).get_to(qualified_name), j.at(3).get_to(file);
+  j.at(4).get_to(line), j.at(5).get_to(end_line), j.at(6).get_to(receives_context);
+  j.at(7).get_to(returns_context), j.at(8).get_to(creates_roots), j.at(9).get_to(calls);
+}
+void to_json(nlohmann::json& j, const ForwardCandidate& c) {
+  const auto& [finding, callee_id, callee_name, context_name] = c;
+  j = {finding, callee_id, callee_name, context_name};
+}
+void from_json(const nlohmann::json& j, ForwardCandidate& c) {
+  auto& [finding, callee_id, callee_name, context_name] = c;
+  j.at(0).get_to(finding), j.at(1).get_to(callee_id), j.at(2).get_to(callee_name);
+  j.at(3).get_to(context_name);
+}
+
+std::string FactsToJson(const Facts& facts, const std::vector<Finding>& findings) {
+  const auto& [functions, candidates] = facts;
+  nlohmann::json fns = nlohmann::json::array();
+  for (const auto& [key, f] : functions) fns.push_back({key, f});
+  nlohmann::json doc = {{"schema", kFactsSchema}, {"functions", fns}, {"candidates", candidates},
+                        {"findings", findings}};
+  return doc.dump();
+}
+
+bool FactsFromJson(std::string_view text, Facts* facts, std::vector<Finding>* findings,
+                   std::string* error) {
+  try {
+    nlohmann::json doc = nlohmann::json::parse(text);
+    if (doc.at("schema").get<int>() != kFactsSchema) {
+      *error = "schema " + doc.at("schema").dump() + ", expected " + std::to_string(kFactsSchema);
+      return false;
+    }
+    Facts out;
+    for (const auto& item : doc.at("functions"))
+      out.functions.emplace(item.at(0).get<std::string>(), item.at(1).get<FunctionFact>());
+    doc.at("candidates").get_to(out.candidates);
+    std::vector<Finding> found;
+    doc.at("findings").get_to(found);
+    *facts = std::move(out);
+    *findings = std::move(found);
+    return true;
+  } catch (const nlohmann::json::exception& e) {
+    *error = e.what();
+    return false;
+  }
+}
+
 void Facts::Merge(Facts&& other) {
   for (auto& [id, f] : other.functions) functions.emplace(id, std::move(f));
   for (auto& c : other.candidates) candidates.push_back(std::move(c));

@@ -7,30 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_pos.hpp"
+
 namespace tether::check {
 namespace {
 
 using nlohmann::json;
-
-// Byte offset -> "line:col" (1-based) in text.
-std::string LineCol(std::string_view text, size_t offset) {
-  unsigned line = 1, col = 1;
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return std::to_string(line) + ":" + std::to_string(col);
-}
-
-// Where key appears in text (for errors about a value, not a syntax error).
-size_t KeyOffset(std::string_view text, const std::string& key) {
-  size_t at = text.find("\"" + key + "\"");
-  return at == std::string_view::npos ? 0 : at;
-}
 
 bool ReadStrings(const json& doc, std::string_view text, const char* key,
                  std::vector<std::string>* out, std::string* problem, size_t* where) {

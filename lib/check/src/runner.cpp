@@ -9,9 +9,11 @@
 #include <thread>
 
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 
 #include "ast_util.hpp"
+#include "cache.hpp"
 #include "check_base.hpp"
 
 namespace tether::check {
@@ -98,9 +100,33 @@ class FactCollector : public RecursiveASTVisitor<FactCollector> {
   std::vector<FunctionFact*> stack_;
 };
 
+using Deps = std::vector<std::pair<std::string, std::string>>;
+
+// Every file the preprocessor entered, with the hash of the content parsed.
+void RecordDeps(const SourceManager& sm, Deps* deps) {
+  for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) {
+    const FileEntry* fe = it->first;
+    std::string path(fe->tryGetRealPathName());
+    if (path.empty()) {
+      SmallString<256> p(fe->getName());
+      llvm::sys::fs::make_absolute(p);
+      path = std::string(p.str());
+    }
+    std::optional<StringRef> data = it->second->getBufferDataIfLoaded();
+    std::string hash;
+    if (data) {
+      hash = ResultCache::HashText(std::string_view(data->data(), data->size()));
+    } else if (auto buf = llvm::MemoryBuffer::getFile(path, false, false)) {
+      hash = ResultCache::HashText(std::string_view((*buf)->getBufferStart(), (*buf)->getBufferSize()));
+    }
+    deps->emplace_back(std::move(path), std::move(hash));
+  }
+  std::sort(deps->begin(), deps->end());
+}
+
 class CheckConsumer : public ASTConsumer {
  public:
-  CheckConsumer(TuContext& tu, CompilerInstance& ci) : tu_(tu), ci_(ci) {
+  CheckConsumer(TuContext& tu, CompilerInstance& ci, Deps* deps) : tu_(tu), ci_(ci), deps_(deps) {
     for (const auto& [name, make] : CheckFactories())
       if (tu_.Enabled(name)) checks_.push_back(make(tu_));
     for (auto& c : checks_) c->registerMatchers(&finder_);
@@ -108,35 +134,39 @@ class CheckConsumer : public ASTConsumer {
   void HandleTranslationUnit(ASTContext& ctx) override {
     if (ci_.getDiagnostics().hasErrorOccurred()) return;  // reported as a failed TU
     finder_.matchAST(ctx);
-    FactCollector(tu_, ctx).TraverseDecl(ctx.getTranslationUnitDecl());
+    CollectFacts(tu_, ctx);
     tu_.ReportEmptyJustifications(ctx.getSourceManager(), ctx.getSourceManager().getMainFileID());
+    if (deps_) RecordDeps(ctx.getSourceManager(), deps_);
   }
 
  private:
   TuContext& tu_;
   CompilerInstance& ci_;
+  Deps* deps_;
   ast_matchers::MatchFinder finder_;
   std::vector<std::unique_ptr<Check>> checks_;
 };
 
 class CheckAction : public ASTFrontendAction {
  public:
-  explicit CheckAction(TuContext& tu) : tu_(tu) {}
+  CheckAction(TuContext& tu, Deps* deps) : tu_(tu), deps_(deps) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
-    return std::make_unique<CheckConsumer>(tu_, ci);
+    return std::make_unique<CheckConsumer>(tu_, ci, deps_);
   }
 
  private:
   TuContext& tu_;
+  Deps* deps_;
 };
 
 class CheckActionFactory : public tooling::FrontendActionFactory {
  public:
-  explicit CheckActionFactory(TuContext& tu) : tu_(tu) {}
-  std::unique_ptr<FrontendAction> create() override { return std::make_unique<CheckAction>(tu_); }
+  CheckActionFactory(TuContext& tu, Deps* deps) : tu_(tu), deps_(deps) {}
+  std::unique_ptr<FrontendAction> create() override { return std::make_unique<CheckAction>(tu_, deps_); }
 
  private:
   TuContext& tu_;
+  Deps* deps_;
 };
 
 // Collects a TU's errors ("file:line:col: error: ...") and drops warnings.
@@ -164,6 +194,7 @@ struct UnitResult {
   unsigned suppressed = 0;
   bool failed = false;
   std::vector<std::string> errors;
+  Deps deps;  // with --cache-dir: what the TU read
 };
 
 std::string Absolute(const std::string& path) {
@@ -174,7 +205,7 @@ std::string Absolute(const std::string& path) {
 }
 
 UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& file,
-                   const RunOptions& options, const ApiModel& model) {
+                   const RunOptions& options, const ApiModel& model, bool record_deps) {
   UnitResult out;
   TuContext tu(model, options.checks);
   IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs(llvm::vfs::createPhysicalFileSystem().release());
@@ -202,7 +233,7 @@ UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& fi
     }
     return out;
   });
-  CheckActionFactory factory(tu);
+  CheckActionFactory factory(tu, record_deps ? &out.deps : nullptr);
   int rc = tool.run(&factory);
   if (rc != 0 || !errors.errors.empty()) {
     out.failed = true;
@@ -216,7 +247,27 @@ UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& fi
   return out;
 }
 
+// What, besides the files it reads, decides a TU's results: its compile
+// commands and the arguments this run adds (cache.hpp).
+std::vector<std::string> KeyParts(const tooling::CompilationDatabase& db, const std::string& file,
+                                  const RunOptions& options) {
+  std::vector<std::string> parts = {"resource-dir", TETHER_CLANG_RESOURCE_DIR, "fixed",
+                                    options.have_fixed_args ? "1" : "0", "build-dir", options.build_dir};
+  for (const tooling::CompileCommand& c : db.getCompileCommands(file)) {
+    parts.push_back("command");
+    parts.push_back(c.Directory);
+    parts.insert(parts.end(), c.CommandLine.begin(), c.CommandLine.end());
+  }
+  parts.push_back("extra");
+  parts.insert(parts.end(), options.extra_args.begin(), options.extra_args.end());
+  return parts;
+}
+
 }  // namespace
+
+void CollectFacts(TuContext& tu, ASTContext& ctx) {
+  FactCollector(tu, ctx).TraverseDecl(ctx.getTranslationUnitDecl());
+}
 
 RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
   RunResult result;
@@ -258,8 +309,18 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
   if (CheckEnabled(options.checks, "tether-justification"))
     result.summary.enabled_checks.push_back("tether-justification");
 
+  std::unique_ptr<ResultCache> cache;
+  if (!options.cache_dir.empty()) {
+    cache = std::make_unique<ResultCache>(options.cache_dir, model, options.checks);
+    if (!cache->Prepare(&err)) {
+      result.error = err;
+      return result;
+    }
+  }
+
   std::vector<UnitResult> units(selected.size());
   std::atomic<size_t> next{0};
+  std::atomic<unsigned> parsed{0}, reused{0};
   std::mutex progress_mu;
   unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, selected.size() ? selected.size() : 1));
   auto work = [&] {
@@ -275,7 +336,33 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
                                   "/compile_commands.json");
         continue;
       }
-      units[i] = RunUnit(*db, selected[i], options, model);
+      std::string key;
+      if (cache) {
+        key = cache->UnitKey(selected[i], KeyParts(*db, selected[i], options));
+        CachedUnit hit;
+        std::string note;
+        bool found = cache->Lookup(key, &hit, &note);
+        if (!note.empty()) {
+          std::lock_guard<std::mutex> lock(progress_mu);
+          result.notes.push_back(std::move(note));
+        }
+        if (found) {
+          units[i].findings = std::move(hit.findings);
+          units[i].facts = std::move(hit.facts);
+          units[i].suppressed = hit.suppressed;
+          ++reused;
+          continue;
+        }
+      }
+      units[i] = RunUnit(*db, selected[i], options, model, cache != nullptr);
+      ++parsed;
+      if (cache && !units[i].failed) {
+        std::string error;
+        if (!cache->Store(key, units[i].findings, units[i].facts, units[i].suppressed, units[i].deps, &error)) {
+          std::lock_guard<std::mutex> lock(progress_mu);
+          result.notes.push_back("cannot write the cache entry: " + error);
+        }
+      }
     }
   };
   std::vector<std::thread> workers;
@@ -300,6 +387,8 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
   SortAndDedupe(&result.summary.findings);
   AttributeFindings(result.facts, &result.summary.findings);
   result.summary.units = static_cast<unsigned>(selected.size());
+  result.parsed = parsed;
+  result.reused = reused;
   return result;
 }
 

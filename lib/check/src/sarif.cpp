@@ -86,6 +86,7 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
                    {"message", {{"text", f.message}}},
                    {"locations", json::array({Location(uri, f.line, f.col)})},
                    {"partialFingerprints", {{"primaryLocationLineHash", hash}}}};
+    if (!f.fingerprint.empty()) result["partialFingerprints"]["tether/v1"] = f.fingerprint;
     if (auto it = rule_index.find(f.check); it != rule_index.end()) result["ruleIndex"] = it->second;
     if (!f.notes.empty()) {
       json related = json::array();

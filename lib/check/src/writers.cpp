@@ -65,6 +65,7 @@ std::string JsonReport(const RunSummary& run) {
                         {"col", f.col},
                         {"message", f.message},
                         {"function", f.function},
+                        {"fingerprint", f.fingerprint},
                         {"notes", notes},
                         {"fixes", fixes}});
   }
@@ -74,6 +75,7 @@ std::string JsonReport(const RunSummary& run) {
               {"checks", run.enabled_checks},
               {"units", run.units},
               {"suppressed", run.suppressed},
+              {"baselined", run.baselined},
               {"findings", findings},
               {"failed_units", failed}};
   return doc.dump(2) + "\n";

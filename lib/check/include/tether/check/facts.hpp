@@ -6,11 +6,19 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tether/check/finding.hpp"
 
 namespace tether::check {
+
+// Every struct here (and Finding, Note, Replacement in finding.hpp) is
+// serialized completely for the result cache by FactsToJson/FactsFromJson
+// (facts.cpp). Each (de)serializer unpacks its struct with a structured
+// binding, so a new field does not compile until it is serialized too; then
+// bump kFactsSchema (it is part of every cache key).
+inline constexpr int kFactsSchema = 1;
 
 struct RootSite {
   std::string file;
@@ -51,6 +59,12 @@ struct Facts {
   std::vector<ForwardCandidate> candidates;
   void Merge(Facts&& other);
 };
+
+// The cache's form of one TU's facts and findings (JSON text). FromJson
+// returns false, with *error set, on anything it does not fully understand.
+std::string FactsToJson(const Facts& facts, const std::vector<Finding>& findings);
+bool FactsFromJson(std::string_view json_text, Facts* facts, std::vector<Finding>* findings,
+                   std::string* error);
 
 // Phase 2: turns candidates into findings with the chain in a note.
 // max_depth bounds the chain (1 = only the callee itself).

@@ -33,6 +33,7 @@ struct Finding {
   std::string function;  // qualified name of the enclosing function, if any
   std::vector<Note> notes;
   std::vector<Replacement> fixes;
+  std::string fingerprint;  // "tether/v1", set before writing (baseline.hpp)
 };
 
 // Orders by file, line, column, check, message (the output order).

@@ -22,12 +22,16 @@ struct RunOptions {
   bool progress = true;
   unsigned max_chain_depth = 3;
   std::vector<std::string> exclude_substrings;  // skip TUs whose path contains one
+  std::string cache_dir;                 // --cache-dir: reuse unchanged TUs' results (cache.hpp)
 };
 
 struct RunResult {
   RunSummary summary;
   Facts facts;
   std::string error;  // set when nothing could run (no compile DB, ...)
+  unsigned parsed = 0;  // TUs parsed in this run
+  unsigned reused = 0;  // TUs whose results came from the cache
+  std::vector<std::string> notes;  // cache notes (a corrupt entry, a failed write)
 };
 
 RunResult RunChecks(const RunOptions& options, const ApiModel& model);

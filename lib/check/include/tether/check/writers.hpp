@@ -24,6 +24,7 @@ struct RunSummary {
   std::vector<FailedUnit> failed;
   unsigned units = 0;
   unsigned suppressed = 0;
+  unsigned baselined = 0;            // findings left out because --baseline lists them
   std::vector<std::string> enabled_checks;
 };
 

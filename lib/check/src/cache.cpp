@@ -1,0 +1,162 @@
+// The result cache (see cache.hpp for the key, the entry and why reuse is exact).
+#include "cache.hpp"
+
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <llvm/Support/BLAKE3.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/Process.h>
+#include <nlohmann/json.hpp>
+
+namespace tether::check {
+namespace {
+
+constexpr int kCacheSchema = 1;
+
+std::string Hex(const std::array<uint8_t, 16>& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (uint8_t b : bytes) out += digits[b >> 4], out += digits[b & 15];
+  return out;
+}
+
+// Every field of the model, in order (structured bindings: a new field does
+// not compile until it is part of the key).
+std::string ModelKey(const ApiModel& m) {
+  const auto& [names, context_types, root_factories, default_root, derivations, sanctioned,
+               cancel_types, task_groups, detached_spawns, sibling_suffixes] = m;
+  nlohmann::json groups = nlohmann::json::array();
+  for (const TaskGroupModel& g : task_groups) {
+    const auto& [type, spawn, join, neutral, on_construct] = g;
+    groups.push_back({type, spawn, join, neutral, on_construct});
+  }
+  (void)names;  // the files' names do not change what is found
+  return nlohmann::json({context_types, root_factories, default_root, derivations, sanctioned,
+                         cancel_types, groups, detached_spawns, sibling_suffixes})
+      .dump();
+}
+
+// The running executable's content: a rebuilt tether is a different tool.
+std::string ToolIdentity() {
+  static const std::string identity = [] {
+    auto buf = llvm::MemoryBuffer::getFile("/proc/self/exe", /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+    return buf ? ResultCache::HashText((*buf)->getBuffer()) : std::string("unknown-tool");
+  }();
+  return identity;
+}
+
+}  // namespace
+
+std::string ResultCache::HashText(std::string_view text) {
+  llvm::BLAKE3 h;
+  h.update(llvm::StringRef(text.data(), text.size()));
+  return Hex(h.final<16>());
+}
+
+ResultCache::ResultCache(std::string dir, const ApiModel& model, const std::string& checks)
+    : dir_(std::move(dir)) {
+  run_key_ = "tether-cache " + std::to_string(kCacheSchema) + " facts " + std::to_string(kFactsSchema) +
+             "\ntool " + ToolIdentity() + "\nmodel " + ModelKey(model) + "\nchecks " + checks + "\n";
+}
+
+bool ResultCache::Prepare(std::string* error) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir_)) {
+    *error = dir_ + ": cannot create the cache directory: " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+std::string ResultCache::UnitKey(const std::string& file, const std::vector<std::string>& parts) const {
+  std::string text = run_key_ + "file " + file + "\n";
+  for (const std::string& p : parts) text += p + '\0';
+  return HashText(text);
+}
+
+std::string ResultCache::EntryPath(const std::string& key) const {
+  return dir_ + "/" + key.substr(0, 2) + "/" + key + ".entry";
+}
+
+std::string ResultCache::FileHash(const std::string& path) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = file_hashes_.find(path); it != file_hashes_.end()) return it->second;
+  }
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  std::string hash = buf ? HashText((*buf)->getBuffer()) : "";
+  std::lock_guard<std::mutex> lock(mu_);
+  file_hashes_[path] = hash;
+  return hash;
+}
+
+bool ResultCache::Lookup(const std::string& key, CachedUnit* out, std::string* note) {
+  std::string path = EntryPath(key);
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buf) return false;  // never cached
+  llvm::StringRef text = (*buf)->getBuffer();
+  auto [header_text, body] = text.split('\n');
+  CachedUnit unit;
+  try {
+    nlohmann::json header = nlohmann::json::parse(header_text.begin(), header_text.end());
+    if (header.at("cache").get<int>() != kCacheSchema || header.at("key").get<std::string>() != key)
+      throw std::runtime_error("the entry is not for this key");
+    header.at("suppressed").get_to(unit.suppressed);
+    for (const auto& d : header.at("deps"))
+      unit.deps.emplace_back(d.at(0).get<std::string>(), d.at(1).get<std::string>());
+    if (unit.deps.empty()) throw std::runtime_error("no dependencies");
+  } catch (const std::exception& e) {
+    *note = "ignoring corrupt cache entry " + path + " (" + e.what() + "); parsing again";
+    return false;
+  }
+  for (const auto& [dep, hash] : unit.deps)
+    if (FileHash(dep) != hash) return false;  // changed: parse again (not worth a note)
+  std::string error;
+  if (!FactsFromJson(std::string_view(body.data(), body.size()), &unit.facts, &unit.findings, &error)) {
+    *note = "ignoring corrupt cache entry " + path + " (" + error + "); parsing again";
+    return false;
+  }
+  *out = std::move(unit);
+  return true;
+}
+
+bool ResultCache::Store(const std::string& key, const std::vector<Finding>& findings, const Facts& facts,
+                        unsigned suppressed, const std::vector<std::pair<std::string, std::string>>& deps,
+                        std::string* error) {
+  std::string path = EntryPath(key);
+  std::string parent = std::string(llvm::sys::path::parent_path(path));
+  if (std::error_code ec = llvm::sys::fs::create_directories(parent)) {
+    *error = parent + ": " + ec.message();
+    return false;
+  }
+  nlohmann::json dep_list = nlohmann::json::array();
+  for (const auto& [dep, hash] : deps) dep_list.push_back({dep, hash});
+  nlohmann::json header = {{"cache", kCacheSchema}, {"key", key}, {"suppressed", suppressed},
+                           {"deps", dep_list}};
+  static std::atomic<unsigned> counter{0};
+  std::string tmp = path + ".tmp." + std::to_string(llvm::sys::Process::getProcessId()) + "." +
+                    std::to_string(counter++);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << header.dump() << "\n" << FactsToJson(facts, findings);
+    out.close();
+    if (!out) {
+      llvm::sys::fs::remove(tmp);
+      *error = tmp + ": cannot write";
+      return false;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
+    llvm::sys::fs::remove(tmp);
+    *error = path + ": " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace tether::check
