@@ -16,6 +16,7 @@ void Handler(const tether::Context& ctx) {
 // CHECK:     "check": "tether-detached-context",
 // CHECK-NEXT: "col": 7,
 // CHECK-NEXT: "file": "{{.*}}output-json.cpp",
+// CHECK-NEXT: "fingerprint": "{{[0-9a-f]+}}:1",
 // CHECK-NEXT: "fixes": [
 // CHECK-NEXT:   {
 // CHECK-NEXT:     "file": "{{.*}}output-json.cpp",
