@@ -61,9 +61,10 @@ How to read it:
   cancel itself, unlink from the parent. `std::stop_source` is one allocation
   and lock-free atomics, and its callback lives on the stack. The gap is the
   price of Go's semantics (a waitable Done signal, error and cause, values,
-  deadlines, tracer ids on one node). Optimised once (no `std::function` in
-  `CancelFunc`, one mutex per node, lock-free `Err()`): from ~4.5x to the
-  figure above. Still above the 2x target.
+  deadlines, tracer ids on one node). Optimised twice: no `std::function` in
+  `CancelFunc`, one lock per node, lock-free `Err()` (from ~4.5x to 2.59x);
+  then a futex lock and done signal and a per-thread node cache (see
+  context-fastpath.md and context-ir.md for the figures and what limits them).
 - Propagation is one iterative pass over the tree, O(descendants): no node is
   visited twice and no lock is held across nodes. Per-descendant cost rises at
   10k because the tree (about 350 bytes a node) no longer fits in L2; the

@@ -1,7 +1,10 @@
 // Context nodes: creation, cancellation propagation, values, deadlines.
 #include "tether/context.hpp"
 
+#include <utility>
+
 #include "context_node.hpp"
+#include "node_pool.hpp"
 #include "tether/hooks.hpp"
 
 namespace tether {
@@ -26,7 +29,7 @@ ContextNode::ContextNode(hooks::ContextKind k, std::shared_ptr<ContextNode> pare
 ContextNode::~ContextNode() {
   if (timer_key != 0) RemoveTimer(*deadline, timer_key);
   if (cancel_parent_ != nullptr && linked_.load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> lock(cancel_parent_->mu_);
+    std::lock_guard<FutexLock> lock(cancel_parent_->mu_);
     Unlink();
   }
   ReleaseParent();
@@ -81,7 +84,7 @@ Error ContextNode::Cause() {
 }
 
 std::size_t ContextNode::ChildCount() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<FutexLock> lock(mu_);
   std::size_t n = 0;
   for (ContextNode* c = first_child_; c != nullptr; c = c->next_sibling_) ++n;
   return n;
@@ -90,7 +93,7 @@ std::size_t ContextNode::ChildCount() {
 void ContextNode::AttachChild(const std::shared_ptr<ContextNode>& child) {
   Error err, cause;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<FutexLock> lock(mu_);
     if (!Cancelled()) {
       child->next_sibling_ = first_child_;
       if (first_child_ != nullptr) first_child_->prev_sibling_ = child.get();
@@ -109,7 +112,7 @@ std::vector<std::shared_ptr<ContextNode>> ContextNode::CancelSelf(const Error& e
   std::vector<std::shared_ptr<ContextNode>> children;
   std::vector<std::shared_ptr<AfterFuncState>> after;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<FutexLock> lock(mu_);
     if (Cancelled()) return children;
     err_ = err;
     cause_ = cause.ok() ? err : cause;
@@ -151,14 +154,14 @@ void ContextNode::Cancel(bool release, const Error& err, const Error& cause) {
     for (auto& m : more) work.push_back(std::move(m));
   }
   if (release && cancel_parent_ != nullptr && linked_.load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> lock(cancel_parent_->mu_);
+    std::lock_guard<FutexLock> lock(cancel_parent_->mu_);
     Unlink();
   }
 }
 
 void ContextNode::AddAfterFunc(const std::shared_ptr<AfterFuncState>& st) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<FutexLock> lock(mu_);
     if (!Cancelled()) {
       after_funcs_.push_back(st);
       return;
@@ -169,13 +172,20 @@ void ContextNode::AddAfterFunc(const std::shared_ptr<AfterFuncState>& st) {
 }
 
 void ContextNode::RemoveAfterFunc(const AfterFuncState* st) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<FutexLock> lock(mu_);
   for (auto it = after_funcs_.begin(); it != after_funcs_.end(); ++it) {
     if (it->get() == st) {
       after_funcs_.erase(it);
       return;
     }
   }
+}
+
+// A derived node, from this thread's block cache (node_pool.hpp). The two
+// roots are made once and never freed, so they skip it.
+template <class... Args>
+std::shared_ptr<ContextNode> MakeNode(Args&&... args) {
+  return std::allocate_shared<ContextNode>(NodeAllocator<ContextNode>(), std::forward<Args>(args)...);
 }
 
 void CancelNode(ContextNode& node) { node.Cancel(true, Error::Canceled(), Error()); }
@@ -204,7 +214,7 @@ const std::shared_ptr<ContextNode>& Root(hooks::ContextKind kind) {
 
 std::shared_ptr<ContextNode> NewCancellable(const Context& parent, hooks::ContextKind kind,
                                             std::source_location loc) {
-  auto node = std::make_shared<ContextNode>(kind, parent.node(), true);
+  auto node = MakeNode(kind, parent.node(), true);
   ReportCreated(*node, loc);
   if (ContextNode* p = parent.node()->canceller) p->AttachChild(node);
   return node;
@@ -212,7 +222,7 @@ std::shared_ptr<ContextNode> NewCancellable(const Context& parent, hooks::Contex
 
 std::shared_ptr<ContextNode> NewPlain(const Context& parent, hooks::ContextKind kind,
                                       std::uint64_t scope_override, std::source_location loc) {
-  auto node = std::make_shared<ContextNode>(kind, parent.node(), false);
+  auto node = MakeNode(kind, parent.node(), false);
   if (kind == hooks::ContextKind::kWithoutCancel) {
     node->canceller = nullptr;
     node->deadline.reset();
@@ -224,7 +234,7 @@ std::shared_ptr<ContextNode> NewPlain(const Context& parent, hooks::ContextKind 
 
 Context WithAnyValue(const Context& parent, const void* key, std::any value,
                      std::source_location loc) {
-  auto node = std::make_shared<ContextNode>(hooks::ContextKind::kValue, parent.node(), false);
+  auto node = MakeNode(hooks::ContextKind::kValue, parent.node(), false);
   node->key = key;
   node->value = std::move(value);
   ReportCreated(*node, loc);
@@ -301,7 +311,7 @@ ContextAndCancel WithDeadline(const Context& parent, TimePoint d, std::source_lo
     // does the same), and Deadline() reports the parent's, the earlier one.
     return WithCancel(parent, loc);
   }
-  auto node = std::make_shared<ContextNode>(hooks::ContextKind::kDeadline, parent.node(), true);
+  auto node = detail::MakeNode(hooks::ContextKind::kDeadline, parent.node(), true);
   node->deadline = d;
   node->timer_key = detail::NewTimerKey();  // before publication: read by any cancel
   detail::ReportCreated(*node, loc);

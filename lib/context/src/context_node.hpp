@@ -80,7 +80,7 @@ class ContextNode : public std::enable_shared_from_this<ContextNode> {
   void Unlink();
   void ReleaseParent();
 
-  std::mutex& mu_ = done_signal.mutex();  // one lock for the cancel state and the waiters
+  FutexLock& mu_ = done_signal.mutex();  // one lock for the cancel state and the waiters
   Error err_;    // written once under mu_ before done_signal fires; then immutable
   Error cause_;  // likewise
   ContextNode* first_child_ = nullptr;         // guarded by mu_
