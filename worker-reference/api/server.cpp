@@ -17,6 +17,7 @@
 
 #include "api/metrics.hpp"
 #include "executor/result.hpp"
+#include "tether/io/read_file.hpp"
 
 namespace tether::worker::api {
 
@@ -108,11 +109,10 @@ Error ParseApiAddress(const std::string& text, ApiAddress* out) {
 }
 
 Error ReadApiToken(const std::string& path, std::string* token) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Invalid("cannot read the API token file " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string t = ss.str();
+  std::string t;
+  if (std::optional<io::ReadError> err = io::ReadInputFile(path, &t)) {
+    return Invalid("cannot read the API token file " + path + ": " + err->message);
+  }
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
   if (t.empty()) return Invalid("the API token file " + path + " is empty");
   for (char c : t) {

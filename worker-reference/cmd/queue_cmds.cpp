@@ -116,18 +116,10 @@ int SubmitCommand(int argc, char** argv) {
   for (const std::string& file : args.args) {
     queue::JobSpec job;
     job.pipeline_file = file;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-      std::cerr << file << ": error: cannot read: " << std::strerror(errno) << "\n";
-      invalid = true;
-      continue;
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    job.pipeline_text = text.str();
     Pipeline pipeline;
     std::vector<PipelineDiagnostic> diagnostics;
-    Error err = ParsePipeline(job.pipeline_text, file, &pipeline, &diagnostics);
+    Error err = ReadPipelineFile(file, &job.pipeline_text, &diagnostics);
+    if (err.ok()) err = ParsePipeline(job.pipeline_text, file, &pipeline, &diagnostics);
     if (err.ok()) err = CheckRunnable(pipeline, &diagnostics);
     for (const PipelineDiagnostic& d : diagnostics) std::cerr << d.ToString() << "\n";
     if (!err.ok()) {

@@ -7,6 +7,7 @@
 
 #include "executor/engine.hpp"
 #include "executor/live_output.hpp"
+#include "tether/io/read_file.hpp"
 #include "tether/task.hpp"
 
 namespace tether::worker::executor {
@@ -111,14 +112,10 @@ Error Engine::PlanBuild(const Context& ctx) {
   for (const Secret& secret : pipeline_.secrets) {
     std::string value;
     if (!secret.from_file.empty()) {
-      std::ifstream in(secret.from_file, std::ios::binary);
-      if (!in) {
-        return Error(ErrorCode::kFailed,
-                     "secret " + secret.name + ": cannot read file " + secret.from_file);
+      if (std::optional<io::ReadError> err = io::ReadInputFile(secret.from_file, &value)) {
+        return Error(ErrorCode::kFailed, "secret " + secret.name + ": cannot read file " +
+                                             secret.from_file + ": " + err->message);
       }
-      std::ostringstream text;
-      text << in.rdbuf();
-      value = text.str();
       if (!value.empty() && value.back() == '\n') value.pop_back();
     } else {
       std::string var = secret.from_env.empty() ? Upper(secret.name) : secret.from_env;

@@ -312,7 +312,7 @@ TEST(PipelineLoad, MissingFileIsAnIoErrorNamingIt) {
   EXPECT_EQ(err.code(), ErrorCode::kIo);
   ASSERT_EQ(diagnostics.size(), 1u);
   EXPECT_EQ(diagnostics[0].ToString(),
-            "/nonexistent/dir/.vela.yml: error: cannot read the pipeline file: No such file or directory");
+            "/nonexistent/dir/.vela.yml: error: cannot read the pipeline file: no such file");
 }
 
 TEST(PipelineLoad, LoadsAFileFromDisk) {

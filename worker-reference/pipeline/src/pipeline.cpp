@@ -4,16 +4,12 @@
 #include "tether/worker/pipeline.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <functional>
 #include <set>
 #include <sstream>
 
 #include "decoder.hpp"
+#include "tether/io/read_file.hpp"
 #include "yaml_tree.hpp"
 
 namespace tether::worker {
@@ -480,38 +476,23 @@ Error ParsePipeline(const std::string& text, const std::string& path, Pipeline* 
   }
 }
 
+Error ReadPipelineFile(const std::string& path, std::string* text,
+                       std::vector<PipelineDiagnostic>* diagnostics) {
+  // tether::io refuses a directory, FIFO or device before it could block, and
+  // caps the size (TETHER_MAX_INPUT_BYTES).
+  if (std::optional<io::ReadError> err = io::ReadInputFile(path, text)) {
+    if (diagnostics != nullptr) {
+      diagnostics->push_back({{path, 0, 0}, "cannot read the pipeline file: " + err->message});
+    }
+    return Error(ErrorCode::kIo, path + ": cannot read: " + err->message);
+  }
+  return Error();
+}
+
 Error LoadPipeline(const std::string& path, Pipeline* out,
                    std::vector<PipelineDiagnostic>* diagnostics) {
-  auto fail = [&](const std::string& why) {
-    if (diagnostics != nullptr) {
-      diagnostics->push_back({{path, 0, 0}, "cannot read the pipeline file: " + why});
-    }
-    return Error(ErrorCode::kIo, path + ": cannot read: " + why);
-  };
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return fail(std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    if (S_ISDIR(st.st_mode)) return fail("it is a directory, not a file");
-    if (S_ISFIFO(st.st_mode)) return fail("it is a FIFO (named pipe), not a regular file");
-    return fail("not a regular file (a device or a socket?)");
-  }
   std::string text;
-  char buffer[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      std::string why = std::strerror(errno);
-      ::close(fd);
-      return fail(why);
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
-  }
-  ::close(fd);
+  if (Error err = ReadPipelineFile(path, &text, diagnostics); !err.ok()) return err;
   return ParsePipeline(text, path, out, diagnostics);
 }
 

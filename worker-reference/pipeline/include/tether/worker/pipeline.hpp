@@ -94,6 +94,11 @@ struct PipelineDiagnostic {
 // and fills diagnostics (every problem found, in file order); nothing is run.
 Error LoadPipeline(const std::string& path, Pipeline* out,
                    std::vector<PipelineDiagnostic>* diagnostics);
+// Reads a pipeline file's text through tether::io (no directory, FIFO or
+// device; size-capped). Error kIo with one "cannot read the pipeline file: ..."
+// diagnostic (no position).
+Error ReadPipelineFile(const std::string& path, std::string* text,
+                       std::vector<PipelineDiagnostic>* diagnostics);
 // The same from text (path is used in messages). Never throws and never exits:
 // any text gives a Pipeline or located diagnostics (fuzz entry point).
 Error ParsePipeline(const std::string& text, const std::string& path, Pipeline* out,
