@@ -4,8 +4,11 @@
 #   - clang++-16 -fsyntax-only on the same TUs with the same flags (target <= 1.25x)
 #   - clang-tidy-16 --checks=-*,bugprone-use-after-move (a CFG check; target <= 1.0x)
 #   - tether check -j2 vs -j1 (speed-up)
+#   - tether check --cache-dir: a second run with a warm cache vs the first (target <= 0.1x)
+# Each row notes the 1-minute load average when it ended (other builds share the machine).
 # usage: bench/check.bench.sh BUILD_DIR RESULTS_DIR
 # TETHER_BENCH_SAMPLE=N measures N of the TUs (spread evenly) instead of all.
+# TETHER_BENCH_SKIP_TIDY=1 leaves out the clang-tidy row (saves its run).
 # BUILD_DIR: configured with -DTETHER_BUILD_CHECKER=ON, tool/tether built.
 set -euo pipefail
 build="$(cd "${1:?usage: check.bench.sh BUILD_DIR RESULTS_DIR}" && pwd)"
@@ -63,7 +66,7 @@ PY
 mapfile -t files < "$work/files.txt"
 n=${#files[@]}
 
-# Runs a command under /usr/bin/time -v; prints "wall_seconds max_rss_kb".
+# Runs a command under /usr/bin/time -v; prints "wall_seconds max_rss_kb load".
 measure() {
   /usr/bin/time -v -o "$work/time.txt" "$@" > /dev/null 2>> "$work/log.txt" || true
   python3 - "$work/time.txt" <<'PY'
@@ -72,18 +75,26 @@ t = open(sys.argv[1]).read()
 m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", t)
 wall = int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
 rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
-print(f"{wall:.2f} {rss}")
+load = open("/proc/loadavg").read().split()[0]
+print(f"{wall:.2f} {rss} {load}")
 PY
 }
 
-read -r t1 m1 < <(measure "$tether" check -p "$work/db" -j 1 --quiet "${files[@]}")
-read -r ts ms < <(measure bash "$work/syntax.sh")
-read -r tt mt < <(measure clang-tidy-16 -p "$work/db" --quiet --checks='-*,bugprone-use-after-move' "${files[@]}")
-read -r t2 m2 < <(measure "$tether" check -p "$work/db" -j 2 --quiet "${files[@]}")
+read -r t1 m1 l1 < <(measure "$tether" check -p "$work/db" -j 1 --quiet "${files[@]}")
+read -r ts ms ls < <(measure bash "$work/syntax.sh")
+if [[ "${TETHER_BENCH_SKIP_TIDY:-0}" == 1 ]]; then
+  tt=0 mt=0 lt=skipped
+else
+  read -r tt mt lt < <(measure clang-tidy-16 -p "$work/db" --quiet --checks='-*,bugprone-use-after-move' "${files[@]}")
+fi
+read -r t2 m2 l2 < <(measure "$tether" check -p "$work/db" -j 2 --quiet "${files[@]}")
+read -r tc mc lc < <(measure "$tether" check -p "$work/db" -j 1 --quiet --cache-dir "$work/cache" "${files[@]}")
+read -r tw mw lw < <(measure "$tether" check -p "$work/db" -j 1 --quiet --cache-dir "$work/cache" "${files[@]}")
 
-tether_summary="$(grep -m1 '^tether check: ' "$work/log.txt" || true)"
+tether_summary="$(grep -m1 '^tether check: [0-9]' "$work/log.txt" || true)"
+cache_lines="$(grep '^tether check: cache: ' "$work/log.txt" | tr '\n' ';' || true)"
 syntax_failures="$(grep -c '^syntax-only-failed' "$work/log.txt" || true)"
-ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+ratio() { python3 -c "print(f'{$1 / $2:.2f}' if $2 else 'not measured')"; }
 cat > "$results/check.md" <<MD
 # tether check benchmark
 
@@ -95,12 +106,16 @@ Input: $n of Tether's own translation units from \`$build/compile_commands.json\
 (${TETHER_BENCH_SAMPLE:+a sample spread evenly over the tree (TETHER_BENCH_SAMPLE=$TETHER_BENCH_SAMPLE) of }every existing
 project file: lib/, tool/, worker-reference/, test/).
 
-| run | wall (s) | peak RSS (MB) | ratio |
-|---|---|---|---|
-| \`tether check -j 1\` (all checks) | $t1 | $((m1 / 1024)) | 1.00 |
-| \`clang++-16 -fsyntax-only\`, same flags, one process per TU | $ts | $((ms / 1024)) | tether / syntax-only = **$(ratio "$t1" "$ts")x** (target <= 1.25x) |
-| \`clang-tidy-16 --checks=-*,bugprone-use-after-move\` | $tt | $((mt / 1024)) | tether / clang-tidy = **$(ratio "$t1" "$tt")x** (target <= 1.0x) |
-| \`tether check -j 2\` | $t2 | $((m2 / 1024)) | speed-up -j2 over -j1 = **$(ratio "$t1" "$t2")x** |
+| run | wall (s) | peak RSS (MB) | load at end | ratio |
+|---|---|---|---|---|
+| \`tether check -j 1\` (all checks) | $t1 | $((m1 / 1024)) | $l1 | 1.00 |
+| \`clang++-16 -fsyntax-only\`, same flags, one process per TU | $ts | $((ms / 1024)) | $ls | tether / syntax-only = **$(ratio "$t1" "$ts")x** (target <= 1.25x) |
+| \`clang-tidy-16 --checks=-*,bugprone-use-after-move\` | $tt | $((mt / 1024)) | $lt | tether / clang-tidy = **$(ratio "$t1" "$tt")x** (target <= 1.0x) |
+| \`tether check -j 2\` | $t2 | $((m2 / 1024)) | $l2 | speed-up -j2 over -j1 = **$(ratio "$t1" "$t2")x** (target >= 1.6x) |
+| \`tether check -j 1 --cache-dir\`, empty cache (fills it) | $tc | $((mc / 1024)) | $lc | over no cache = $(ratio "$tc" "$t1")x |
+| \`tether check -j 1 --cache-dir\`, warm cache (nothing changed) | $tw | $((mw / 1024)) | $lw | warm / first = **$(ratio "$tw" "$tc")x** (target <= 0.1x) |
+
+Cache runs said: $cache_lines
 
 Sanity: tether check -j 1 said "$tether_summary"; clang++ -fsyntax-only failed on
 $syntax_failures TU(s) (a failed TU is cheaper for every tool, so this must be 0 for a fair ratio).
@@ -108,6 +123,6 @@ $syntax_failures TU(s) (a failed TU is cheaper for every tool, so this must be 0
 Peak RSS is the largest single process (\`/usr/bin/time -v\`); tether check keeps one AST per
 worker thread at a time.
 
-Command: \`${TETHER_BENCH_SAMPLE:+TETHER_BENCH_SAMPLE=$TETHER_BENCH_SAMPLE }bench/check.bench.sh $build $results\`
+Command: \`${TETHER_BENCH_SAMPLE:+TETHER_BENCH_SAMPLE=$TETHER_BENCH_SAMPLE }${TETHER_BENCH_SKIP_TIDY:+TETHER_BENCH_SKIP_TIDY=$TETHER_BENCH_SKIP_TIDY }bench/check.bench.sh $build $results\`
 MD
 cat "$results/check.md"
