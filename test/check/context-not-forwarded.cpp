@@ -17,6 +17,7 @@ void Level3();
 void Level4();
 void Deliberate();
 void Pure();
+void Use(const tether::Context& ctx);
 
 // An overload that takes the context.
 void Destroy();
@@ -51,6 +52,40 @@ void Build(const tether::Context& ctx) {
 
   Deliberate();  // its root is justified where it is created
   Pure();        // creates nothing
+}
+
+// The callee holds a context in a member (ctx_) but makes a root: the
+// caller's context is dropped all the same.
+class Uploader {
+ public:
+  void Flush();
+  tether::Context Session();
+
+ private:
+  tether::Context ctx_;
+};
+tether::Context NewBuildContext();
+tether::Context WithBuildId(const tether::Context& parent, int id);
+void Reset(int id);
+void UsesFactory();
+void Members(const tether::Context& ctx, Uploader& up) {
+  up.Flush();
+  // CHECK: :[[@LINE-1]]:6: warning: call to 'Uploader::Flush' drops the context: 'Uploader::Flush' takes no context but creates a root context itself; give it a context parameter and pass 'ctx'
+  // CHECK: forwarding-callees.cpp:28:30: note: root context 'tether::Background()' created here, via Uploader::Flush
+  Use(up.Session());  // a getter: creates nothing
+}
+// Roots that reach the caller through a context factory.
+void Factories(const tether::Context& ctx) {
+  Use(NewBuildContext());
+  // CHECK: :[[@LINE-1]]:7: warning: call to 'NewBuildContext' drops the context: 'NewBuildContext' takes no context but creates a root context itself
+  // CHECK: note: root context 'tether::Background()' created here, via NewBuildContext
+  Reset(7);
+  // CHECK: :[[@LINE-1]]:3: warning: call to 'Reset' drops the context: 'Reset' takes no context but creates a root context itself
+  // CHECK: note: root context 'tether::TODO()' created here, via Reset
+  UsesFactory();
+  // CHECK: :[[@LINE-1]]:3: warning: call to 'UsesFactory' drops the context: 'UsesFactory' takes no context but reaches a function that creates a root context
+  // CHECK: note: {{.*}} via UsesFactory -> NewBuildContext
+  Use(WithBuildId(ctx, 1));  // given the context: fine
 }
 
 // Calls that cannot be resolved stay silent.

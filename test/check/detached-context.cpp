@@ -4,6 +4,8 @@
 // RUN: grep -v CHECK %s > %t.cpp
 // RUN: not %tether check --quiet --fix --checks=-*,tether-detached-context %t.cpp -- -std=c++20 -I%srcroot/lib/context/include
 // RUN: FileCheck --check-prefix=CHECK-FIXES %s --input-file=%t.cpp
+#include <functional>
+#include <string>
 #include <thread>
 
 #include <tether/context.hpp>
@@ -77,7 +79,36 @@ void Instantiate(const tether::Context& ctx) {
 void MacroA(const tether::Context& ctx) { Use(FRESH_ROOT); }
 void MacroB(const tether::Context& ctx) { Use(FRESH_ROOT); }
 
+// A lambda returned from a function that has a context runs on its behalf:
+// a root inside it is detached (contextcheck's issue 21), through nested
+// returned lambdas too. No fix-it: the lambda must first capture the context.
+std::function<void()> Later(const tether::Context& ctx, std::string key) {
+  return [key] {
+    Use(tether::Background());
+    // CHECK: :[[@LINE-1]]:9: warning: root context 'tether::Background()' created in 'Later::<lambda@[[@LINE-2]]>', a lambda returned from 'Later', which has context 'ctx'; capture it and pass it on
+    // CHECK: :[[@LINE-4]]:52: note: context 'ctx' is reachable here (parameter of 'Later')
+    // CHECK-FIXES: {{^}}    Use(tether::Background());{{$}}
+  };
+}
+std::function<std::function<void()>()> LaterStill(const tether::Context& ctx) {
+  return []() -> std::function<void()> {
+    return [] { Use(tether::TODO()); };
+    // CHECK: :[[@LINE-1]]:21: warning: root context 'tether::TODO()' created in 'LaterStill::<lambda@[[@LINE-2]]>::<lambda@[[@LINE-1]]>', a lambda returned from 'LaterStill'
+  };
+}
+
 // ---- Not findings -------------------------------------------------------
+
+// A lambda that is called, not returned, cannot name the context: the
+// caller of the thread entry point below is the same case.
+void CalledHere(const tether::Context& ctx) {
+  auto f = [] { Use(tether::Background()); };
+  f();
+}
+// Returned from a function without a context: nothing to inherit.
+std::function<void()> NoContextToGive() {
+  return [] { Use(tether::Background()); };
+}
 
 // Justified detaches.
 void Justified(const tether::Context& ctx) {

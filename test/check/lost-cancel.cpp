@@ -1,8 +1,9 @@
 // REQUIRES: checker
-// RUN: not %tether check --quiet --checks=-*,tether-lost-cancel %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
+// RUN: not %tether check --quiet --model builtin:libtether --model %S/Inputs/pair-model.json --checks=-*,tether-lost-cancel %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
 // RUN:   | FileCheck %s -implicit-check-not="warning:"
 #include <chrono>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include <tether/context.hpp>
@@ -30,16 +31,60 @@ void Never(const tether::Context& ctx) {
   Work(tctx);
 }
 
-// A plain variable, not a structured binding, and a throw.
-void Throwing(const tether::Context& ctx, bool bad) {
+// A plain variable, not a structured binding.
+void Plain(const tether::Context& ctx, bool early) {
   tether::ContextAndCancel child = tether::WithCancel(ctx);
   tether::CancelFunc stop = std::move(child.cancel);
-  auto [dctx, cancel] = tether::WithDeadline(ctx, tether::Clock::now() + 1s);
-  // CHECK: :[[@LINE-1]]:15: warning: the cancel function 'cancel' is not called on every path
-  if (bad) throw std::runtime_error("bad");
-  // CHECK: :[[@LINE-1]]:12: note: a throw here leaves without calling 'cancel'
-  cancel();
+  // CHECK: :[[@LINE-1]]:22: warning: the cancel function 'stop' is not called on every path
+  if (early) return;
+  // CHECK: :[[@LINE-1]]:14: note: this path reaches the end of the scope without calling 'stop'
   stop();
+}
+
+// The whole result kept: r.cancel is the obligation.
+void Whole(const tether::Context& ctx, bool early) {
+  auto r = tether::WithTimeout(ctx, 1s);
+  // CHECK: :[[@LINE-1]]:8: warning: the cancel function 'r.cancel' is not called on every path
+  Work(r.ctx);
+  if (early) return;
+  // CHECK: :[[@LINE-1]]:14: note: this path reaches the end of the scope without calling 'r.cancel'
+  r.cancel();
+}
+
+// Declared first, assigned later (Go's `var cancel func(); _, cancel = ...`):
+// reported where it is assigned.
+void AssignedLater(const tether::Context& ctx, bool a) {
+  tether::CancelFunc cancel;
+  tether::Context child;
+  auto r = tether::WithCancel(ctx);
+  child = r.ctx;
+  cancel = r.cancel;
+  // CHECK: :[[@LINE-1]]:3: warning: the cancel function 'cancel' is not called on every path
+  if (a) cancel();
+}
+// CHECK: :[[@LINE-1]]:1: note: this path reaches the end of the scope without calling 'cancel'
+void AssignedMember(const tether::Context& ctx) {
+  tether::CancelFunc cancel;
+  cancel = tether::WithDeadline(ctx, tether::Clock::now() + 1s).cancel;
+  // CHECK: :[[@LINE-1]]:3: warning: the cancel function 'cancel' is not called on every path
+}
+namespace gocontext {
+std::pair<tether::Context, tether::CancelFunc> WithCancel(const tether::Context& parent);
+std::tuple<tether::Context, tether::CancelFunc> WithTimeout(const tether::Context& parent, tether::Duration d);
+}  // namespace gocontext
+void Tied(tether::Context ctx, bool a) {
+  tether::CancelFunc cancel;
+  std::tie(ctx, cancel) = gocontext::WithCancel(ctx);
+  // CHECK: :[[@LINE-1]]:17: warning: the cancel function 'cancel' is not called on every path
+  if (a) cancel();
+}
+void TiedTwice(tether::Context ctx) {
+  tether::CancelFunc cancel;
+  std::tie(ctx, cancel) = gocontext::WithTimeout(ctx, 1s);
+  cancel();
+  std::tie(ctx, cancel) = gocontext::WithTimeout(ctx, 2s);
+  // CHECK: :[[@LINE-1]]:17: warning: the cancel function 'cancel' is not called on every path
+  Work(ctx);
 }
 
 // Discarded outright.
@@ -83,6 +128,48 @@ tether::CancelFunc ReturnsIt(const tether::Context& ctx) {
   auto [c, cancel] = tether::WithCancel(ctx);
   return cancel;
 }
+// A throw or a [[noreturn]] call is an exit that needs no cancel (go vet's
+// panic, log.Fatal): the process or the unwinding answers for it.
+[[noreturn]] void Fatal();
+void Throws(const tether::Context& ctx, bool bad, bool worse) {
+  auto [dctx, cancel] = tether::WithDeadline(ctx, tether::Clock::now() + 1s);
+  if (bad) throw std::runtime_error("bad");
+  if (worse) Fatal();
+  cancel();
+}
+void ThrowsAfterAssignment(const tether::Context& ctx) {
+  tether::CancelFunc cancel;
+  cancel = tether::WithCancel(ctx).cancel;
+  throw std::runtime_error("always");
+}
+// Assigned from something that is not a derivation: nothing to track.
+void NotDerived(tether::CancelFunc given) {
+  tether::CancelFunc cancel;
+  cancel = given;
+}
+// Assigned inside a lambda that runs at once (Go issue 31856), called after.
+void AssignedInLambda(const tether::Context& ctx) {
+  tether::CancelFunc cancel;
+  [&] { cancel = tether::WithCancel(ctx).cancel; }();
+  cancel();
+}
+// Templates are analysed as written, once.
+template <class T>
+void Generic(const tether::Context& ctx, T) {
+  auto [c, cancel] = tether::WithCancel(ctx);
+  // CHECK: :[[@LINE-1]]:12: warning: the cancel function 'cancel' is not called on every path
+}
+void Instantiate(const tether::Context& ctx) {
+  Generic(ctx, 1);
+  Generic(ctx, 2.0);
+}
+template <class T>
+void NeverInstantiated(const tether::Context& ctx) {
+  auto r = tether::WithCancel(ctx);
+  // CHECK: :[[@LINE-1]]:8: warning: the cancel function 'r.cancel' is not called on every path
+  T t{};
+}
+
 // An infinite loop never reaches the end of the scope.
 void Forever(const tether::Context& ctx) {
   auto [c, cancel] = tether::WithCancel(ctx);

@@ -48,22 +48,77 @@ void InLoop(const tether::Context& ctx, int n) {
   }
 }
 
-// ---- Not findings -------------------------------------------------------
-
-// Waited for on every path.
-tether::Error Waited(const tether::Context& ctx, bool skip) {
-  auto [group, gctx] = tether::TaskGroup::WithContext(ctx);
-  if (skip) return tether::Error();  // nothing spawned yet: fine
-  group.SetLimit(2);
-  group.Go([c = gctx] { return Work(c); });
-  group.Go([c = gctx] { return Work(c); });
-  if (Work(gctx).ok()) {
-    return group.Wait();
-  }
-  tether::Error err = group.Wait();
-  return err;
+// The whole WithContext result kept in one variable: r.group is the obligation.
+tether::Error Whole(const tether::Context& ctx, bool skip) {
+  auto r = tether::TaskGroup::WithContext(ctx);
+  r.group.Go([c = r.ctx] { return Work(c); });
+  // CHECK: :[[@LINE-1]]:3: warning: task group 'r.group' starts a task here but is not waited for on every path; call r.group.Wait()
+  if (skip) return tether::Error();
+  // CHECK: :[[@LINE-1]]:13: note: 'r.group' may reach the end of its scope here without Wait()
+  return r.group.Wait();
 }
 
+// Spawns in a loop, then an early return out of the loop skips the Wait.
+tether::Error EarlyFromLoop(const tether::Context& ctx, const std::vector<int>& steps) {
+  auto [group, gctx] = tether::TaskGroup::WithContext(ctx);
+  for (int step : steps) {
+    group.Go([c = gctx, step] { return step < 0 ? tether::Error::Canceled() : Work(c); });
+    // CHECK: :[[@LINE-1]]:5: warning: task group 'group' starts a task here
+    if (step == 0) return tether::Error();
+    // CHECK: :[[@LINE-1]]:20: note: 'group' may reach the end of its scope here without Wait()
+  }
+  return group.Wait();
+}
+
+// Members of a class template: analysed once, as written, whether an
+// instantiation uses them (twice) or none does.
+template <class Runtime>
+class StepRunner {
+ public:
+  tether::Error Exec(const tether::Context& ctx) {
+    auto [logs, log_ctx] = tether::TaskGroup::WithContext(ctx);
+    logs.Go([this, c = log_ctx] { return runtime_.Stream(c); });
+    // CHECK: :[[@LINE-1]]:5: warning: task group 'logs' starts a task here but is not waited for on every path
+    return runtime_.Run(ctx);
+  }
+  tether::Error Unused(const tether::Context& ctx) {
+    auto [logs, log_ctx] = tether::TaskGroup::WithContext(ctx);
+    logs.Go([this, c = log_ctx] { return runtime_.Stream(c); });
+    // CHECK: :[[@LINE-1]]:5: warning: task group 'logs' starts a task here but is not waited for on every path
+    return tether::Error();
+  }
+  tether::Error Waited(const tether::Context& ctx) {
+    auto [logs, log_ctx] = tether::TaskGroup::WithContext(ctx);
+    logs.Go([this, c = log_ctx] { return runtime_.Stream(c); });
+    return logs.Wait();
+  }
+
+ private:
+  Runtime runtime_;
+};
+struct Docker {
+  tether::Error Run(const tether::Context& ctx);
+  tether::Error Stream(const tether::Context& ctx);
+};
+struct Kubernetes {
+  tether::Error Run(const tether::Context& ctx);
+  tether::Error Stream(const tether::Context& ctx);
+};
+void RunBoth(const tether::Context& ctx) {
+  StepRunner<Docker>().Exec(ctx);
+  StepRunner<Kubernetes>().Exec(ctx);
+  StepRunner<Docker>().Waited(ctx);
+}
+
+// ---- Not findings -------------------------------------------------------
+
+// A lambda that waits (or hands the group on) owns it.
+void LambdaWaits(const tether::Context& ctx, const std::vector<int>& steps) {
+  auto [group, gctx] = tether::TaskGroup::WithContext(ctx);
+  for (int step : steps) group.Go([c = gctx, step] { return Work(c); });
+  auto finish = [&] { return group.Wait(); };
+  finish();
+}
 // Escapes: the new owner answers for the group.
 tether::TaskGroup Returned(const tether::Context& ctx) {
   auto [group, gctx] = tether::TaskGroup::WithContext(ctx);

@@ -197,6 +197,16 @@ std::string Usr(const Decl* d) {
   return std::string(buf.str());
 }
 
+bool InTemplateInstantiation(const FunctionDecl* fn) {
+  for (const DeclContext* dc = fn; dc; dc = dc->getParent()) {
+    if (const auto* f = dyn_cast<FunctionDecl>(dc); f && f->isTemplateInstantiation()) return true;
+    if (const auto* spec = dyn_cast<ClassTemplateSpecializationDecl>(dc);
+        spec && spec->getSpecializationKind() != TSK_ExplicitSpecialization)
+      return true;
+  }
+  return false;
+}
+
 // ---- TuContext ---------------------------------------------------------
 
 const TuContext::FileInfo& TuContext::Info(const SourceManager& sm, FileID fid) {

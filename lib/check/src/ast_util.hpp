@@ -43,4 +43,8 @@ bool IsUnresolvableCall(const clang::CallExpr* call);
 
 std::string Usr(const clang::Decl* d);
 
+// fn is (or is inside) an instantiation of a template: the checks that walk
+// bodies analyse the template's definition instead, once.
+bool InTemplateInstantiation(const clang::FunctionDecl* fn);
+
 }  // namespace tether::check

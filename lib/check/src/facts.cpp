@@ -36,8 +36,12 @@ bool FindChain(const Facts& facts, const std::string& callee, unsigned max_depth
     std::vector<Item> next;
     for (const Item& item : frontier) {
       const FunctionFact& f = *item.path.back();
-      // A function that has a context or returns one answers for itself.
-      if (f.receives_context || f.returns_context) continue;
+      // A function that is given a context answers for its roots itself
+      // (tether-detached-context). One that only holds a context in a member,
+      // or a factory that takes none (NewBuildContext()), does not: its root
+      // is what its caller gets instead of the caller's context. main and
+      // test bodies are never on a chain.
+      if (f.takes_context || f.entry_point) continue;
       if (const RootSite* root = FirstUnjustifiedRoot(f)) {
         out->functions = item.path;
         out->root = root;
@@ -110,16 +114,18 @@ void from_json(const nlohmann::json& j, CallFact& c) {
   j.at(4).get_to(passes_context);
 }
 void to_json(nlohmann::json& j, const FunctionFact& f) {
-  const auto& [id, name, qualified_name, file, line, end_line, receives_context, returns_context,
-               creates_roots, calls] = f;
-  j = {id, name, qualified_name, file, line, end_line, receives_context, returns_context, creates_roots, calls};
+  const auto& [id, name, qualified_name, file, line, end_line, receives_context, takes_context,
+               returns_context, entry_point, creates_roots, calls] = f;
+  j = {id, name, qualified_name, file, line, end_line, receives_context, takes_context, returns_context,
+       entry_point, creates_roots, calls};
 }
 void from_json(const nlohmann::json& j, FunctionFact& f) {
-  auto& [id, name, qualified_name, file, line, end_line, receives_context, returns_context,
-         creates_roots, calls] = f;
+  auto& [id, name, qualified_name, file, line, end_line, receives_context, takes_context, returns_context,
+         entry_point, creates_roots, calls] = f;
   j.at(0).get_to(id), j.at(1).get_to(name), j.at(2).get_to(qualified_name), j.at(3).get_to(file);
   j.at(4).get_to(line), j.at(5).get_to(end_line), j.at(6).get_to(receives_context);
-  j.at(7).get_to(returns_context), j.at(8).get_to(creates_roots), j.at(9).get_to(calls);
+  j.at(7).get_to(takes_context), j.at(8).get_to(returns_context), j.at(9).get_to(entry_point);
+  j.at(10).get_to(creates_roots), j.at(11).get_to(calls);
 }
 void to_json(nlohmann::json& j, const ForwardCandidate& c) {
   const auto& [finding, callee_id, callee_name, context_name] = c;

@@ -12,17 +12,37 @@ using namespace clang;
 
 namespace {
 
-// Does init (a variable's initialiser) come from a derivation of the model?
-bool FromDerivation(const Expr* init, const ApiModel& m) {
-  if (!init) return false;
-  init = init->IgnoreImplicit();
-  if (const auto* ewc = dyn_cast<ExprWithCleanups>(init)) init = ewc->getSubExpr()->IgnoreImplicit();
-  if (const auto* cons = dyn_cast<CXXConstructExpr>(init))
-    if (cons->getNumArgs() == 1) init = cons->getArg(0)->IgnoreImplicit();
-  if (const auto* call = dyn_cast<CallExpr>(init->IgnoreImplicit()))
-    if (const FunctionDecl* fn = call->getDirectCallee())
-      return ApiModel::Contains(m.derivations, QualifiedName(fn));
+const Expr* Strip(const Expr* e) {
+  while (e) {
+    e = e->IgnoreImplicit()->IgnoreParens();
+    if (const auto* ewc = dyn_cast<ExprWithCleanups>(e)) {
+      e = ewc->getSubExpr();
+    } else if (const auto* cons = dyn_cast<CXXConstructExpr>(e);
+               cons && cons->getNumArgs() == 1 && cons->getConstructor()->isCopyOrMoveConstructor()) {
+      e = cons->getArg(0);
+    } else {
+      return e;
+    }
+  }
+  return e;
+}
+
+bool IsStdCall(const CallExpr* call, std::initializer_list<const char*> names) {
+  const FunctionDecl* fn = call->getDirectCallee();
+  if (!fn) return false;
+  std::string q = QualifiedName(fn);
+  for (const char* n : names)
+    if (q == n) return true;
   return false;
+}
+
+// The record of a derivation's result that holds field: `r.cancel`, `r.group`.
+const FieldDecl* FieldOfKind(QualType t, const ApiModel& m, bool groups) {
+  const CXXRecordDecl* rd = t.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!rd || !rd->hasDefinition()) return nullptr;
+  for (const FieldDecl* f : rd->fields())
+    if (groups ? GroupOf(f->getType(), m) != nullptr : IsCancelType(f->getType(), m)) return f;
+  return nullptr;
 }
 
 class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
@@ -31,17 +51,66 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
   bool TraverseLambdaExpr(LambdaExpr*) { return true; }  // its own function
   bool VisitVarDecl(VarDecl* v) {
     if (!v->hasLocalStorage() || isa<ParmVarDecl>(v)) return true;
+    bool derived = Derived(v->getInit());
     if (auto* dd = dyn_cast<DecompositionDecl>(v)) {
-      bool derived = FromDerivation(dd->getInit(), m_);
       for (BindingDecl* b : dd->bindings()) Consider(b, dd, derived, nullptr);
       return true;
     }
-    Consider(v, v, FromDerivation(v->getInit(), m_), v->getInit());
+    if (derived && !v->getType()->isReferenceType()) derived_records_.insert(v);
+    Consider(v, v, derived, v->getInit());
+    return true;
+  }
+  // `cancel = r.cancel;` and `std::tie(ctx, cancel) = Derive(..);`.
+  bool VisitBinaryOperator(BinaryOperator* op) {
+    if (op->getOpcode() == BO_Assign) Assigned(op->getLHS(), op->getRHS());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr* op) {
+    if (op->getOperator() == OO_Equal && op->getNumArgs() == 2) Assigned(op->getArg(0), op->getArg(1));
     return true;
   }
   std::vector<Obligation> out;
 
  private:
+  // Does e come from a derivation of the model: the call itself, a member of
+  // its result, a variable initialised from one, std::move/std::get of those?
+  bool Derived(const Expr* e) const {
+    e = Strip(e);
+    if (!e) return false;
+    if (const auto* call = dyn_cast<CallExpr>(e)) {
+      if (IsStdCall(call, {"std::move", "std::forward", "std::get"}) && call->getNumArgs() >= 1)
+        return Derived(call->getArg(0));
+      if (const FunctionDecl* fn = call->getDirectCallee())
+        return ApiModel::Contains(m_.derivations, QualifiedName(fn));
+      return false;
+    }
+    if (const auto* me = dyn_cast<MemberExpr>(e)) return Derived(me->getBase());
+    if (const auto* ref = dyn_cast<DeclRefExpr>(e))
+      return derived_records_.count(dyn_cast<VarDecl>(ref->getDecl())) > 0;
+    return false;
+  }
+  void Assigned(const Expr* lhs, const Expr* rhs) {
+    if (!cancels_ || !Derived(rhs)) return;
+    lhs = Strip(lhs);
+    std::vector<const Expr*> targets{lhs};
+    if (const auto* call = dyn_cast_or_null<CallExpr>(lhs); call && IsStdCall(call, {"std::tie"}))
+      targets.assign(call->arg_begin(), call->arg_end());
+    for (const Expr* t : targets) {
+      const auto* ref = dyn_cast_or_null<DeclRefExpr>(Strip(t));
+      const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+      if (!var || !var->hasLocalStorage() || isa<ParmVarDecl>(var) || var->getType()->isReferenceType() ||
+          !IsCancelType(var->getType(), m_))
+        continue;
+      Obligation* o = nullptr;
+      for (Obligation& existing : out)
+        if (existing.decl == var && !existing.field) o = &existing;
+      if (!o) {
+        out.push_back({var, const_cast<VarDecl*>(var), nullptr, nullptr, false, {}});
+        o = &out.back();
+      }
+      o->armed_by.push_back(ref);
+    }
+  }
   void Consider(ValueDecl* d, VarDecl* owner, bool derived, const Expr* init) {
     QualType t = d->getType();
     if (t->isReferenceType()) return;  // not the owner
@@ -53,14 +122,27 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
           if (const auto* ce = dyn_cast<CXXConstructExpr>(e))
             armed = ce->getNumArgs() > 0 && !ce->getConstructor()->isCopyOrMoveConstructor();
         }
-        out.push_back({d, owner, g, armed});
+        out.push_back({d, owner, nullptr, g, armed, {}});
         return;
       }
+      // `auto r = TaskGroup::WithContext(ctx); r.group.Go(..)`.
+      if (derived && isa<VarDecl>(d))
+        if (const FieldDecl* f = FieldOfKind(t, m_, true)) {
+          out.push_back({d, owner, f, GroupOf(f->getType(), m_), false, {}});
+          return;
+        }
     }
-    if (cancels_ && derived && IsCancelType(t, m_)) out.push_back({d, owner, nullptr, true});
+    if (!cancels_ || !derived) return;
+    if (IsCancelType(t, m_)) {
+      out.push_back({d, owner, nullptr, nullptr, true, {}});
+    } else if (isa<VarDecl>(d)) {
+      // `auto r = WithCancel(ctx); ... r.cancel();`
+      if (const FieldDecl* f = FieldOfKind(t, m_, false)) out.push_back({d, owner, f, nullptr, true, {}});
+    }
   }
   const ApiModel& m_;
   bool groups_, cancels_;
+  std::set<const VarDecl*> derived_records_;
 };
 
 // kEscape: the variable is handed on (passed, moved, returned, captured, an
@@ -81,15 +163,42 @@ const Stmt* ParentOf(ASTContext& ctx, const Stmt* s) {
   }
 }
 
+// The method a group member call names, in resolved or (in a template) dependent form.
+bool MethodCallOn(ASTContext& ctx, const Stmt* object, std::string* method) {
+  const Stmt* parent = ParentOf(ctx, object);
+  const Expr* callee = nullptr;
+  if (const auto* me = dyn_cast_or_null<MemberExpr>(parent)) {
+    *method = me->getMemberDecl()->getNameAsString();
+    callee = me;
+  } else if (const auto* ume = dyn_cast_or_null<UnresolvedMemberExpr>(parent)) {
+    *method = ume->getMemberName().getAsString();
+    callee = ume;
+  } else if (const auto* dme = dyn_cast_or_null<CXXDependentScopeMemberExpr>(parent)) {
+    *method = dme->getMember().getAsString();
+    callee = dme;
+  } else {
+    return false;
+  }
+  const auto* call = dyn_cast_or_null<CallExpr>(ParentOf(ctx, callee));
+  return call && call->getCallee()->IgnoreParens() == callee;
+}
+
 // What a reference to an obligation's variable does to it.
 Event Classify(ASTContext& ctx, const DeclRefExpr* ref, const Obligation& o) {
-  if (!o.group) return Event::kDischarge;  // cancel: any use counts (lostcancel)
-  const Stmt* parent = ParentOf(ctx, ref);
-  const auto* member = dyn_cast_or_null<MemberExpr>(parent);
-  if (!member) return Event::kEscape;  // passed, returned, moved, captured
-  const auto* call = dyn_cast_or_null<CXXMemberCallExpr>(ParentOf(ctx, member));
-  if (!call || call->getCallee()->IgnoreParens() != member) return Event::kEscape;
-  std::string method = member->getMemberDecl()->getNameAsString();
+  const Stmt* use = ref;
+  if (o.field) {
+    const auto* member = dyn_cast_or_null<MemberExpr>(ParentOf(ctx, ref));
+    if (!member) return o.group ? Event::kEscape : Event::kDischarge;  // the whole result handed on
+    if (member->getMemberDecl() != o.field) return Event::kNone;       // r.ctx
+    use = member;
+  }
+  if (!o.group) {  // cancel: any use counts (lostcancel), an assignment arms it again
+    for (const DeclRefExpr* a : o.armed_by)
+      if (a == ref) return Event::kArm;
+    return Event::kDischarge;
+  }
+  std::string method;
+  if (!MethodCallOn(ctx, use, &method)) return Event::kEscape;  // passed, returned, moved, captured
   if (ApiModel::Contains(o.group->spawn, method)) return Event::kArm;
   if (ApiModel::Contains(o.group->join, method)) return Event::kDischarge;
   if (ApiModel::Contains(o.group->neutral, method)) return Event::kNone;
@@ -104,11 +213,35 @@ SourceLocation ExitLocation(const Stmt* trigger) {
 
 }  // namespace
 
+std::string Obligation::Name() const {
+  std::string name = decl->getNameAsString();
+  if (field) name += "." + field->getNameAsString();
+  return name;
+}
+
 std::vector<Obligation> CollectObligations(const FunctionDecl* fn, const ApiModel& m, bool groups,
                                            bool cancels) {
   LocalCollector c(m, groups, cancels);
   if (fn->getBody()) c.TraverseStmt(fn->getBody());
-  return c.out;
+  // A cancel variable assigned more than once is one obligation per
+  // assignment (as in vet, each definition is checked on its own; a later
+  // assignment counts as a use of the earlier one).
+  std::vector<Obligation> out;
+  for (Obligation& o : c.out) {
+    if (o.group || o.armed_by.size() + (o.armed_at_declaration ? 1 : 0) <= 1) {
+      out.push_back(std::move(o));
+      continue;
+    }
+    Obligation base = o;
+    base.armed_by.clear();
+    if (o.armed_at_declaration) out.push_back(base);
+    base.armed_at_declaration = false;
+    for (const DeclRefExpr* ref : o.armed_by) {
+      out.push_back(base);
+      out.back().armed_by = {ref};
+    }
+  }
+  return out;
 }
 
 std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx,
@@ -122,10 +255,10 @@ std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx,
   std::unique_ptr<CFG> cfg = CFG::buildCFG(fn, fn->getBody(), &ctx, opts);
   if (!cfg) return leaks;
 
-  std::map<const ValueDecl*, size_t> by_decl;
+  std::multimap<const ValueDecl*, size_t> by_decl;
   std::multimap<const VarDecl*, size_t> by_owner;
   for (size_t i = 0; i < obligations.size(); ++i) {
-    by_decl[obligations[i].decl] = i;
+    by_decl.emplace(obligations[i].decl, i);
     by_owner.emplace(obligations[i].owner, i);
   }
   const size_t n = obligations.size();
@@ -161,30 +294,33 @@ std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx,
         }
       }
     } else if (const auto* ref = dyn_cast<DeclRefExpr>(s)) {
-      auto it = by_decl.find(ref->getDecl());
-      if (it == by_decl.end()) return;
-      Event e = Classify(ctx, ref, obligations[it->second]);
-      if (e == Event::kArm) {
-        armed[it->second] = true;
-        if (first_arm[it->second].isInvalid()) first_arm[it->second] = ref->getBeginLoc();
-      } else if (e == Event::kDischarge) {
-        armed[it->second] = false;
-      } else if (e == Event::kEscape) {
-        armed[it->second] = false;
-        escaped[it->second] = true;
+      auto range = by_decl.equal_range(ref->getDecl());
+      for (auto it = range.first; it != range.second; ++it) {
+        size_t i = it->second;
+        Event e = Classify(ctx, ref, obligations[i]);
+        if (e == Event::kArm) {
+          armed[i] = true;
+          if (first_arm[i].isInvalid()) first_arm[i] = ref->getBeginLoc();
+        } else if (e == Event::kDischarge) {
+          armed[i] = false;
+        } else if (e == Event::kEscape) {
+          armed[i] = false;
+          escaped[i] = true;
+        }
       }
     } else if (const auto* lambda = dyn_cast<LambdaExpr>(s)) {
       for (const LambdaCapture& c : lambda->captures())
         if (c.capturesVariable()) {
-          auto it = by_decl.find(c.getCapturedVar());
-          if (it == by_decl.end()) continue;
-          armed[it->second] = false;
-          if (obligations[it->second].group) escaped[it->second] = true;
+          auto range = by_decl.equal_range(c.getCapturedVar());
+          for (auto it = range.first; it != range.second; ++it) {
+            armed[it->second] = false;
+            if (obligations[it->second].group) escaped[it->second] = true;
+          }
         }
     } else if (isa<CXXThrowExpr>(s) && report) {
       bool leaves = block.succ_size() == 1 && *block.succ_begin() == &cfg->getExit();
       for (size_t i = 0; i < n && leaves; ++i)
-        if (armed[i] && !reported[i]) {
+        if (armed[i] && !reported[i] && obligations[i].group) {
           leaks.push_back({i, first_arm[i], s->getBeginLoc(), true});
           reported[i] = true;
         }

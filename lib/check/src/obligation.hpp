@@ -6,6 +6,7 @@
 // variable in a lambda discharges it (the new owner answers for it).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "clang_pch.hpp"
@@ -16,8 +17,16 @@ namespace tether::check {
 struct Obligation {
   const clang::ValueDecl* decl = nullptr;  // the VarDecl or BindingDecl used in the code
   const clang::VarDecl* owner = nullptr;   // the variable whose destructor ends its scope
+  // Set when the obligation is one member of decl (`auto r = WithCancel(..)`
+  // tracks r.cancel; `auto r = TaskGroup::WithContext(..)` tracks r.group):
+  // a use of another member is neutral, a use of the whole of decl hands it on.
+  const clang::FieldDecl* field = nullptr;
   const TaskGroupModel* group = nullptr;   // null: a cancel function (any use discharges)
   bool armed_at_declaration = false;       // cancel functions; threads built with a callable
+  // The declared-then-assigned form: `cancel = r.cancel;`, `std::tie(c, cancel) = ...`:
+  // the references to decl that assign it a fresh cancel function (each arms it).
+  std::vector<const clang::DeclRefExpr*> armed_by;
+  std::string Name() const;                // "cancel", "r.cancel"
 };
 
 struct Leak {
@@ -31,7 +40,9 @@ struct Leak {
 std::vector<Obligation> CollectObligations(const clang::FunctionDecl* fn, const ApiModel& m,
                                            bool groups, bool cancels);
 
-// At most one leak per obligation.
+// At most one leak per obligation. A throw leaves with a leak only for groups
+// (their tasks outlive the scope); for a cancel function a throw, like go
+// vet's panic, or a [[noreturn]] call, is an exit that needs no cancel.
 std::vector<Leak> FindLeaks(const clang::FunctionDecl* fn, clang::ASTContext& ctx,
                             const std::vector<Obligation>& obligations);
 

@@ -77,8 +77,12 @@ class FactCollector : public RecursiveASTVisitor<FactCollector> {
     SetPos(fn->getLocation(), &f.file, &f.line);
     std::string end_file;
     SetPos(fn->getEndLoc(), &end_file, &f.end_line);
-    f.receives_context = !ReachableContexts(fn, tu_.model()).empty();
+    std::vector<ReachableContext> reachable = ReachableContexts(fn, tu_.model());
+    f.receives_context = !reachable.empty();
+    f.takes_context = false;
+    for (const ReachableContext& r : reachable) f.takes_context |= r.how != "member";
     f.returns_context = MayCreateRoots(fn, tu_.model());
+    f.entry_point = f.returns_context && !ReturnsContext(fn, tu_.model());
     f.creates_roots.clear();
     f.calls.clear();
     stack_.push_back(&f);

@@ -14,3 +14,24 @@ void Deliberate() {
   Use(tether::Background());
 }
 void Pure() {}
+
+// Holds its context in a member and makes a root anyway: the caller's
+// context is lost at the call (the member is not the caller's).
+class Uploader {
+ public:
+  void Flush();
+  tether::Context Session();
+
+ private:
+  tether::Context ctx_;
+};
+void Uploader::Flush() { Use(tether::Background()); }
+// A factory that takes no context: what it returns is a root.
+tether::Context NewBuildContext() { return tether::WithoutCancel(tether::Background()); }
+// A factory that is given a context: its callers' roots are their own.
+tether::Context WithBuildId(const tether::Context& parent, int id);
+// Gives a root to a factory.
+void Reset(int id) { Use(WithBuildId(tether::TODO(), id)); }
+// A getter that returns the member context creates nothing.
+tether::Context Uploader::Session() { return ctx_; }
+void UsesFactory() { Use(NewBuildContext()); }

@@ -1,8 +1,9 @@
 /// tether-context-not-forwarded: a call that drops the caller's context.
 /// Local form: the callee has an overload or a sibling (X / XWithContext)
 /// that takes a context. Transitive form: the callee takes none but creates a
-/// root (itself or through its callees); that needs every TU's facts, so here
-/// it only records a candidate that facts.cpp resolves after all TUs.
+/// root (itself or through its callees: one that holds a context only in a
+/// member, or a factory that takes none); that needs every TU's facts, so
+/// here it only records a candidate that facts.cpp resolves after all TUs.
 /// Docs: docs/checks/context-not-forwarded.md
 #include <map>
 
@@ -34,7 +35,13 @@ class ContextNotForwardedCheck : public Check {
     if (callee->isOverloadedOperator() || isa<CXXConversionDecl>(callee)) return;
     if (const auto* md = dyn_cast<CXXMethodDecl>(callee); md && md->getParent()->isLambda()) return;
     if (sm().isInSystemHeader(callee->getLocation()) || !callee->getIdentifier()) return;
-    if (HasParamOfContextType(callee, model()) || ReturnsContext(callee, model())) return;
+    if (HasParamOfContextType(callee, model())) return;
+    // The model's own roots, derivations and detaches are other checks' business.
+    std::string qualified = QualifiedName(callee);
+    if (ApiModel::Contains(model().root_factories, qualified) ||
+        ApiModel::Contains(model().derivations, qualified) ||
+        ApiModel::Contains(model().sanctioned_detaches, qualified))
+      return;
     if (MayCreateRoots(fn, model())) return;
     const std::vector<ReachableContext>& reachable = Reachable(fn);
     if (reachable.empty()) return;

@@ -33,19 +33,19 @@ class LostCancelCheck : public Check {
     }
     const FunctionDecl* fn = result.Nodes.getNodeAs<FunctionDecl>("fn");
     if (const auto* lambda = result.Nodes.getNodeAs<LambdaExpr>("lambda")) fn = lambda->getCallOperator();
-    if (!fn || !fn->hasBody() || fn->isDependentContext() || !done_.insert(fn).second) return;
+    // A template is analysed once, in its definition (as written), not per instantiation.
+    if (!fn || !fn->hasBody() || InTemplateInstantiation(fn) || !done_.insert(fn).second) return;
     if (sm().isInSystemHeader(fn->getLocation()) || fn->isMain()) return;  // the process exit cancels
     std::vector<Obligation> cancels = CollectObligations(fn, model(), false, true);
     if (cancels.empty()) return;
     for (const Leak& leak : FindLeaks(fn, ast(), cancels)) {
-      std::string var = cancels[leak.obligation].decl->getNameAsString();
-      Finding* f = diag(cancels[leak.obligation].decl->getLocation(),
+      const Obligation& o = cancels[leak.obligation];
+      std::string var = o.Name();
+      Finding* f = diag(leak.armed_at.isValid() ? leak.armed_at : o.decl->getLocation(),
                         "the cancel function '" + var + "' is not called on every path (possible "
                         "context leak); call it when the work under its context is done");
       if (!f) continue;
-      note(f, leak.exit_at, leak.by_throw ? "a throw here leaves without calling '" + var + "'"
-                                          : "this path reaches the end of the scope without calling '" +
-                                                var + "'");
+      note(f, leak.exit_at, "this path reaches the end of the scope without calling '" + var + "'");
     }
   }
 

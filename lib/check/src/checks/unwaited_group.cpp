@@ -26,13 +26,15 @@ class UnwaitedGroupCheck : public Check {
   void check(const MatchFinder::MatchResult& result) override {
     const FunctionDecl* fn = result.Nodes.getNodeAs<FunctionDecl>("fn");
     if (const auto* lambda = result.Nodes.getNodeAs<LambdaExpr>("lambda")) fn = lambda->getCallOperator();
-    if (!fn || !fn->hasBody() || fn->isDependentContext() || !done_.insert(fn).second) return;
+    // A template is analysed once, in its definition (as written): a member of a
+    // class template is reported even if no instantiation uses it, and once.
+    if (!fn || !fn->hasBody() || InTemplateInstantiation(fn) || !done_.insert(fn).second) return;
     if (sm().isInSystemHeader(fn->getLocation())) return;
     std::vector<Obligation> groups = CollectObligations(fn, model(), true, false);
     if (groups.empty()) return;
     for (const Leak& leak : FindLeaks(fn, ast(), groups)) {
       const Obligation& o = groups[leak.obligation];
-      std::string var = o.decl->getNameAsString();
+      std::string var = o.Name();
       const std::string& join = o.group->join.front();
       Finding* f = diag(leak.armed_at.isValid() ? leak.armed_at : o.decl->getLocation(),
                         "task group '" + var + "' starts a task here but is not waited for on "

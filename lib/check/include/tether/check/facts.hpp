@@ -40,7 +40,12 @@ struct FunctionFact {
   std::string name, qualified_name, file;
   unsigned line = 0, end_line = 0;
   bool receives_context = false;  // has a reachable context (param, capture, member, carrier)
-  bool returns_context = false;   // a factory
+  // ...one that its caller gives it (param, capture, carrier), not only a
+  // member: a function that holds its context in a member (ctx_) and makes a
+  // root still drops the context of whoever called it.
+  bool takes_context = false;
+  bool returns_context = false;   // a factory, main or a test body: may create roots
+  bool entry_point = false;       // main or a test body: never on a chain
   std::vector<RootSite> creates_roots;
   std::vector<CallFact> calls;
 };
