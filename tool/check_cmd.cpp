@@ -59,6 +59,13 @@ bool WriteFile(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
+// A decimal whole number that fits in unsigned: digits only, no sign.
+bool ParseCount(const std::string& text, unsigned* out) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  *out = static_cast<unsigned>(std::stoul(text));
+  return true;
+}
+
 int Usage(const std::string& problem) {
   std::cerr << "tether check: " << problem << "\n" << kUsage;
   return 2;
@@ -71,6 +78,7 @@ int RunCheck(int argc, char** argv) {
   std::vector<std::string> models;
   std::string format = "text", output, export_fixes, graph, sarif_root, baseline_file;
   bool fix = false, list_checks = false;
+  SeenFlags seen;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](std::string* out) {
@@ -84,6 +92,17 @@ int RunCheck(int argc, char** argv) {
     };
     auto is = [&](const char* name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
     std::string v;
+    // Each option once (--model and --exclude add up): a repeated one is a
+    // mistake, not an override.
+    for (auto [flag, canonical] :
+         {std::pair{"-p", "-p"}, {"--build-dir", "-p"}, {"--checks", "--checks"}, {"--format", "--format"},
+          {"--output", "--output"}, {"--export-fixes", "--export-fixes"}, {"--fix", "--fix"}, {"-j", "-j"},
+          {"--jobs", "-j"}, {"--graph", "--graph"}, {"--sarif-root", "--sarif-root"},
+          {"--max-chain-depth", "--max-chain-depth"}, {"--cache-dir", "--cache-dir"}, {"--baseline", "--baseline"},
+          {"--quiet", "--quiet"}, {"--list-checks", "--list-checks"}}) {
+      bool short_joined = flag[1] != '-' && a.size() > 2 && a.rfind(flag, 0) == 0 && a[2] != '-';
+      if ((is(flag) || short_joined) && !seen.First(canonical)) return Usage(std::string(canonical) + " given twice");
+    }
     if (a == "--") {
       options.have_fixed_args = true;
       for (++i; i < argc; ++i) options.extra_args.push_back(argv[i]);
@@ -111,12 +130,9 @@ int RunCheck(int argc, char** argv) {
     } else if (a == "-j" || is("--jobs") || (a.rfind("-j", 0) == 0 && a.size() > 2)) {
       if (a.size() > 2 && a[1] == 'j') v = a.substr(2);
       else if (!value(&v)) return Usage("-j needs a number");
-      try {
-        options.jobs = static_cast<unsigned>(std::stoul(v));
-      } catch (...) {
-        return Usage("-j needs a number, not '" + v + "'");
-      }
-      if (options.jobs == 0) return Usage("-j needs a number >= 1");
+      unsigned jobs = 0;
+      if (!ParseCount(v, &jobs) || jobs == 0 || jobs > 1024) return Usage("-j needs a number from 1 to 1024, not '" + v + "'");
+      options.jobs = jobs;
     } else if (is("--graph")) {
       if (!value(&graph)) return Usage("--graph needs a file");
     } else if (is("--sarif-root")) {
@@ -126,7 +142,8 @@ int RunCheck(int argc, char** argv) {
       options.exclude_substrings.push_back(v);
     } else if (is("--max-chain-depth")) {
       if (!value(&v)) return Usage("--max-chain-depth needs a number");
-      options.max_chain_depth = static_cast<unsigned>(std::atoi(v.c_str()));
+      if (!ParseCount(v, &options.max_chain_depth))
+        return Usage("--max-chain-depth needs a whole number, not '" + v + "'");
     } else if (is("--cache-dir")) {
       if (!value(&options.cache_dir)) return Usage("--cache-dir needs a directory");
     } else if (is("--baseline")) {
@@ -154,7 +171,7 @@ int RunCheck(int argc, char** argv) {
   for (const std::string& m : models) {
     std::string error;
     if (!check::LoadModel(m, &model, &error)) {
-      std::cerr << "tether check: error: bad model: " << error << "\n";
+      std::cerr << "tether check: " << error << "\n";
       return 2;
     }
   }

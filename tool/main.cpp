@@ -2,6 +2,7 @@
 // (check_cmd.cpp, trace_cmd.cpp, report_cmd.cpp) behind the signatures in
 // commands.hpp; this file only dispatches.
 #include <cstring>
+#include <exception>
 #include <iostream>
 #include <string_view>
 
@@ -22,7 +23,9 @@ constexpr const char* kUsage =
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int Dispatch(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << kUsage;
     return 2;
@@ -40,5 +43,20 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::cerr << "tether: unknown command '" << cmd << "'\n" << kUsage;
+  return 2;
+}
+
+}  // namespace
+
+// Nothing escapes main: every loader reports its own input errors, so an
+// exception reaching here is a defect of tether itself, reported as one.
+int main(int argc, char** argv) {
+  try {
+    return Dispatch(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "tether: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "tether: internal error: unknown exception\n";
+  }
   return 2;
 }

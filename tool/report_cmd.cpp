@@ -7,9 +7,11 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -92,8 +94,19 @@ int RunReport(int argc, char** argv) {
   std::string input, format = "json", output, static_path;
   std::size_t group_above = graph::kGroupTasksAbove;
   graph::LoadOptions options;
+  SeenFlags seen;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
+    // Each option once: a repeated one is a mistake, not an override.
+    for (auto [flag, canonical] : {std::pair{"--format", "--format"}, {"-o", "--output"}, {"--output", "--output"},
+                                   {"--grace", "--grace"}, {"--group-above", "--group-above"},
+                                   {"--static", "--static"}}) {
+      std::string_view f(flag);
+      if ((arg == f || (arg.starts_with(f) && arg.size() > f.size() && arg[f.size()] == '=')) &&
+          !seen.First(canonical)) {
+        return Usage(std::string(canonical) + " given twice");
+      }
+    }
     // The option's value: the next argument, or null when there is none.
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     if (arg == "-h" || arg == "--help") {
@@ -119,7 +132,13 @@ int RunReport(int argc, char** argv) {
       if (!v || !*v || std::string_view(v).find_first_not_of("0123456789") != std::string_view::npos) {
         return Usage("--group-above needs a number of tasks");
       }
-      group_above = std::stoull(v);
+      errno = 0;
+      unsigned long long n = std::strtoull(v, nullptr, 10);
+      if (errno == ERANGE || n > std::numeric_limits<std::size_t>::max()) {
+        return Usage(std::string("--group-above: ") + v + " is too large (at most " +
+                     std::to_string(std::numeric_limits<std::size_t>::max()) + ")");
+      }
+      group_above = static_cast<std::size_t>(n);
     } else if (arg == "--static") {
       const char* v = value();
       if (!v || !*v) return Usage("--static needs a static graph (tether check --graph F.json)");

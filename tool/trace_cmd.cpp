@@ -65,6 +65,7 @@ int Usage(const std::string& problem) {
 
 // Returns kClean when parsed, else the exit code to return.
 int ParseArgs(int argc, char** argv, Options* opt) {
+  SeenFlags seen;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char* flag) -> const char* {
@@ -86,12 +87,15 @@ int ParseArgs(int argc, char** argv, Options* opt) {
     }
     const char* v = nullptr;
     if (is("--out")) {
+      if (!seen.First("--out")) return Usage("--out given twice");
       if (!(v = value("--out"))) return Usage("--out needs a file");
       opt->out = v;
     } else if (is("--load")) {
+      if (!seen.First("--load")) return Usage("--load given twice");
       if (!(v = value("--load"))) return Usage("--load needs a file");
       opt->load = v;
     } else if (is("--grace")) {
+      if (!seen.First("--grace")) return Usage("--grace given twice");
       if (!(v = value("--grace"))) return Usage("--grace needs a duration");
       Duration grace{};
       if (Error err = ParseDuration(v, &grace); !err.ok()) {
@@ -100,12 +104,14 @@ int ParseArgs(int argc, char** argv, Options* opt) {
       if (grace < Duration::zero()) return Usage("--grace must not be negative");
       opt->grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
     } else if (is("--format")) {
+      if (!seen.First("--format")) return Usage("--format given twice");
       if (!(v = value("--format"))) return Usage("--format needs text or json");
       opt->format = v;
       if (opt->format != "text" && opt->format != "json") {
         return Usage("--format must be text or json, not '" + opt->format + "'");
       }
     } else if (is("--fail-on")) {
+      if (!seen.First("--fail-on")) return Usage("--fail-on given twice");
       if (!(v = value("--fail-on"))) return Usage("--fail-on needs zombie, leak or none");
       opt->fail_on = v;
       if (opt->fail_on != "zombie" && opt->fail_on != "leak" && opt->fail_on != "none") {

@@ -2,12 +2,14 @@
 #include "tether/check/model.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <optional>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
 #include "json_pos.hpp"
+#include "tether/io/json.hpp"
+#include "tether/io/read_file.hpp"
 
 namespace tether::check {
 namespace {
@@ -41,10 +43,17 @@ const char* const kKnownKeys[] = {"name", "description", "context_types", "root_
 
 }  // namespace
 
+// Appends the names of `from` that `to` lacks, in order, each once: one hash
+// set per list, so merging n names is O(n) expected, not O(n^2).
 void ApiModel::Merge(const ApiModel& o) {
   auto add = [](std::vector<std::string>& to, const std::vector<std::string>& from) {
+    std::unordered_set<std::string_view> seen(to.begin(), to.end());
+    std::vector<std::string> added;
     for (const auto& s : from)
-      if (!Contains(to, s)) to.push_back(s);
+      if (seen.insert(s).second) added.push_back(s);
+    // Appended only now: `seen` views the strings of `to`, which push_back
+    // could move.
+    for (auto& s : added) to.push_back(std::move(s));
   };
   add(names, o.names);
   add(context_types, o.context_types);
@@ -53,8 +62,12 @@ void ApiModel::Merge(const ApiModel& o) {
   add(derivations, o.derivations);
   add(sanctioned_detaches, o.sanctioned_detaches);
   add(cancel_types, o.cancel_types);
+  std::unordered_set<std::string_view> group_types;
+  for (const auto& g : task_groups) group_types.insert(g.type);
+  std::vector<TaskGroupModel> new_groups;
   for (const auto& g : o.task_groups)
-    if (!FindGroup(g.type)) task_groups.push_back(g);
+    if (group_types.insert(g.type).second) new_groups.push_back(g);
+  for (auto& g : new_groups) task_groups.push_back(std::move(g));
   add(detached_spawns, o.detached_spawns);
   add(sibling_suffixes, o.sibling_suffixes);
 }
@@ -69,24 +82,19 @@ bool ApiModel::Contains(const std::vector<std::string>& list, std::string_view n
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
-bool ParseModel(std::string_view text, std::string_view source, ApiModel* model,
-                std::string* error) {
+namespace {
+
+bool ParseModelJson(std::string_view text, std::string_view source, ApiModel* model,
+                    std::string* error) {
   json doc;
-  try {
-    doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    // e.byte is 1-based and points just past the offending character.
-    size_t at = e.byte > 0 ? e.byte - 1 : 0;
-    std::string what = e.what();
-    size_t colon = what.find("syntax error");
-    *error = std::string(source) + ":" + LineCol(text, at) + ": invalid JSON: " +
-             (colon == std::string::npos ? what : what.substr(colon));
+  if (std::optional<io::JsonProblem> p = io::ParseJson(text, &doc)) {
+    *error = std::string(source) + ":" + LineCol(text, p->offset) + ": error: invalid JSON: " + p->message;
     return false;
   }
   std::string problem;
   size_t where = 0;
   auto fail = [&] {
-    *error = std::string(source) + ":" + LineCol(text, where) + ": " + problem;
+    *error = std::string(source) + ":" + LineCol(text, where) + ": error: " + problem;
     return false;
   };
   if (!doc.is_object()) {
@@ -101,6 +109,11 @@ bool ParseModel(std::string_view text, std::string_view source, ApiModel* model,
     }
   }
   ApiModel m;
+  if (doc.contains("name") && !doc["name"].is_string()) {
+    problem = "'name' must be a string";
+    where = KeyOffset(text, "name");
+    return fail();
+  }
   m.names.push_back(doc.value("name", std::string(source)));
   if (!ReadStrings(doc, text, "context_types", &m.context_types, &problem, &where) ||
       !ReadStrings(doc, text, "root_factories", &m.root_factories, &problem, &where) ||
@@ -135,6 +148,11 @@ bool ParseModel(std::string_view text, std::string_view source, ApiModel* model,
           !ReadStrings(g, text, "join", &group.join, &problem, &where) ||
           !ReadStrings(g, text, "neutral", &group.neutral, &problem, &where))
         return fail();
+      if (g.contains("spawn_on_construct") && !g["spawn_on_construct"].is_boolean()) {
+        problem = "'spawn_on_construct' must be true or false";
+        where = KeyOffset(text, "spawn_on_construct");
+        return fail();
+      }
       group.spawn_on_construct = g.value("spawn_on_construct", false);
       if (group.join.empty()) {
         problem = "task group '" + group.type + "' needs at least one 'join' method";
@@ -152,17 +170,29 @@ bool ParseModel(std::string_view text, std::string_view source, ApiModel* model,
   return true;
 }
 
+}  // namespace
+
+bool ParseModel(std::string_view text, std::string_view source, ApiModel* model,
+                std::string* error) {
+  // Every type is checked above; whatever nlohmann may still throw is an
+  // error in the model, never a crash.
+  try {
+    return ParseModelJson(text, source, model, error);
+  } catch (const json::exception& e) {
+    *error = std::string(source) + ":1:1: error: " + io::JsonExceptionMessage(e);
+    return false;
+  }
+}
+
 bool LoadModel(const std::string& path, ApiModel* model, std::string* error) {
   if (path == "builtin:libtether") return ParseModel(kLibtetherModelJson, path, model, error);
   if (path == "builtin:std-stop-token") return ParseModel(kStopTokenModelJson, path, model, error);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot open model file";
+  std::string text;
+  if (std::optional<io::ReadError> err = io::ReadInputFile(path, &text)) {
+    *error = err->ToString();
     return false;
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return ParseModel(buf.str(), path, model, error);
+  return ParseModel(text, path, model, error);
 }
 
 }  // namespace tether::check

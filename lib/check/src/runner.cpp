@@ -15,6 +15,7 @@
 #include "ast_util.hpp"
 #include "cache.hpp"
 #include "check_base.hpp"
+#include "tether/check/read_input.hpp"
 
 namespace tether::check {
 
@@ -208,6 +209,15 @@ std::string Absolute(const std::string& path) {
   return std::string(p.str());
 }
 
+// The working directory of the first compile command of `file` that does not
+// exist, or "" when all do.
+std::string MissingDirectory(const tooling::CompilationDatabase& db, const std::string& file) {
+  for (const tooling::CompileCommand& cmd : db.getCompileCommands(file)) {
+    if (!cmd.Directory.empty() && !llvm::sys::fs::is_directory(cmd.Directory)) return cmd.Directory;
+  }
+  return "";
+}
+
 UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& file,
                    const RunOptions& options, const ApiModel& model, bool record_deps) {
   UnitResult out;
@@ -278,6 +288,13 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
   std::string err;
   std::unique_ptr<tooling::CompilationDatabase> db;
   if (!options.build_dir.empty()) {
+    // LLVM reads compile_commands.json whatever it is: a FIFO would block it
+    // for ever, /dev/zero exhaust memory. Refuse those first, as every input.
+    // (Absent: LLVM says so, or finds compile_flags.txt.)
+    if (std::string bad = RefuseUnreadableInput(options.build_dir + "/compile_commands.json"); !bad.empty()) {
+      result.error = bad;
+      return result;
+    }
     db = tooling::CompilationDatabase::loadFromDirectory(options.build_dir, err);
     if (!db) {
       result.error = options.build_dir + ": cannot load compile_commands.json: " + err;
@@ -307,6 +324,16 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
     bool excluded = false;
     for (const auto& ex : options.exclude_substrings) excluded |= f.find(ex) != std::string::npos;
     if (!excluded) selected.push_back(f);
+  }
+  if (selected.empty()) {
+    // Checking nothing is not a clean result.
+    result.error = "no translation units to check";
+    if (!files.empty()) {
+      result.error += ": --exclude left none of the " + std::to_string(files.size());
+    } else if (!options.build_dir.empty()) {
+      result.error += ": " + options.build_dir + "/compile_commands.json lists none";
+    }
+    return result;
   }
   for (const auto& [name, make] : CheckFactories())
     if (CheckEnabled(options.checks, name)) result.summary.enabled_checks.push_back(name);
@@ -338,6 +365,14 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
         units[i].failed = true;
         units[i].errors.push_back("error: no compile command for this file in " + options.build_dir +
                                   "/compile_commands.json");
+        continue;
+      }
+      // ClangTool aborts the process ("Cannot chdir") on a compile command
+      // whose directory is gone: say so for this unit instead.
+      if (std::string dir = MissingDirectory(*db, selected[i]); !dir.empty()) {
+        units[i].failed = true;
+        units[i].errors.push_back("error: the compile command's directory '" + dir +
+                                  "' does not exist (is compile_commands.json stale?)");
         continue;
       }
       std::string key;

@@ -2,16 +2,16 @@
 // and LoadScopeGraph.
 #include "tether/graph/input.hpp"
 
-#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <type_traits>
 #include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "tether/io/json.hpp"
+#include "tether/io/read_file.hpp"
 #include "tether/trace/model.hpp"
 
 namespace tether::graph {
@@ -19,22 +19,14 @@ namespace tether::graph {
 using nlohmann::json;
 
 std::string LineColOf(const std::string& text, std::size_t offset) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return std::to_string(line) + ":" + std::to_string(col);
+  io::TextPosition at = io::PositionAt(text, offset);
+  return std::to_string(at.line) + ":" + std::to_string(at.column);
 }
 
 namespace {
 
 Error Bad(const std::string& path, const std::string& text, std::size_t offset, const std::string& what) {
-  return Error(ErrorCode::kInvalidArgument, path + ":" + LineColOf(text, offset) + ": " + what);
+  return Error(ErrorCode::kInvalidArgument, path + ":" + LineColOf(text, offset) + ": error: " + what);
 }
 
 // Finds where a value sits in already-validated JSON text, so that errors
@@ -191,14 +183,16 @@ class FieldReader {
       return e_;                     \
   } while (0)
 
-Error ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error(ErrorCode::kIo, path + ": cannot read: " + std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  *out = buf.str();
+}  // namespace
+
+Error ReadInput(const std::string& path, std::string* out) {
+  if (std::optional<io::ReadError> err = io::ReadInputFile(path, out)) {
+    return Error(ErrorCode::kIo, err->ToString());
+  }
   return {};
 }
+
+namespace {
 
 }  // namespace
 
@@ -227,17 +221,12 @@ Error DetectInput(const std::string& path, const std::string& text, InputKind* k
   return {};
 }
 
-Error LoadStaticGraph(const std::string& path, const std::string& text, StaticGraph* out) {
+namespace {
+
+Error LoadStaticGraphJson(const std::string& path, const std::string& text, StaticGraph* out) {
   json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    // nlohmann: "[json.exception.parse_error.101] parse error at line 3, column 5: <problem>"
-    std::size_t colon = what.find(": ", what.find("column"));
-    std::string problem = colon == std::string::npos ? what : what.substr(colon + 2);
-    std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    return Bad(path, text, offset, "malformed JSON: " + problem);
+  if (std::optional<io::JsonProblem> p = io::ParseJson(text, &root)) {
+    return Bad(path, text, p->offset, "malformed JSON: " + p->message);
   }
   JsonLocator loc(text);
   FieldReader r(path, text, loc);
@@ -342,9 +331,21 @@ Error LoadStaticGraph(const std::string& path, const std::string& text, StaticGr
   return {};
 }
 
+}  // namespace
+
+Error LoadStaticGraph(const std::string& path, const std::string& text, StaticGraph* out) {
+  // The reader checks every type it reads; whatever nlohmann may still throw
+  // is an error in the input, never a crash.
+  try {
+    return LoadStaticGraphJson(path, text, out);
+  } catch (const json::exception& e) {
+    return Bad(path, text, 0, "static graph: " + io::JsonExceptionMessage(e));
+  }
+}
+
 Error LoadScopeGraph(const std::string& path, const LoadOptions& options, ScopeGraph* out) {
   std::string text;
-  TETHER_TRY(ReadFile(path, &text));
+  TETHER_TRY(ReadInput(path, &text));
   InputKind kind;
   TETHER_TRY(DetectInput(path, text, &kind));
   if (kind == InputKind::kTrace) {

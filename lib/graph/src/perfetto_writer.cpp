@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tether/graph/writers.hpp"
+#include "tether/trace/saturate.hpp"
 
 namespace tether::graph {
 namespace {
@@ -89,7 +90,7 @@ Error WritePerfetto(const ScopeGraph& sg, std::ostream& out) {
                  "--format perfetto needs a trace: a static graph has no times (use json, dot, svg or html)");
   }
   const Graph& g = sg.graph;
-  auto us = [&](std::int64_t ns) { return static_cast<double>(ns - sg.time_origin_ns) / 1000.0; };
+  auto us = [&](std::int64_t ns) { return static_cast<double>(trace::SaturatingSub(ns, sg.time_origin_ns)) / 1000.0; };
   const double trace_end = us(sg.time_end_ns);
   std::uint64_t max_id = 0;
   for (auto v : boost::make_iterator_range(boost::vertices(g))) max_id = std::max(max_id, g[v].input_id);

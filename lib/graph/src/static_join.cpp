@@ -3,10 +3,8 @@
 #include "tether/graph/static_join.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -106,16 +104,13 @@ std::string Dump(const nlohmann::ordered_json& j) {
 }  // namespace
 
 Error LoadStaticGraphFile(const std::string& path, StaticGraph* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error(ErrorCode::kInvalidArgument, path + ": cannot read the static graph");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  std::string text = buf.str();
+  std::string text;
+  if (Error err = ReadInput(path, &text); !err.ok()) return err;
   InputKind kind = InputKind::kTrace;
   if (Error err = DetectInput(path, text, &kind); !err.ok()) return err;
   if (kind != InputKind::kStaticGraph) {
     return Error(ErrorCode::kInvalidArgument,
-                 path + ":1:1: --static needs a static graph (tether check --graph F.json), not a trace");
+                 path + ":1:1: error: --static needs a static graph (tether check --graph F.json), not a trace");
   }
   return LoadStaticGraph(path, text, out);
 }

@@ -20,6 +20,7 @@
 #include "describe.hpp"
 #include "tether/graph/writers.hpp"
 #include "tether/trace/report.hpp"
+#include "tether/trace/saturate.hpp"
 
 namespace tether::graph {
 namespace {
@@ -96,7 +97,7 @@ class Timeline {
       : sg_(sg), g_(sg.graph), analyses_(analyses), display_(display) {
     folded_ = sg.CountNodes(NodeKind::kTask) > fold_above;
     origin_ = sg.time_origin_ns;
-    span_ = std::max<std::int64_t>(sg.time_end_ns - origin_, 1);
+    span_ = std::max<std::int64_t>(trace::SaturatingSub(sg.time_end_ns, origin_), 1);
     for (std::size_t i = 0; i < analyses.ownership.size(); ++i) path_of_[analyses.ownership[i].task] = i;
     for (const ReportFinding& f : sg.findings) {
       if (f.node && f.kind == "zombie") outlived_[*f.node] = f.outlived_ns;
@@ -143,7 +144,7 @@ class Timeline {
       ".tl g.tl-sel rect{stroke:#2563eb;stroke-width:3}";
 
   double X(std::int64_t t) const {
-    return kGutter + static_cast<double>(std::clamp<std::int64_t>(t - origin_, 0, span_)) * kPlot /
+    return kGutter + static_cast<double>(std::clamp<std::int64_t>(trace::SaturatingSub(t, origin_), 0, span_)) * kPlot /
                          static_cast<double>(span_);
   }
   std::int64_t EndOf(Vertex v) const { return g_[v].end_ns.value_or(sg_.time_end_ns); }
@@ -286,11 +287,12 @@ void Timeline::BuildLanes() {
 void Timeline::WriteAxis(std::ostream& out, double height) const {
   std::int64_t step = TickStep(span_, 10);
   out << "<g class=\"tl-axis\" data-step-ns=\"" << step << "\">\n";
-  for (std::int64_t t = 0; t <= span_; t += step) {
-    double x = X(origin_ + t);
+  for (std::int64_t t = 0;; t += step) {
+    double x = X(trace::SaturatingAdd(origin_, t));
     out << "<line class=\"tl-tick\" x1=\"" << Num(x) << "\" y1=\"" << Num(kAxis - 6) << "\" x2=\"" << Num(x)
         << "\" y2=\"" << Num(height) << "\"/><text class=\"tl-ticklabel\" data-t-ns=\"" << t << "\" x=\"" << Num(x)
         << "\" y=\"" << Num(kAxis - 10) << "\" text-anchor=\"middle\">" << TickLabel(t, step) << "</text>\n";
+    if (t > span_ - step) break;  // the next tick is past the end (and t + step could overflow)
   }
   out << "<text class=\"tl-site\" x=\"8\" y=\"" << Num(kAxis - 10) << "\">time since the program started</text>\n";
   out << "</g>\n";
@@ -338,7 +340,7 @@ void Timeline::WriteLane(std::ostream& out, const Lane& lane, std::size_t index,
       double x1 = X(s.end_ns.value_or(sg_.time_end_ns));
       out << "<g class=\"tl-bar scope\" data-node=\"" << NodeId(row.members.front()) << "\"><title>"
           << EscapeHtml("scope '" + s.name + "' (" + s.key + ")\nbegan at " + detail::SiteText(s.site, true) + "\n" +
-                        (s.end_ns ? "lived " + trace::FormatReportDuration(*s.end_ns - s.begin_ns.value_or(0))
+                        (s.end_ns ? "lived " + trace::FormatReportDuration(trace::SaturatingSub(*s.end_ns, s.begin_ns.value_or(0)))
                                   : std::string("never ended")))
           << "</title><rect class=\"" << (s.end_ns ? "tl-scope-bar" : "tl-scope-open") << "\" x=\"" << Num(x0)
           << "\" y=\"" << Num(y + 3) << "\" width=\"" << Num(std::max(x1 - x0, 1.0)) << "\" height=\"" << Num(kBar)
@@ -484,7 +486,7 @@ std::string Timeline::TaskTitle(const Lane& lane, const Row& row) const {
   }
   t << "spawned at " << detail::SiteText(n.site, true) << "\n";
   if (row.members.size() == 1) {
-    t << "ran " << trace::FormatReportDuration(EndOf(v) - n.begin_ns.value_or(origin_))
+    t << "ran " << trace::FormatReportDuration(trace::SaturatingSub(EndOf(v), n.begin_ns.value_or(origin_)))
       << (n.end_ns ? " (" + n.detail + ")" : std::string(", never ended")) << "\n";
   }
   if (auto o = outlived_.find(v); o != outlived_.end() && lane.scope) {

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "tether/trace/model.hpp"
+#include "tether/trace/saturate.hpp"
 
 namespace tether::trace {
 namespace {
@@ -110,9 +111,11 @@ std::vector<Finding> Analyze(const Trace& trace, const AnalysisOptions& options)
     f.ended = task.end_ns.has_value();
     if (scope_ended) {
       const std::int64_t scope_end = *s->second.end_ns;
-      if (task.end_ns && *task.end_ns <= scope_end + options.grace_ns) continue;
+      if (task.end_ns && *task.end_ns <= SaturatingAdd(scope_end, options.grace_ns)) continue;
       f.kind = FindingKind::kZombie;
-      f.outlived_ns = task.end_ns.value_or(trace_end) - scope_end;
+      // A task still running when its scope ended outlived it by at least
+      // nothing, whatever the trace's (possibly hostile) times say.
+      f.outlived_ns = std::max<std::int64_t>(0, SaturatingSub(task.end_ns.value_or(trace_end), scope_end));
     } else {
       if (task.end_ns) continue;
       f.kind = FindingKind::kLeak;

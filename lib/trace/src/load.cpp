@@ -1,13 +1,13 @@
 // LoadTrace: reads a streamed-JSON trace file (docs/trace-format.md) into the
 // Trace model. Lines may arrive out of time order (each thread flushes its own
 // buffer), so every record fills in the entity it names, whichever comes first.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "tether/io/json.hpp"
+#include "tether/io/read_file.hpp"
 #include "tether/trace/model.hpp"
 
 namespace tether::trace {
@@ -162,30 +162,24 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
 
 Error LineError(const std::string& path, int line, std::size_t col, const std::string& what) {
   return Error(ErrorCode::kInvalidArgument,
-               path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what);
-}
-
-// nlohmann's parse_error::what() is "[json.exception.parse_error.101] parse
-// error at line 1, column 7: syntax error ..."; keep only the part after the
-// position, which names the problem.
-std::string ParseProblem(const json::parse_error& e) {
-  std::string what = e.what();
-  auto pos = what.find(": ", what.find("column"));
-  return pos == std::string::npos ? what : what.substr(pos + 2);
+               path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": error: " + what);
 }
 
 }  // namespace
 
 Error LoadTrace(const std::string& path, Trace* out) {
   *out = Trace();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Error(ErrorCode::kIo, path + ": cannot open trace file: " + std::strerror(errno));
+  std::string text;
+  if (std::optional<io::ReadError> err = io::ReadInputFile(path, &text)) {
+    return Error(ErrorCode::kIo, err->ToString());
   }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Error(ErrorCode::kIo, path + ": read failed");
   if (text.empty()) {
     return LineError(path, 1, 1, "empty trace file (the program wrote no trace header)");
+  }
+  if (std::optional<std::size_t> deep = io::FindJsonTooDeep(text)) {
+    io::TextPosition at = io::PositionAt(text, *deep);
+    return LineError(path, static_cast<int>(at.line), at.column,
+                     "record nested more than " + std::to_string(io::kMaxJsonDepth) + " levels deep");
   }
 
   bool saw_header = false;
@@ -209,8 +203,12 @@ Error LoadTrace(const std::string& path, Trace* out) {
         out->truncated = true;
         break;
       }
-      std::size_t col = e.byte == 0 ? 1 : e.byte;
-      return LineError(path, line_no, col, "malformed record: " + ParseProblem(e));
+      io::JsonProblem p = io::DescribeJsonException(e, line);
+      return LineError(path, line_no, p.offset + 1, "malformed record: " + p.message);
+    } catch (const json::exception& e) {
+      // A number out of range (1e400) and the like: no cut-short excuse.
+      io::JsonProblem p = io::DescribeJsonException(e, line);
+      return LineError(path, line_no, p.offset + 1, "malformed record: " + p.message);
     }
     if (!obj.is_object()) return LineError(path, line_no, 1, "record is not a JSON object");
     if (!saw_header) {
@@ -224,7 +222,7 @@ Error LoadTrace(const std::string& path, Trace* out) {
     } catch (const FieldError& e) {
       return LineError(path, line_no, 1, e.message);
     } catch (const json::exception& e) {
-      return LineError(path, line_no, 1, e.what());
+      return LineError(path, line_no, 1, io::JsonExceptionMessage(e));
     }
     saw_header = true;
   }

@@ -41,7 +41,7 @@ TEST(StaticGraphLoad, TruncatedInputNamesTheEnd) {
   StaticGraph g;
   Error err = Load(text, &g);
   ASSERT_FALSE(err.ok());
-  EXPECT_EQ(err.message().rfind("g.json:8:3: malformed JSON: ", 0), 0u) << err.message();
+  EXPECT_EQ(err.message().rfind("g.json:8:3: error: malformed JSON: ", 0), 0u) << err.message();
 }
 
 TEST(StaticGraphLoad, MistypedFieldNamesItsPosition) {
@@ -50,7 +50,7 @@ TEST(StaticGraphLoad, MistypedFieldNamesItsPosition) {
   StaticGraph g;
   Error err = Load(text, &g);
   ASSERT_FALSE(err.ok());
-  EXPECT_EQ(err.message(), "g.json:6:79: functions[1].line: expected an integer");
+  EXPECT_EQ(err.message(), "g.json:6:79: error: functions[1].line: expected an integer");
 }
 
 TEST(StaticGraphLoad, MissingFieldNamesTheObject) {
@@ -59,7 +59,7 @@ TEST(StaticGraphLoad, MissingFieldNamesTheObject) {
   StaticGraph g;
   Error err = Load(text, &g);
   ASSERT_FALSE(err.ok());
-  EXPECT_EQ(err.message(), "g.json:9:16: findings[0]: missing required field \"check\"");
+  EXPECT_EQ(err.message(), "g.json:9:16: error: findings[0]: missing required field \"check\"");
 }
 
 TEST(StaticGraphLoad, UnknownCallee) {
@@ -68,14 +68,14 @@ TEST(StaticGraphLoad, UnknownCallee) {
   StaticGraph g;
   Error err = Load(text, &g);
   ASSERT_FALSE(err.ok());
-  EXPECT_EQ(err.message(), "g.json:8:33: calls[0].to: unknown function id \"8\"");
+  EXPECT_EQ(err.message(), "g.json:8:33: error: calls[0].to: unknown function id \"8\"");
 }
 
 TEST(StaticGraphLoad, UnsupportedVersion) {
   StaticGraph g;
   Error err = Load(R"({"tether_static_graph": 2, "functions": []})", &g);
   ASSERT_FALSE(err.ok());
-  EXPECT_EQ(err.message(), "g.json:1:25: tether_static_graph: unsupported static graph version 2 "
+  EXPECT_EQ(err.message(), "g.json:1:25: error: tether_static_graph: unsupported static graph version 2 "
                            "(this tether reads version 1)");
 }
 
@@ -93,13 +93,13 @@ TEST(DetectInputTest, RejectsOtherInputWithAPosition) {
   InputKind kind;
   Error err = DetectInput("x.txt", "\n\n  hello", &kind);
   ASSERT_FALSE(err.ok());
-  EXPECT_EQ(err.message(), "x.txt:3:3: expected a JSON object (a trace's header line or a static graph)");
+  EXPECT_EQ(err.message(), "x.txt:3:3: error: expected a JSON object (a trace's header line or a static graph)");
   err = DetectInput("e.json", "  \n", &kind);
   ASSERT_FALSE(err.ok());
-  EXPECT_EQ(err.message(), "e.json:2:1: empty input: expected a trace or a static graph");
+  EXPECT_EQ(err.message(), "e.json:2:1: error: empty input: expected a trace or a static graph");
   err = DetectInput("o.json", "{\"a\":1}\n", &kind);
   ASSERT_FALSE(err.ok());
-  EXPECT_NE(err.message().find("o.json:1:1: neither a trace"), std::string::npos) << err.message();
+  EXPECT_NE(err.message().find("o.json:1:1: error: neither a trace"), std::string::npos) << err.message();
 }
 
 TEST(LineColOfTest, CountsFromOne) {

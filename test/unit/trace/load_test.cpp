@@ -86,7 +86,7 @@ TEST(LoadTrace, MalformedLineNamesPathLineAndColumn) {
   Error err = LoadTrace(f.path(), &t);
   ASSERT_FALSE(err.ok());
   EXPECT_EQ(err.code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(err.message().rfind(f.path() + ":2:28: malformed record", 0), 0u) << err.message();
+  EXPECT_EQ(err.message().rfind(f.path() + ":2:28: error: malformed record", 0), 0u) << err.message();
 }
 
 TEST(LoadTrace, MissingOrMistypedFieldIsAnError) {
@@ -94,13 +94,13 @@ TEST(LoadTrace, MissingOrMistypedFieldIsAnError) {
   f.Write(Lines({Header(), R"({"ev":"end","task":3,"t":5})"}));
   Trace t;
   Error err = LoadTrace(f.path(), &t);
-  EXPECT_EQ(err.message(), f.path() + ":2:1: missing field 'result'");
+  EXPECT_EQ(err.message(), f.path() + ":2:1: error: missing field 'result'");
   f.Write(Lines({Header(), R"({"ev":"end","task":"three","result":"ok","t":5})"}));
   err = LoadTrace(f.path(), &t);
-  EXPECT_EQ(err.message(), f.path() + ":2:1: field 'task' must be an unsigned integer");
+  EXPECT_EQ(err.message(), f.path() + ":2:1: error: field 'task' must be an unsigned integer");
   f.Write(Lines({Header(), R"([1,2,3])"}));
   err = LoadTrace(f.path(), &t);
-  EXPECT_EQ(err.message(), f.path() + ":2:1: record is not a JSON object");
+  EXPECT_EQ(err.message(), f.path() + ":2:1: error: record is not a JSON object");
 }
 
 TEST(LoadTrace, UnknownEventsAndFieldsAreIgnored) {
@@ -118,13 +118,13 @@ TEST(LoadTrace, RejectsFilesThatAreNotTraces) {
   EXPECT_EQ(LoadTrace(f.path(), &t).code(), ErrorCode::kIo);  // does not exist
   f.Write("");
   EXPECT_EQ(LoadTrace(f.path(), &t).message(),
-            f.path() + ":1:1: empty trace file (the program wrote no trace header)");
+            f.path() + ":1:1: error: empty trace file (the program wrote no trace header)");
   f.Write(Lines({R"({"ev":"exit","status":0,"t":9})"}));
   EXPECT_EQ(LoadTrace(f.path(), &t).message(),
-            f.path() + ":1:1: first record is not a trace header (not a tether trace?)");
+            f.path() + ":1:1: error: first record is not a trace header (not a tether trace?)");
   f.Write(Lines({R"({"ev":"header","version":2,"pid":1,"program":"x","t":1})"}));
   EXPECT_EQ(LoadTrace(f.path(), &t).message(),
-            f.path() + ":1:1: unsupported trace version 2 (this tether reads version 1)");
+            f.path() + ":1:1: error: unsupported trace version 2 (this tether reads version 1)");
 }
 
 }  // namespace

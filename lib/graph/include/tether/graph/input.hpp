@@ -30,6 +30,10 @@ struct LoadOptions {
 // tether::trace::Analyze for traces) and builds its scope graph.
 Error LoadScopeGraph(const std::string& path, const LoadOptions& options, ScopeGraph* out);
 
+// Reads an input file through tether::io::ReadInputFile (no directory, FIFO
+// or device; the size cap): kIo with "path: error: ..." otherwise.
+Error ReadInput(const std::string& path, std::string* out);
+
 // "line:col" (1-based) of a byte offset in text.
 std::string LineColOf(const std::string& text, std::size_t offset);
 
