@@ -25,7 +25,7 @@ TEST(ParseJsonTest, SyntaxErrorPointsAtTheByte) {
   ASSERT_TRUE(p);
   TextPosition at = PositionAt(text, p->offset);
   EXPECT_EQ(at.line, 2u);
-  EXPECT_EQ(at.column, 12u);  // the ']'
+  EXPECT_EQ(at.column, 11u);  // the ']'
   EXPECT_EQ(p->message.rfind("syntax error while parsing value", 0), 0u) << p->message;
 }
 
