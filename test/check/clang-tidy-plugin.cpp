@@ -17,7 +17,7 @@
 // A bad model is a configuration error:
 // RUN: not clang-tidy-16 --load=%tidyplugin --checks='-*,tether-lost-cancel' --config="{CheckOptions: {TetherModel: %t.no-such-model.json}}" %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
 // RUN:   | FileCheck --check-prefix=BAD-MODEL %s
-// BAD-MODEL: error: tether-lost-cancel: bad model: {{.*}}no-such-model.json: cannot open model file
+// BAD-MODEL: error: tether-lost-cancel: bad model: {{.*}}no-such-model.json: error: no such file
 #include <tether/context.hpp>
 #include <tether/task.hpp>
 

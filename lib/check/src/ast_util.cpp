@@ -297,7 +297,8 @@ void TuContext::ReportEmptyJustifications(const SourceManager& sm, FileID fid) {
   for (const Justification& j : info.markers) {
     bool names_tether = j.marker == "tether:detached" || j.checks.find("tether-") != std::string::npos;
     bool region = j.marker == "NOLINTBEGIN" || j.marker == "NOLINTEND";
-    // An unmatched bare NOLINTBEGIN/END is clang-tidy's to report as well as ours.
+    // An unmatched bare region marker (BEGIN or END with no check list) is
+    // clang-tidy's to report as well as ours.
     bool unmatched = region && j.unmatched && (names_tether || j.checks.empty());
     if (!unmatched && (!j.reason.empty() || j.marker == "NOLINTEND" || !names_tether)) continue;
     Finding f;

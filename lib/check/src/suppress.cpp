@@ -163,7 +163,9 @@ std::optional<Justification> FindJustification(const std::vector<std::string_vie
     for (const auto& j : markers)
       if (j.line == above && applies(j, false)) return j;
   }
-  // The innermost NOLINTBEGIN...NOLINTEND region around the line.
+  // The innermost BEGIN...END suppression region around the line. (Prose
+  // must not spell the markers: the scanner, like clang-tidy's, reads them
+  // in any comment.)
   const Justification* region = nullptr;
   for (const auto& j : markers)
     if (j.marker == "NOLINTBEGIN" && !j.unmatched && j.line <= line && line <= j.end_line &&

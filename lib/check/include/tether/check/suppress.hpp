@@ -1,10 +1,11 @@
 // Justifications: `// tether:detached(<why>)` and NOLINT(tether-<check>) /
 // NOLINTNEXTLINE(...). A finding is suppressed by a marker on its own line
-// or in the comment block directly above it, or by a NOLINTBEGIN(...) /
-// NOLINTEND(...) region around it (clang-tidy's rules: an END closes the
-// latest open BEGIN with the same check list). A marker without a reason is
-// itself a finding (tether-justification): a detach must say why; so is an
-// unmatched NOLINTBEGIN or NOLINTEND.
+// or in the comment block directly above it, or by a BEGIN(...) / END(...)
+// region of clang-tidy's NOLINT markers around it (clang-tidy's rules: an END
+// closes the latest open BEGIN with the same check list). A marker without a
+// reason is itself a finding (tether-justification): a detach must say why;
+// so is an unmatched region marker. (This prose never spells the region
+// markers whole: the scanner, like clang-tidy's, reads them in any comment.)
 #pragma once
 
 #include <optional>
@@ -16,15 +17,15 @@ namespace tether::check {
 
 struct Justification {
   unsigned line = 0, col = 0;  // 1-based position of the marker
-  std::string marker;          // "tether:detached", "NOLINT", "NOLINTNEXTLINE",
-                               // "NOLINTBEGIN", "NOLINTEND"
+  std::string marker;          // "tether:detached", "NOLINT", "NOLINTNEXTLINE", or
+                               // the region markers ("NOLINT" + "BEGIN" / "END")
   std::string checks;          // the (...) glob list of NOLINT; empty: all checks
-  std::string reason;          // trimmed; empty is a finding (NOLINTEND needs none)
-  unsigned end_line = 0;       // NOLINTBEGIN: the line of its NOLINTEND; 0 while unmatched
-  bool unmatched = false;      // a NOLINTBEGIN without END, or an END without BEGIN
+  std::string reason;          // trimmed; empty is a finding (a region's END needs none)
+  unsigned end_line = 0;       // a region's BEGIN: the line of its END; 0 while unmatched
+  bool unmatched = false;      // a region BEGIN without END, or an END without BEGIN
 };
 
-// All markers in a file's text, with NOLINTBEGIN/NOLINTEND paired.
+// All markers in a file's text, with region BEGIN/END markers paired.
 std::vector<Justification> ScanJustifications(std::string_view text);
 
 // The marker that suppresses check (e.g. "tether-lost-cancel") at 1-based
