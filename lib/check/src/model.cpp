@@ -39,7 +39,29 @@ bool ReadStrings(const json& doc, std::string_view text, const char* key,
 const char* const kKnownKeys[] = {"name", "description", "context_types", "root_factories",
                                   "default_constructed_context_is_root", "derivations",
                                   "sanctioned_detaches", "cancel_types", "task_groups",
-                                  "detached_spawns", "sibling_suffixes"};
+                                  "detached_spawns", "sibling_suffixes", "task_spawns",
+                                  "blocking_calls", "cleanup_calls"};
+
+// '*' matches any run of characters.
+bool Glob(std::string_view p, std::string_view s) {
+  size_t star = std::string_view::npos, match = 0, i = 0, j = 0;
+  while (j < s.size()) {
+    if (i < p.size() && p[i] != '*' && p[i] == s[j]) {
+      ++i;
+      ++j;
+    } else if (i < p.size() && p[i] == '*') {
+      star = i++;
+      match = j;
+    } else if (star != std::string_view::npos) {
+      i = star + 1;
+      j = ++match;
+    } else {
+      return false;
+    }
+  }
+  while (i < p.size() && p[i] == '*') ++i;
+  return i == p.size();
+}
 
 }  // namespace
 
@@ -70,6 +92,24 @@ void ApiModel::Merge(const ApiModel& o) {
   for (auto& g : new_groups) task_groups.push_back(std::move(g));
   add(detached_spawns, o.detached_spawns);
   add(sibling_suffixes, o.sibling_suffixes);
+  add(task_spawns, o.task_spawns);
+  add(blocking_calls, o.blocking_calls);
+  add(cleanup_calls, o.cleanup_calls);
+}
+
+bool ApiModel::MatchesPattern(const std::vector<std::string>& patterns, std::string_view qualified,
+                              std::string_view bare) {
+  for (const std::string& p : patterns) {
+    std::string_view pat(p);
+    if (pat.rfind("::", 0) == 0) {
+      if (qualified.find("::") == std::string_view::npos && Glob(pat.substr(2), qualified)) return true;
+    } else if (pat.find("::") != std::string_view::npos) {
+      if (Glob(pat, qualified)) return true;
+    } else if (Glob(pat, bare)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 const TaskGroupModel* ApiModel::FindGroup(std::string_view type) const {
@@ -121,7 +161,10 @@ bool ParseModelJson(std::string_view text, std::string_view source, ApiModel* mo
       !ReadStrings(doc, text, "sanctioned_detaches", &m.sanctioned_detaches, &problem, &where) ||
       !ReadStrings(doc, text, "cancel_types", &m.cancel_types, &problem, &where) ||
       !ReadStrings(doc, text, "detached_spawns", &m.detached_spawns, &problem, &where) ||
-      !ReadStrings(doc, text, "sibling_suffixes", &m.sibling_suffixes, &problem, &where))
+      !ReadStrings(doc, text, "sibling_suffixes", &m.sibling_suffixes, &problem, &where) ||
+      !ReadStrings(doc, text, "task_spawns", &m.task_spawns, &problem, &where) ||
+      !ReadStrings(doc, text, "blocking_calls", &m.blocking_calls, &problem, &where) ||
+      !ReadStrings(doc, text, "cleanup_calls", &m.cleanup_calls, &problem, &where))
     return fail();
   if (doc.contains("default_constructed_context_is_root")) {
     if (!doc["default_constructed_context_is_root"].is_boolean()) {

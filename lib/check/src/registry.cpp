@@ -9,6 +9,7 @@ std::unique_ptr<Check> MakeContextNotForwardedCheck(TuContext& tu);
 std::unique_ptr<Check> MakeUnwaitedGroupCheck(TuContext& tu);
 std::unique_ptr<Check> MakeLostCancelCheck(TuContext& tu);
 std::unique_ptr<Check> MakeDetachedTaskCheck(TuContext& tu);
+std::unique_ptr<Check> MakeTaskIgnoresContextCheck(TuContext& tu);
 
 const std::vector<std::pair<std::string, CheckFactory>>& CheckFactories() {
   static const std::vector<std::pair<std::string, CheckFactory>> factories = {
@@ -17,6 +18,7 @@ const std::vector<std::pair<std::string, CheckFactory>>& CheckFactories() {
       {"tether-unwaited-group", MakeUnwaitedGroupCheck},
       {"tether-lost-cancel", MakeLostCancelCheck},
       {"tether-detached-task", MakeDetachedTaskCheck},
+      {"tether-task-ignores-context", MakeTaskIgnoresContextCheck},
   };
   return factories;
 }

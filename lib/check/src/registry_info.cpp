@@ -46,6 +46,16 @@ const std::vector<CheckInfo>& AllCheckInfos() {
        "Give the task an owner (a TaskGroup that is waited for), or justify the detach with "
        "// tether:detached(<why>) on the line or the line above.",
        "high"},
+      {"tether-task-ignores-context",
+       "A task has a context but never reads it while it blocks.",
+       "A task (TaskGroup::Go, tether::Go, AfterFunc, a std::thread or std::jthread lambda) is "
+       "given a context or can capture one, but neither its body nor the same-TU functions it "
+       "calls read it (no Done/Err/Value, never passed on), while it blocks: it reads a pipe or "
+       "stream, waits, sleeps or loops without a bound. Cancelling the context does not stop it: "
+       "the log goroutine of Vela's TailContainer.",
+       "Read the context in the task: pass it to the blocking call, wait on ctx.Done() together "
+       "with the other source (tether::Select), or check ctx.Err() in the loop.",
+       "medium"},
       {"tether-justification",
        "A suppression or detach marker gives no reason.",
        "A tether:detached() marker or a NOLINT(tether-...) suppression with an empty reason "

@@ -30,11 +30,20 @@ struct ApiModel {
   std::vector<TaskGroupModel> task_groups;
   std::vector<std::string> detached_spawns;  // functions, or Class::method
   std::vector<std::string> sibling_suffixes;
+  // Name patterns ('*' matches any run; a pattern with "::" is matched
+  // against the qualified name, template arguments removed, otherwise
+  // against the bare name; a leading "::" means the global scope).
+  std::vector<std::string> task_spawns;      // calls/constructors that start a task from a callable
+  std::vector<std::string> blocking_calls;   // calls that block without a context
+  std::vector<std::string> cleanup_calls;    // calls that release resources (must run after cancel)
 
   // Adds every list of other to this one.
   void Merge(const ApiModel& other);
   const TaskGroupModel* FindGroup(std::string_view qualified_type) const;
   static bool Contains(const std::vector<std::string>& list, std::string_view name);
+  // qualified: "ns::Class::method" (no template arguments); bare: "method".
+  static bool MatchesPattern(const std::vector<std::string>& patterns, std::string_view qualified,
+                             std::string_view bare);
 };
 
 // Parses a model. On error returns false and sets *error to

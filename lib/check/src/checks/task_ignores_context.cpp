@@ -1,0 +1,111 @@
+/// tether-task-ignores-context: a task that is given a context, or can
+/// capture one, but never reads it (no Done/Err/Value, never passes it on)
+/// while it blocks: the log-copying goroutine of Vela's TailContainer that
+/// outlives its build. Docs: docs/checks/task-ignores-context.md
+#include "../ast_util.hpp"
+#include "../check_base.hpp"
+
+namespace tether::check {
+namespace {
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+class TaskIgnoresContextCheck : public Check {
+ public:
+  using Check::Check;
+
+  void registerMatchers(MatchFinder* finder) override {
+    std::vector<StringRef> spawns(model().task_spawns.begin(), model().task_spawns.end());
+    if (spawns.empty()) return;
+    finder->addMatcher(callExpr(callee(functionDecl(hasAnyName(spawns)))).bind("spawn"), this);
+    finder->addMatcher(cxxConstructExpr(hasDeclaration(functionDecl(hasAnyName(spawns)))).bind("spawn"),
+                       this);
+  }
+
+  void check(const MatchFinder::MatchResult& result) override {
+    const auto* spawn = result.Nodes.getNodeAs<Expr>("spawn");
+    if (!spawn || spawn->isValueDependent()) return;
+    std::vector<const Expr*> args;
+    if (const auto* call = dyn_cast<CallExpr>(spawn))
+      args.assign(call->arg_begin(), call->arg_end());
+    else if (const auto* ctor = dyn_cast<CXXConstructExpr>(spawn))
+      args.assign(ctor->arg_begin(), ctor->arg_end());
+    const LambdaExpr* lambda = nullptr;
+    std::string given;  // a context handed to the spawn itself: Go(ctx, f), std::thread(f, ctx)
+    for (const Expr* arg : args) {
+      if (isa<CXXDefaultArgExpr>(arg)) continue;
+      if (const LambdaExpr* l = LambdaOf(arg)) {
+        if (!lambda) lambda = l;
+      } else if (given.empty() && IsContextType(arg->getType(), model())) {
+        given = Spelling(arg);
+      }
+    }
+    if (!lambda) return;
+    const CXXMethodDecl* op = lambda->getCallOperator();
+    if (!op || !op->hasBody()) return;
+
+    // The contexts the task has: its own context parameters, what it
+    // captures or can name, and what the spawn hands it.
+    std::string ctx_name;
+    bool has_param = false;
+    for (const ParmVarDecl* p : op->parameters()) {
+      if (!IsContextType(p->getType(), model())) continue;
+      has_param = true;
+      if (ctx_name.empty() && p->getIdentifier()) ctx_name = p->getNameAsString();
+    }
+    if (ctx_name.empty()) ctx_name = given;
+    if (ctx_name.empty() && has_param) ctx_name = "the context parameter";
+    if (ctx_name.empty()) {
+      std::vector<ReachableContext> reachable = ReachableContexts(op, model());
+      if (reachable.empty()) return;
+      ctx_name = reachable[0].spelling;
+    }
+    if (ReadsContext(op->getBody(), model())) return;
+    std::string why;
+    const Stmt* blocks = FindBlocking(op->getBody(), model(), ast(), true, 2, &why);
+    if (!blocks) return;
+
+    Finding* f = diag(SpawnLoc(spawn), "task started here has context '" + ctx_name +
+                                           "' but never reads it (no Done/Err/Value, never "
+                                           "passes it on) while it blocks; it keeps running "
+                                           "after '" + ctx_name + "' is cancelled");
+    if (!f) return;
+    note(f, blocks->getBeginLoc(), "the task blocks here: " + why);
+  }
+
+ private:
+  // The lambda an argument is, directly or through a local variable.
+  static const LambdaExpr* LambdaOf(const Expr* arg) {
+    const Expr* e = arg->IgnoreImplicit();
+    if (const auto* ctor = dyn_cast<CXXConstructExpr>(e); ctor && ctor->getNumArgs() == 1)
+      e = ctor->getArg(0)->IgnoreImplicit();
+    if (const auto* l = dyn_cast<LambdaExpr>(e)) return l;
+    if (const auto* dre = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()))
+      if (const auto* v = dyn_cast<VarDecl>(dre->getDecl()); v && v->getInit())
+        return dyn_cast<LambdaExpr>(v->getInit()->IgnoreImplicit());
+    return nullptr;
+  }
+
+  std::string Spelling(const Expr* e) {
+    CharSourceRange r = CharSourceRange::getTokenRange(e->getSourceRange());
+    return std::string(Lexer::getSourceText(r, sm(), ast().getLangOpts()));
+  }
+
+  static SourceLocation SpawnLoc(const Expr* spawn) {
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(spawn))
+      if (const auto* me = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens())) return me->getMemberLoc();
+    if (const auto* call = dyn_cast<CallExpr>(spawn))
+      if (const auto* dre = dyn_cast<DeclRefExpr>(call->getCallee()->IgnoreParenImpCasts()))
+        return dre->getBeginLoc();
+    return spawn->getBeginLoc();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> MakeTaskIgnoresContextCheck(TuContext& tu) {
+  return std::make_unique<TaskIgnoresContextCheck>("tether-task-ignores-context", tu);
+}
+
+}  // namespace tether::check
