@@ -478,8 +478,10 @@ bool IsBlockingCall(const CallExpr* call, const ApiModel& m, std::string* why) {
     return true;
   }
   if (const FunctionDecl* sibling = FindContextSibling(callee, m)) {
-    *why = "'" + name + "' ignores the context; its sibling '" + sibling->getNameAsString() +
-           "' takes one";
+    *why = sibling->getName() == callee->getName()
+               ? "'" + name + "' ignores the context; an overload of it takes one"
+               : "'" + name + "' ignores the context; its sibling '" + sibling->getNameAsString() +
+                     "' takes one";
     return true;
   }
   return false;

@@ -10,6 +10,7 @@ std::unique_ptr<Check> MakeUnwaitedGroupCheck(TuContext& tu);
 std::unique_ptr<Check> MakeLostCancelCheck(TuContext& tu);
 std::unique_ptr<Check> MakeDetachedTaskCheck(TuContext& tu);
 std::unique_ptr<Check> MakeTaskIgnoresContextCheck(TuContext& tu);
+std::unique_ptr<Check> MakeLoopWithoutContextCheck(TuContext& tu);
 
 const std::vector<std::pair<std::string, CheckFactory>>& CheckFactories() {
   static const std::vector<std::pair<std::string, CheckFactory>> factories = {
@@ -19,6 +20,7 @@ const std::vector<std::pair<std::string, CheckFactory>>& CheckFactories() {
       {"tether-lost-cancel", MakeLostCancelCheck},
       {"tether-detached-task", MakeDetachedTaskCheck},
       {"tether-task-ignores-context", MakeTaskIgnoresContextCheck},
+      {"tether-loop-without-context", MakeLoopWithoutContextCheck},
   };
   return factories;
 }

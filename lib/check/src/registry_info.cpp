@@ -56,6 +56,16 @@ const std::vector<CheckInfo>& AllCheckInfos() {
        "Read the context in the task: pass it to the blocking call, wait on ctx.Done() together "
        "with the other source (tether::Select), or check ctx.Err() in the loop.",
        "medium"},
+      {"tether-loop-without-context",
+       "A loop blocks without a bound and never reads the context it has.",
+       "A loop with a blocking call that passes no context (a sleep, a condition-variable wait, "
+       "Recv without a context, a model-listed blocking call, or the context-less X of an "
+       "X/XWithContext pair), in a function that can reach a context, where nothing in the loop "
+       "reads the context and the loop has no constant bound. Cancelling the context does not "
+       "end it: Go's wait.ExponentialBackoff where ExponentialBackoffWithContext was meant.",
+       "Check ctx.Err() in the loop, pass the context to the blocking call (or call its "
+       "context-taking sibling), or wait on ctx.Done() together with the timer (tether::Select).",
+       "medium"},
       {"tether-justification",
        "A suppression or detach marker gives no reason.",
        "A tether:detached() marker or a NOLINT(tether-...) suppression with an empty reason "

@@ -143,6 +143,8 @@ class GroupState {
         unwaited = false;
         return;
       }
+      // Wait joins every task whatever the context (its contract): ctx only asks tasks to end.
+      // NOLINTNEXTLINE(tether-loop-without-context): joining must not stop on cancellation
       slot_freed.wait(lock, [&] { return !finished.empty(); });
     }
   }
