@@ -11,6 +11,7 @@ std::unique_ptr<Check> MakeLostCancelCheck(TuContext& tu);
 std::unique_ptr<Check> MakeDetachedTaskCheck(TuContext& tu);
 std::unique_ptr<Check> MakeTaskIgnoresContextCheck(TuContext& tu);
 std::unique_ptr<Check> MakeLoopWithoutContextCheck(TuContext& tu);
+std::unique_ptr<Check> MakeCleanupOnCancellableContextCheck(TuContext& tu);
 
 const std::vector<std::pair<std::string, CheckFactory>>& CheckFactories() {
   static const std::vector<std::pair<std::string, CheckFactory>> factories = {
@@ -21,6 +22,7 @@ const std::vector<std::pair<std::string, CheckFactory>>& CheckFactories() {
       {"tether-detached-task", MakeDetachedTaskCheck},
       {"tether-task-ignores-context", MakeTaskIgnoresContextCheck},
       {"tether-loop-without-context", MakeLoopWithoutContextCheck},
+      {"tether-cleanup-on-cancellable-context", MakeCleanupOnCancellableContextCheck},
   };
   return factories;
 }

@@ -66,6 +66,16 @@ const std::vector<CheckInfo>& AllCheckInfos() {
        "Check ctx.Err() in the loop, pass the context to the blocking call (or call its "
        "context-taking sibling), or wait on ctx.Done() together with the timer (tether::Select).",
        "medium"},
+      {"tether-cleanup-on-cancellable-context",
+       "Cleanup runs on a context that a timeout or cancel may already have ended.",
+       "A cleanup call (a model cleanup_calls name: Destroy*, Cleanup*, Close*, Remove*, ...; or "
+       "any call in a scope guard or a destructor) is passed a context derived by WithTimeout, "
+       "WithDeadline, WithCancel or TaskGroup::WithContext in the same function, or in a caller "
+       "in the same TU. When the deadline passes or the cancel runs, the cleanup fails at once or "
+       "is cut short: Vela's DestroyBuild after the build timeout.",
+       "Run cleanup on WithoutCancel(ctx) with a deadline of its own: "
+       "WithTimeout(WithoutCancel(ctx), d), justified with // tether:detached(<why>).",
+       "medium"},
       {"tether-justification",
        "A suppression or detach marker gives no reason.",
        "A tether:detached() marker or a NOLINT(tether-...) suppression with an empty reason "

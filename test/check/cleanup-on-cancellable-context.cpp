@@ -1,0 +1,103 @@
+// REQUIRES: checker
+// RUN: not %tether check --quiet --checks=-*,tether-cleanup-on-cancellable-context %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
+// RUN:   | FileCheck %s -implicit-check-not="warning:" -implicit-check-not="note:"
+// RUN: grep -v CHECK %s > %t.cpp
+// RUN: not %tether check --quiet --fix --checks=-*,tether-cleanup-on-cancellable-context %t.cpp -- -std=c++20 -I%srcroot/lib/context/include
+// RUN: FileCheck --check-prefix=CHECK-FIXES %s --input-file=%t.cpp
+#include <chrono>
+#include <functional>
+#include <utility>
+
+#include <tether/context.hpp>
+#include <tether/task.hpp>
+
+using namespace std::chrono_literals;
+tether::Error ExecBuild(const tether::Context& ctx);
+tether::Error DestroyBuild(const tether::Context& ctx);
+tether::Error UploadLogs(const tether::Context& ctx);
+void CloseStream(const tether::Context& ctx, int stream);
+
+struct ScopeExit {
+  explicit ScopeExit(std::function<void()> f) : f_(std::move(f)) {}
+  ~ScopeExit() { f_(); }
+  std::function<void()> f_;
+};
+
+// Vela's exec(): DestroyBuild on the context the build timeout ends.
+tether::Error Exec(const tether::Context& build_ctx) {
+  auto [ctx, timeout] = tether::WithTimeout(build_ctx, 30min);
+  ScopeExit release{[&] { timeout(); }};
+  tether::Error err = ExecBuild(ctx);
+  DestroyBuild(ctx);
+  // CHECK: :[[@LINE-1]]:16: warning: cleanup call 'DestroyBuild' is passed context 'ctx', which 'tether::WithTimeout' may already have ended; cleanup must run on a context that outlives the work: pass WithoutCancel(ctx) (with its own deadline: WithTimeout(WithoutCancel(ctx), d)) [tether-cleanup-on-cancellable-context]
+  // CHECK: :[[@LINE-5]]:25: note: 'tether::WithTimeout' derives the context here; its deadline or cancel ends it before the cleanup
+  // CHECK-FIXES: {{^}}  DestroyBuild(tether::WithoutCancel(ctx));{{$}}
+  return err;
+}
+
+// Any call in a scope guard: the final upload, deferred, on a cancellable context.
+void Stream(const tether::Context& parent) {
+  auto [ctx, cancel] = tether::WithCancel(parent);
+  ScopeExit upload{[&] { UploadLogs(ctx); }};
+  // CHECK: :[[@LINE-1]]:37: warning: call to 'UploadLogs' in a scope guard is passed context 'ctx', which 'tether::WithCancel' may already have ended
+  // CHECK: :[[@LINE-3]]:24: note: 'tether::WithCancel' derives the context here
+  // CHECK-FIXES: {{^}}  ScopeExit upload{[&] { UploadLogs(tether::WithoutCancel(ctx)); }};{{$}}
+  ScopeExit stop{[&] { cancel(); }};
+  ExecBuild(ctx);
+}
+
+// The caller's timeout: FinishStream gets its context from a call in this TU.
+void FinishStream(const tether::Context& ctx, int stream) {
+  CloseStream(ctx, stream);
+  // CHECK: :[[@LINE-1]]:15: warning: cleanup call 'CloseStream' is passed context 'ctx', which 'tether::WithDeadline' may already have ended
+  // CHECK: :[[@LINE+6]]:3: note: 'FinishStream' is called here with a context that may already be done
+  // CHECK: :[[@LINE+4]]:25: note: 'tether::WithDeadline' derives the context here
+  // CHECK-FIXES: {{^}}  CloseStream(tether::WithoutCancel(ctx), stream);{{$}}
+}
+void Run(const tether::Context& ctx, tether::TimePoint until) {
+  auto [dctx, cancel] = tether::WithDeadline(ctx, until);
+  FinishStream(dctx, 3);
+  cancel();
+}
+
+// A task group's context is cancelled when Wait returns.
+void Group(const tether::Context& ctx) {
+  auto [g, gctx] = tether::TaskGroup::WithContext(ctx);
+  g.Go([&] { return ExecBuild(gctx); });
+  g.Wait();
+  DestroyBuild(gctx);
+  // CHECK: :[[@LINE-1]]:16: warning: cleanup call 'DestroyBuild' is passed context 'gctx', which 'tether::TaskGroup::WithContext' may already have ended
+  // CHECK: :[[@LINE-5]]:20: note: 'tether::TaskGroup::WithContext' derives the context here
+}
+
+// ---- Not findings -------------------------------------------------------
+
+// The sanctioned form: the cleanup's own deadline on WithoutCancel.
+void Sanctioned(const tether::Context& ctx) {
+  auto [tctx, timeout] = tether::WithTimeout(ctx, 1min);
+  ExecBuild(tctx);
+  timeout();
+  // tether:detached(cleanup must outlive the build's cancellation)
+  auto [cctx, cancel] = tether::WithTimeout(tether::WithoutCancel(ctx), 30s);
+  DestroyBuild(cctx);
+  cancel();
+  // tether:detached(same, through a variable)
+  tether::Context detached = tether::WithoutCancel(ctx);
+  auto [c2, cancel2] = tether::WithTimeout(detached, 30s);
+  DestroyBuild(c2);
+  DestroyBuild(tether::WithoutCancel(tctx));
+  cancel2();
+}
+
+// The caller's own context, not derived here and not by a caller in this TU.
+void Plain(const tether::Context& ctx) {
+  DestroyBuild(ctx);
+  ScopeExit guard{[&] { UploadLogs(ctx); }};
+}
+
+// Not a cleanup call, not in a guard.
+void Work(const tether::Context& ctx) {
+  auto [tctx, cancel] = tether::WithTimeout(ctx, 1s);
+  ExecBuild(tctx);
+  cancel();
+}
