@@ -72,8 +72,10 @@ class TetherTidyCheck : public tidy::ClangTidyCheck {
     }
     SortAndDedupe(&tu_->findings);
     for (const Finding& f : tu_->findings) Emit(sm, f);
-    tu_.reset();
-    check_.reset();
+    // check_ stays alive: the MatchFinder still holds it as a callback and
+    // calls its onEndOfTranslationUnit after or before ours (in no set
+    // order); destroying it here crashed clang-tidy once several checks ran.
+    tu_->findings.clear();
     ast_ = nullptr;
   }
 
