@@ -5,10 +5,11 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "runtime/wake_fd.hpp"
+#include "tether/io/read_file.hpp"
 
 namespace tether::worker::queue {
 
@@ -76,9 +77,13 @@ Error ReadRedisPassword(std::string* out) {
     return Error();
   }
   if (const char* f = std::getenv("TETHER_REDIS_PASSWORD_FILE"); f && *f) {
-    std::ifstream in(f);
-    if (!in) return Error(ErrorCode::kIo, std::string("cannot read TETHER_REDIS_PASSWORD_FILE ") + f);
-    std::getline(in, *out);
+    // Through lib/io: a FIFO or directory is refused instead of blocking
+    // the worker at start-up, and the size is capped.
+    std::string text;
+    if (std::optional<io::ReadError> err = io::ReadInputFile(f, &text)) {
+      return Error(ErrorCode::kIo, "TETHER_REDIS_PASSWORD_FILE: " + err->ToString());
+    }
+    *out = text.substr(0, text.find('\n'));
     if (!out->empty() && out->back() == '\r') out->pop_back();
   }
   return Error();

@@ -4,12 +4,12 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "json_pos.hpp"
+#include "tether/io/read_file.hpp"
 
 namespace tether::check {
 namespace {
@@ -115,14 +115,14 @@ bool ParseBaseline(const std::string& text, const std::string& source, Baseline*
 }
 
 bool LoadBaseline(const std::string& path, Baseline* baseline, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ":1:1: error: cannot open baseline file";
+  // Through lib/io like every other input: a directory, FIFO or device is
+  // refused before it is opened, and the size is capped.
+  std::string text;
+  if (std::optional<io::ReadError> err = io::ReadInputFile(path, &text)) {
+    *error = err->ToString();
     return false;
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return ParseBaseline(buf.str(), path, baseline, error);
+  return ParseBaseline(text, path, baseline, error);
 }
 
 unsigned ApplyBaseline(const Baseline& baseline, RunSummary* run) {
