@@ -75,7 +75,7 @@ void BM_TracerEvent(benchmark::State& state) {
 }
 BENCHMARK(BM_TracerEvent)->Threads(1)->Threads(2)->UseRealTime();
 
-// The same with a name and a site (a spawn: two slots).
+// A spawn: a name and a site (one slot once its pair is interned).
 void BM_TracerSpawnEvent(benchmark::State& state) {
   std::uint64_t task = 1;
   const std::source_location loc = std::source_location::current();

@@ -225,33 +225,21 @@ Error FileSink::Open(const std::string& path, FileSink** out) {
   return Error();
 }
 
-std::uint32_t FileSink::LookupSite(std::string_view name, const std::source_location& loc) {
-  if (name.size() > kMaxInternedName) return kNoSiteId;
-  const SpawnSite* site = nullptr;
-  std::uint32_t id = kNoSiteId;
-  {
-    std::lock_guard<std::mutex> lock(sites_mu_);
-    auto key = std::make_tuple(loc.file_name(), loc.line(), loc.column(), loc.function_name(), name);
-    if (auto it = site_ids_.find(key); it != site_ids_.end()) {
-      id = it->second;
-    } else {
-      if (sites_.size() >= kMaxSites) return kNoSiteId;
-      id = static_cast<std::uint32_t>(sites_.size());
-      sites_.push_back(SpawnSite{std::string(name), loc});
-      std::get<4>(key) = sites_.back().name;
-      site_ids_.emplace(key, id);
-    }
-    site = &sites_[id];
+void FileSink::PutSpawnSlow(std::uint64_t task, std::uint64_t ctx, std::uint64_t group,
+                            std::uint64_t scope, std::uint64_t detached_from,
+                            std::string_view name, const std::source_location& loc,
+                            std::uint64_t parent) {
+  const std::uint32_t site = sites_.Intern(name, loc);
+  if (site == SpawnSites::kNone) {
+    PutNamed(EventType::kSpawn, 0, task, ctx, group, scope, detached_from, loc, name, parent);
+    return;
   }
-  SiteCacheEntry& e = t_site_cache[SiteCacheIndex(loc)];
-  e = SiteCacheEntry{loc.file_name(), loc.function_name(), loc.line(), loc.column(),
-                     site->name.data(), site->name.size(), id};
-  return id;
-}
-
-const FileSink::SpawnSite& FileSink::Site(std::uint32_t id) const {
-  std::lock_guard<std::mutex> lock(sites_mu_);
-  return sites_[id];
+  EventRing* ring = MakeRoom(1);
+  if (ring == nullptr) return;
+  auto* slot = new (ring->SlotAddress(0)) Slot{EventType::kSpawnSite, 0, 0, site, NowTicks(),
+                                               task, ctx, group, scope, detached_from, {}};
+  std::memcpy(static_cast<void*>(&slot->loc), &parent, sizeof(parent));
+  ring->Commit(1);
 }
 
 EventRing* FileSink::MakeRoom(std::size_t n) {
@@ -347,7 +335,8 @@ void FileSink::DrainAndWrite(EventRing& ring) {
   text.reserve(16 * 1024);
   std::size_t records = ring.Drain(
       [&](const Slot& slot, std::string_view name) {
-        const SpawnSite* site = slot.type == EventType::kSpawnSite ? &Site(slot.aux) : nullptr;
+        const SpawnSites::Site* site =
+            slot.type == EventType::kSpawnSite ? &sites_.Get(slot.aux) : nullptr;
         FormatRecord(text, slot, name, conv, site ? &site->name : nullptr,
                      site ? &site->loc : nullptr);
       });

@@ -18,8 +18,6 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
-#include <deque>
-#include <map>
 #include <memory>
 #include <new>
 #include <mutex>
@@ -27,10 +25,10 @@
 #include <string>
 #include <string_view>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 #include "event_ring.hpp"
+#include "spawn_sites.hpp"
 #include "trace_clock.hpp"
 #include "tether/error.hpp"
 #include "tether/trace/runtime.hpp"
@@ -63,31 +61,21 @@ class FileSink {
 
   // A task spawn: the hot path of TaskSpawned. A (name, site) pair seen
   // before on this thread is one slot carrying the pair's id in the site
-  // table; the first time (or when the table is full, or the name long),
-  // the name is copied into the record as PutNamed does. Both are written
-  // out as the same `spawn` line (docs/trace-format.md is unchanged).
-  void PutSpawn(std::uint64_t task, std::uint64_t ctx, std::uint64_t group, std::uint64_t scope,
-                std::uint64_t detached_from, std::string_view name,
-                const std::source_location& loc, std::uint64_t parent) {
-    SiteCacheEntry& hit = t_site_cache[SiteCacheIndex(loc)];
+  // table (spawn_sites.hpp); when the pair cannot be interned (the table is
+  // full, the name long) the name is copied into the record as PutNamed
+  // does. Both are written out as the same `spawn` line
+  // (docs/trace-format.md is unchanged).
+  __attribute__((always_inline)) void PutSpawn(std::uint64_t task, std::uint64_t ctx,
+                                               std::uint64_t group, std::uint64_t scope,
+                                               std::uint64_t detached_from, std::string_view name,
+                                               const std::source_location& loc,
+                                               std::uint64_t parent) {
     std::uint32_t site;
-    if (__builtin_expect(hit.file == loc.file_name() && hit.line == loc.line() &&
-                             hit.column == loc.column() && hit.func == loc.function_name() &&
-                             hit.name_len == name.size() &&
-                             (name.empty() || std::memcmp(hit.name, name.data(), name.size()) == 0),
-                         1)) {
-      site = hit.id;
-    } else {
-      site = LookupSite(name, loc);
-      if (site == kNoSiteId) {
-        PutNamed(EventType::kSpawn, 0, task, ctx, group, scope, detached_from, loc, name, parent);
-        return;
-      }
-    }
     EventRing* ring = t_ring;
-    if (__builtin_expect(ring == nullptr || !ring->HasRoom(1), 0)) {
-      ring = MakeRoom(1);
-      if (ring == nullptr) return;
+    if (__builtin_expect(
+            !sites_.FindCached(name, loc, &site) || ring == nullptr || !ring->HasRoom(1), 0)) {
+      PutSpawnSlow(task, ctx, group, scope, detached_from, name, loc, parent);
+      return;
     }
     auto* slot = new (ring->SlotAddress(0)) Slot{EventType::kSpawnSite, 0, 0, site, NowTicks(),
                                                  task, ctx, group, scope, detached_from, {}};
@@ -106,39 +94,13 @@ class FileSink {
   // constructible and destructible: readable during thread and process exit.
   static inline thread_local EventRing* t_ring = nullptr;
 
-  // The spawn-site table: every interned (name, site) pair, by id. Append
-  // only, capped (a site whose name changes with every spawn must not grow
-  // it without bound: past the cap, names go inline again).
-  struct SpawnSite {
-    std::string name;
-    std::source_location loc;
-  };
-  static constexpr std::uint32_t kNoSiteId = ~std::uint32_t{0};
-  static constexpr std::size_t kMaxSites = 4096;
-  static constexpr std::size_t kMaxInternedName = 256;
-  // Each thread's last pair per cache line of sites (direct-mapped by site):
-  // name points into the table's copy, which never moves.
-  // Zero (file null: no entry) until first filled.
-  struct SiteCacheEntry {
-    const char* file;
-    const char* func;
-    std::uint_least32_t line;
-    std::uint_least32_t column;
-    const char* name;
-    std::size_t name_len;
-    std::uint32_t id;
-  };
-  static constexpr std::size_t kSiteCacheSize = 64;
-  static inline thread_local SiteCacheEntry t_site_cache[kSiteCacheSize] = {};
-  static std::size_t SiteCacheIndex(const std::source_location& loc) {
-    auto h = reinterpret_cast<std::uintptr_t>(loc.file_name()) ^ (loc.line() * 0x9E3779B1u);
-    return (h ^ (h >> 7)) & (kSiteCacheSize - 1);
-  }
-  // The slow path of PutSpawn: finds or adds the pair, fills this thread's
-  // cache entry; kNoSiteId when it cannot be interned.
-  std::uint32_t LookupSite(std::string_view name, const std::source_location& loc);
-  // The pair behind an id (the formatter; any thread).
-  const SpawnSite& Site(std::uint32_t id) const;
+  // PutSpawn when the pair is not in the thread's cache or the ring has no
+  // room: interns the pair (or records the name inline), then the record.
+  __attribute__((noinline)) void PutSpawnSlow(std::uint64_t task, std::uint64_t ctx,
+                                              std::uint64_t group, std::uint64_t scope,
+                                              std::uint64_t detached_from, std::string_view name,
+                                              const std::source_location& loc,
+                                              std::uint64_t parent);
 
   explicit FileSink(int fd);
   // Attaches a ring to the thread if it has none, drains it if it lacks room
@@ -168,12 +130,7 @@ class FileSink {
   std::atomic<std::uint64_t> lost_{0};       // records that could not be written
   std::uint64_t lost_reported_ = 0;          // guarded by file_mu_
 
-  mutable std::mutex sites_mu_;
-  std::deque<SpawnSite> sites_;  // guarded by sites_mu_; elements never move
-  std::map<std::tuple<const char*, std::uint_least32_t, std::uint_least32_t, const char*,
-                      std::string_view>,
-           std::uint32_t>
-      site_ids_;  // guarded by sites_mu_; the keys' names view sites_
+  SpawnSites sites_;  // the interned (name, site) pairs of kSpawnSite records
 
   std::mutex flusher_mu_;
   std::condition_variable flusher_cv_;
