@@ -3,7 +3,11 @@
 // candidates, merge everything in file order.
 #include "tether/check/runner.hpp"
 
+#include <time.h>
+
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -22,6 +26,54 @@ namespace tether::check {
 using namespace clang;
 
 namespace {
+
+// Opt-in timing (TETHER_CHECK_TIME_PHASES=1): one stderr line per TU with
+// the wall and this thread's CPU seconds of each phase, and one for the run.
+// A phase whose wall time is well above its CPU time waited: for a core (a
+// loaded machine) or for a lock; equal figures mean it ran.
+struct Stamp {
+  double wall = 0, cpu = 0;
+  static Stamp Now() {
+    timespec w, c;
+    clock_gettime(CLOCK_MONOTONIC, &w);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+    return {w.tv_sec + w.tv_nsec * 1e-9, c.tv_sec + c.tv_nsec * 1e-9};
+  }
+};
+struct PhaseTimes {
+  // setup: the ClangTool; parse: driver, preprocessing, parsing and Sema up
+  // to the AST; match: the checks' matchers (and the CFGs they build);
+  // facts: the per-function facts; deps: justifications and the dependency
+  // hashes; teardown: from the consumer's end to tool.run's return (freeing
+  // the AST).
+  Stamp start, tool_ready, ast_ready, matched, facts_done, deps_done, end;
+};
+bool TimePhasesRequested() {
+  const char* v = std::getenv("TETHER_CHECK_TIME_PHASES");
+  return v != nullptr && *v != '\0' && std::string_view(v) != "0";
+}
+void PrintPhases(unsigned worker, const std::string& file, const PhaseTimes& t, double run_start) {
+  auto span = [](const Stamp& a, const Stamp& b) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.3f/%.3f", b.wall - a.wall, b.cpu - a.cpu);
+    return std::string(buf);
+  };
+  const bool parsed = t.ast_ready.wall != 0;
+  char head[96];
+  std::snprintf(head, sizeof head, "tether check: time: worker %u at %.3f-%.3f s ", worker,
+                t.start.wall - run_start, t.end.wall - run_start);
+  std::string line = head + file + " (wall/cpu s)";
+  line += " setup " + span(t.start, t.tool_ready);
+  if (parsed) {
+    line += " parse " + span(t.tool_ready, t.ast_ready) + " match " + span(t.ast_ready, t.matched) +
+            " facts " + span(t.matched, t.facts_done) + " deps " + span(t.facts_done, t.deps_done) +
+            " teardown " + span(t.deps_done, t.end);
+  } else {
+    line += " run " + span(t.tool_ready, t.end) + " (no AST)";
+  }
+  line += " total " + span(t.start, t.end) + "\n";
+  std::cerr << line;
+}
 
 // Per-function facts for the transitive check and the static graph.
 class FactCollector : public RecursiveASTVisitor<FactCollector> {
@@ -131,13 +183,15 @@ void RecordDeps(const SourceManager& sm, Deps* deps) {
 
 class CheckConsumer : public ASTConsumer {
  public:
-  CheckConsumer(TuContext& tu, CompilerInstance& ci, Deps* deps) : tu_(tu), ci_(ci), deps_(deps) {
+  CheckConsumer(TuContext& tu, CompilerInstance& ci, Deps* deps, PhaseTimes* times)
+      : tu_(tu), ci_(ci), deps_(deps), times_(times) {
     for (const auto& [name, make] : CheckFactories())
       if (tu_.Enabled(name)) checks_.push_back(make(tu_));
     for (auto& c : checks_) c->registerMatchers(&finder_);
   }
   void HandleTranslationUnit(ASTContext& ctx) override {
     if (ci_.getDiagnostics().hasErrorOccurred()) return;  // reported as a failed TU
+    if (times_) times_->ast_ready = Stamp::Now();
     // Match only the declarations outside system headers. A TU that includes
     // the standard library or LLVM's headers holds hundreds of thousands of
     // calls there; matching each (and building the parent map over them for
@@ -149,39 +203,48 @@ class CheckConsumer : public ASTConsumer {
       if (!sm.isInSystemHeader(d->getLocation())) scope.push_back(d);
     ctx.setTraversalScope(scope);
     finder_.matchAST(ctx);
+    if (times_) times_->matched = Stamp::Now();
     CollectFacts(tu_, ctx);
+    if (times_) times_->facts_done = Stamp::Now();
     tu_.ReportEmptyJustifications(ctx.getSourceManager(), ctx.getSourceManager().getMainFileID());
     if (deps_) RecordDeps(ctx.getSourceManager(), deps_);
+    if (times_) times_->deps_done = Stamp::Now();
   }
 
  private:
   TuContext& tu_;
   CompilerInstance& ci_;
   Deps* deps_;
+  PhaseTimes* times_;  // null unless timing
   ast_matchers::MatchFinder finder_;
   std::vector<std::unique_ptr<Check>> checks_;
 };
 
 class CheckAction : public ASTFrontendAction {
  public:
-  CheckAction(TuContext& tu, Deps* deps) : tu_(tu), deps_(deps) {}
+  CheckAction(TuContext& tu, Deps* deps, PhaseTimes* times) : tu_(tu), deps_(deps), times_(times) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
-    return std::make_unique<CheckConsumer>(tu_, ci, deps_);
+    return std::make_unique<CheckConsumer>(tu_, ci, deps_, times_);
   }
 
  private:
   TuContext& tu_;
   Deps* deps_;
+  PhaseTimes* times_;
 };
 
 class CheckActionFactory : public tooling::FrontendActionFactory {
  public:
-  CheckActionFactory(TuContext& tu, Deps* deps) : tu_(tu), deps_(deps) {}
-  std::unique_ptr<FrontendAction> create() override { return std::make_unique<CheckAction>(tu_, deps_); }
+  CheckActionFactory(TuContext& tu, Deps* deps, PhaseTimes* times)
+      : tu_(tu), deps_(deps), times_(times) {}
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<CheckAction>(tu_, deps_, times_);
+  }
 
  private:
   TuContext& tu_;
   Deps* deps_;
+  PhaseTimes* times_;
 };
 
 // Collects a TU's errors ("file:line:col: error: ...") and drops warnings.
@@ -229,7 +292,9 @@ std::string MissingDirectory(const tooling::CompilationDatabase& db, const std::
 }
 
 UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& file,
-                   const RunOptions& options, const ApiModel& model, bool record_deps) {
+                   const RunOptions& options, const ApiModel& model, bool record_deps,
+                   PhaseTimes* times) {
+  if (times) times->start = Stamp::Now();
   UnitResult out;
   TuContext tu(model, options.checks);
   IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs(llvm::vfs::createPhysicalFileSystem().release());
@@ -257,8 +322,10 @@ UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& fi
     }
     return out;
   });
-  CheckActionFactory factory(tu, record_deps ? &out.deps : nullptr);
+  CheckActionFactory factory(tu, record_deps ? &out.deps : nullptr, times);
+  if (times) times->tool_ready = Stamp::Now();
   int rc = tool.run(&factory);
+  if (times) times->end = Stamp::Now();
   if (rc != 0 || !errors.errors.empty()) {
     out.failed = true;
     out.errors = errors.errors;
@@ -294,6 +361,8 @@ void CollectFacts(TuContext& tu, ASTContext& ctx) {
 }
 
 RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
+  const bool time_phases = TimePhasesRequested();
+  const Stamp run_start = Stamp::Now();
   RunResult result;
   std::string err;
   std::unique_ptr<tooling::CompilationDatabase> db;
@@ -359,12 +428,15 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
     }
   }
 
+  const Stamp db_loaded = Stamp::Now();
   std::vector<UnitResult> units(selected.size());
   std::atomic<size_t> next{0};
+  std::atomic<unsigned> next_worker{0};
   std::atomic<unsigned> parsed{0}, reused{0};
   std::mutex progress_mu;
   unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, selected.size() ? selected.size() : 1));
   auto work = [&] {
+    const unsigned worker = next_worker++;
     for (size_t i = next++; i < selected.size(); i = next++) {
       if (options.progress) {
         std::lock_guard<std::mutex> lock(progress_mu);
@@ -403,7 +475,12 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
           continue;
         }
       }
-      units[i] = RunUnit(*db, selected[i], options, model, cache != nullptr);
+      PhaseTimes times;
+      units[i] = RunUnit(*db, selected[i], options, model, cache != nullptr, time_phases ? &times : nullptr);
+      if (time_phases) {
+        std::lock_guard<std::mutex> lock(progress_mu);
+        PrintPhases(worker, selected[i], times, run_start.wall);
+      }
       ++parsed;
       if (cache && !units[i].failed) {
         std::string error;
@@ -418,6 +495,7 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
   for (unsigned j = 1; j < jobs; ++j) workers.emplace_back(work);
   work();
   for (auto& t : workers) t.join();
+  const Stamp units_done = Stamp::Now();
 
   for (size_t i = 0; i < units.size(); ++i) {
     UnitResult& u = units[i];
@@ -435,6 +513,16 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
       result.summary.findings.push_back(std::move(f));
   SortAndDedupe(&result.summary.findings);
   AttributeFindings(result.facts, &result.summary.findings);
+  if (time_phases) {
+    const Stamp end = Stamp::Now();
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "tether check: time: run (wall s) load-database %.3f units %.3f with %u jobs "
+                  "merge-and-resolve %.3f total %.3f\n",
+                  db_loaded.wall - run_start.wall, units_done.wall - db_loaded.wall, jobs,
+                  end.wall - units_done.wall, end.wall - run_start.wall);
+    std::cerr << line;
+  }
   result.summary.units = static_cast<unsigned>(selected.size());
   result.parsed = parsed;
   result.reused = reused;
