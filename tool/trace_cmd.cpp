@@ -7,6 +7,7 @@
 // findings to fail on.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -202,6 +203,40 @@ bool RunProgram(const std::vector<std::string>& command, const std::string& trac
   return true;
 }
 
+// --out is checked before the program runs: a build that ran for ten
+// minutes must not lose its trace to a typo in the path. The file may exist
+// (it is replaced) but must then be a regular file; its directory must exist
+// and be writable.
+bool CheckTraceOut(const std::string& path, std::string* error) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      *error = path + ": error: is a directory; --out names the trace file to write";
+      return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      *error = path + ": error: is not a regular file (a FIFO, device or socket); --out names the trace file to write";
+      return false;
+    }
+    if (::access(path.c_str(), W_OK) != 0) {
+      *error = path + ": error: cannot write: " + std::strerror(errno);
+      return false;
+    }
+    return true;
+  }
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    *error = path + ": error: the directory " + dir + " does not exist";
+    return false;
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    *error = path + ": error: cannot write in " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
 // A fresh temporary file for the trace.
 bool MakeTempTrace(std::string* path, std::string* error) {
   const char* dir = std::getenv("TMPDIR");
@@ -240,6 +275,10 @@ int RunTrace(int argc, char** argv) {
   bool remove_after = false;
   std::string error;
   if (opt.load.empty()) {
+    if (!trace_path.empty() && !CheckTraceOut(trace_path, &error)) {
+      std::cerr << "tether trace: " << error << "\n";
+      return kToolError;
+    }
     if (trace_path.empty()) {
       if (!MakeTempTrace(&trace_path, &error)) {
         std::cerr << "tether trace: " << error << "\n";
