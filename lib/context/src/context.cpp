@@ -39,20 +39,28 @@ namespace {
 // Parents whose release was deferred by a destructor further down the chain.
 thread_local std::vector<std::shared_ptr<ContextNode>> t_release_queue;
 thread_local bool t_releasing = false;
+// Set when t_release_queue got an entry. Trivially initialised, so reading
+// it costs no thread-local initialisation check: the usual release (a parent
+// that is not destroyed with its child) never touches the vector.
+thread_local bool t_release_queued = false;
 }  // namespace
 
 void ContextNode::ReleaseParent() {
   if (!parent) return;
   if (t_releasing) {
     t_release_queue.push_back(std::move(parent));
+    t_release_queued = true;
     return;
   }
   t_releasing = true;
   parent.reset();  // may destroy the parent, which queues its own parent
-  while (!t_release_queue.empty()) {
-    std::shared_ptr<ContextNode> next = std::move(t_release_queue.back());
-    t_release_queue.pop_back();
-    next.reset();
+  if (t_release_queued) {
+    while (!t_release_queue.empty()) {
+      std::shared_ptr<ContextNode> next = std::move(t_release_queue.back());
+      t_release_queue.pop_back();
+      next.reset();
+    }
+    t_release_queued = false;
   }
   t_releasing = false;
 }
@@ -91,7 +99,6 @@ std::size_t ContextNode::ChildCount() {
 }
 
 void ContextNode::AttachChild(const std::shared_ptr<ContextNode>& child) {
-  Error err, cause;
   {
     std::lock_guard<FutexLock> lock(mu_);
     if (!Cancelled()) {
@@ -101,10 +108,10 @@ void ContextNode::AttachChild(const std::shared_ptr<ContextNode>& child) {
       child->linked_.store(true, std::memory_order_relaxed);
       return;
     }
-    err = err_;
-    cause = cause_;
   }
-  child->Cancel(false, err, cause);
+  // Done: err_ and cause_ are immutable now (see Err()), and this node
+  // outlives the call (the child holds it).
+  child->Cancel(false, err_, cause_);
 }
 
 std::vector<std::shared_ptr<ContextNode>> ContextNode::CancelSelf(const Error& err,
@@ -146,12 +153,14 @@ void ContextNode::Cancel(bool release, const Error& err, const Error& cause) {
   // Iterative, so a chain of 10k descendants cannot overflow the stack, and
   // no two node locks are ever held at once.
   std::vector<std::shared_ptr<ContextNode>> work = CancelSelf(err, cause);
-  Error child_cause = cause.ok() ? err : cause;
-  while (!work.empty()) {
-    std::shared_ptr<ContextNode> n = std::move(work.back());
-    work.pop_back();
-    auto more = n->CancelSelf(err, child_cause);
-    for (auto& m : more) work.push_back(std::move(m));
+  if (!work.empty()) {
+    const Error child_cause = cause.ok() ? err : cause;
+    while (!work.empty()) {
+      std::shared_ptr<ContextNode> n = std::move(work.back());
+      work.pop_back();
+      auto more = n->CancelSelf(err, child_cause);
+      for (auto& m : more) work.push_back(std::move(m));
+    }
   }
   if (release && cancel_parent_ != nullptr && linked_.load(std::memory_order_acquire)) {
     std::lock_guard<FutexLock> lock(cancel_parent_->mu_);

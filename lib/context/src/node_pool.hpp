@@ -66,7 +66,7 @@ struct NodeAllocator {
   T* allocate(std::size_t n) {
 #if TETHER_NODE_POOL
     if (n == 1) {
-      BlockCache& c = Cache();
+      BlockCache& c = t_cache;  // holds blocks only once deallocate made the owner
       if (c.head != nullptr) {
         BlockCache::FreeBlock* b = c.head;
         c.head = b->next;
@@ -81,7 +81,7 @@ struct NodeAllocator {
   void deallocate(T* p, std::size_t n) noexcept {
 #if TETHER_NODE_POOL
     if (n == 1) {
-      BlockCache& c = Cache();
+      BlockCache& c = OwnedCache();
       if (!c.closed && c.count < kMaxCachedBlocks) {
         auto* b = reinterpret_cast<BlockCache::FreeBlock*>(p);
         b->next = c.head;
@@ -104,11 +104,15 @@ struct NodeAllocator {
                     alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__,
                 "a cached block must hold a link and come from plain operator new");
   // One cache per block type (allocate_shared rebinds to its control block).
-  static BlockCache& Cache() {
-    static thread_local BlockCache cache{nullptr, 0, false};
-    static thread_local BlockCacheOwner owner{&cache};
-    (void)owner;  // odr-use: constructs the owner, whose destructor drains the cache
-    return cache;
+  // Trivially initialised: reading it costs no initialisation check.
+  static inline thread_local BlockCache t_cache{nullptr, 0, false};
+  // The cache, with its owner made (the first call on a thread registers
+  // the owner's destructor, which drains the cache at thread exit): the
+  // only way a block gets into the cache.
+  static BlockCache& OwnedCache() {
+    static thread_local BlockCacheOwner owner{&t_cache};
+    (void)owner;  // odr-use: constructs the owner
+    return t_cache;
   }
 };
 
