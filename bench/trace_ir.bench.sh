@@ -14,7 +14,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 TMPDIR="$work" valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$bin" \
   --benchmark_filter='BM_BareRingAppend/.*threads:1$|BM_TracerEvent/.*threads:1$|Spawn' \
-  --benchmark_min_time=0.02 >/dev/null 2>&1
+  --benchmark_min_time=0.05 >/dev/null 2>&1
 # Caller lines "N (..) => file:function (Cx)": N instructions in C calls.
 callgrind_annotate --inclusive=yes --show-percs=no "$work/cg.out" |
   grep -E '=> .*(BareAppend|RuntimeTracer::TaskEnded|RuntimeTracer::TaskSpawned)\(' |
