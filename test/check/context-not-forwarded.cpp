@@ -88,6 +88,19 @@ void Factories(const tether::Context& ctx) {
   Use(WithBuildId(ctx, 1));  // given the context: fine
 }
 
+// A member of a class template defined in the other TU (Vela's executor for
+// two runtimes): the call names Executor<int>, the facts name the template.
+template <class Runtime>
+class Executor {
+ public:
+  void Cancel();
+};
+void CancelHandler(const tether::Context& ctx, Executor<int>& e) {
+  e.Cancel();
+  // CHECK: :[[@LINE-1]]:5: warning: call to 'Executor<int>::Cancel' drops the context: 'Executor<int>::Cancel' takes no context but creates a root context itself
+  // CHECK: forwarding-callees.cpp:{{[0-9]+}}:{{[0-9]+}}: note: root context 'tether::Background()' created here, via Executor::Cancel
+}
+
 // Calls that cannot be resolved stay silent.
 struct Engine {
   virtual void Destroy() = 0;

@@ -199,6 +199,13 @@ std::string Usr(const Decl* d) {
   return std::string(buf.str());
 }
 
+const FunctionDecl* WrittenFunction(const FunctionDecl* fn) {
+  if (!fn) return fn;
+  if (const FunctionDecl* pattern = fn->getTemplateInstantiationPattern(/*ForDefinition=*/false))
+    return pattern;
+  return fn;
+}
+
 bool InTemplateInstantiation(const FunctionDecl* fn) {
   for (const DeclContext* dc = fn; dc; dc = dc->getParent()) {
     if (const auto* f = dyn_cast<FunctionDecl>(dc); f && f->isTemplateInstantiation()) return true;

@@ -42,6 +42,10 @@ bool MayCreateRoots(const clang::FunctionDecl* fn, const ApiModel& m);
 bool IsUnresolvableCall(const clang::CallExpr* call);
 
 std::string Usr(const clang::Decl* d);
+// The function as written: for a member of a class template specialization
+// or a function template specialization, the template's own declaration (one
+// id for every instantiation, the same as the definition's in another TU).
+const clang::FunctionDecl* WrittenFunction(const clang::FunctionDecl* fn);
 
 // fn is (or is inside) an instantiation of a template: the checks that walk
 // bodies analyse the template's definition instead, once.

@@ -102,7 +102,7 @@ class FactCollector : public RecursiveASTVisitor<FactCollector> {
     const FunctionDecl* callee = call->getDirectCallee();
     if (!callee || IsUnresolvableCall(call) || sm_.isInSystemHeader(callee->getLocation())) return true;
     CallFact c;
-    c.to = Usr(callee);
+    c.to = Usr(WrittenFunction(callee));
     c.to_name = DisplayName(callee);
     SetPos(call->getBeginLoc(), &c.file, &c.line);
     for (const Expr* arg : call->arguments()) c.passes_context |= IsContextType(arg->getType(), tu_.model());

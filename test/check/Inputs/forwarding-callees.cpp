@@ -35,3 +35,15 @@ void Reset(int id) { Use(WithBuildId(tether::TODO(), id)); }
 // A getter that returns the member context creates nothing.
 tether::Context Uploader::Session() { return ctx_; }
 void UsesFactory() { Use(NewBuildContext()); }
+
+// A class template's member, defined and instantiated (twice) here only: the
+// caller in the other TU names an instantiation; the facts are the template's.
+template <class Runtime>
+class Executor {
+ public:
+  void Cancel();
+};
+template <class Runtime>
+void Executor<Runtime>::Cancel() { Use(tether::Background()); }
+template class Executor<int>;
+template class Executor<long>;

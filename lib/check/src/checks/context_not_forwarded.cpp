@@ -54,7 +54,9 @@ class ContextNotForwardedCheck : public Check {
     ForwardCandidate c;
     if (!tu().MakeFinding(sm(), name(), CalleeNameLoc(call), "", &c.finding)) return;
     c.finding.function = DisplayName(fn);
-    c.callee_id = Usr(callee);
+    // A class template's member is one function whatever it is instantiated
+    // with: its facts are the template's (the definition may be in another TU).
+    c.callee_id = Usr(WrittenFunction(callee));
     c.callee_name = DisplayName(callee);
     c.context_name = reachable[0].spelling;
     if (!c.callee_id.empty()) tu().facts.candidates.push_back(std::move(c));
