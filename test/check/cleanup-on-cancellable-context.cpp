@@ -70,6 +70,23 @@ void Group(const tether::Context& ctx) {
   // CHECK: :[[@LINE-5]]:20: note: 'tether::TaskGroup::WithContext' derives the context here
 }
 
+// A scope guard that names its function's parameter, which the caller
+// derived: Vela's StreamStep re-tails on the streaming context, which the
+// group of ExecStep ends (the caller passes r.ctx of a local result).
+void StreamStep(const tether::Context& ctx) {
+  ScopeExit retail{[&] { UploadLogs(ctx); }};
+  // CHECK: :[[@LINE-1]]:37: warning: call to 'UploadLogs' in a scope guard is passed context 'ctx', which 'tether::TaskGroup::WithContext' may already have ended
+  // CHECK: :[[@LINE+7]]:34: note: 'StreamStep' is called here with a context that may already be done
+  // CHECK: :[[@LINE+5]]:15: note: 'tether::TaskGroup::WithContext' derives the context here
+  // CHECK-FIXES: {{^}}  ScopeExit retail{[&] { UploadLogs(tether::WithoutCancel(ctx)); }};{{$}}
+  ExecBuild(ctx);
+}
+void ExecStep(const tether::Context& ctx) {
+  auto logs = tether::TaskGroup::WithContext(ctx);
+  logs.group.Go([c = logs.ctx] { StreamStep(c); });
+  logs.group.Wait();
+}
+
 // ---- Not findings -------------------------------------------------------
 
 // The sanctioned form: the cleanup's own deadline on WithoutCancel.

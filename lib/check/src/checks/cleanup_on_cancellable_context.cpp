@@ -63,8 +63,8 @@ class CleanupOnCancellableContextCheck : public Check {
                             ") (with its own deadline: WithTimeout(WithoutCancel(ctx), d))");
       if (!f) continue;
       if (c.via_call)
-        note(f, c.via_call->getBeginLoc(), "'" + DisplayName(fn) + "' is called here with a context "
-                                           "that may already be done");
+        note(f, c.via_call->getBeginLoc(), "'" + DisplayName(WrittenFunction(c.via_call->getDirectCallee())) +
+                                               "' is called here with a context that may already be done");
       note(f, c.derivation->getBeginLoc(), "'" + derived + "' derives the context here; its "
                                            "deadline or cancel ends it before the cleanup");
       if (!model().sanctioned_detaches.empty())
@@ -81,9 +81,16 @@ class CleanupOnCancellableContextCheck : public Check {
     e = e->IgnoreImplicit()->IgnoreParens()->IgnoreImplicit();
     if (const auto* ctor = dyn_cast<CXXConstructExpr>(e); ctor && ctor->getNumArgs() == 1)
       return Origin(ctor->getArg(0), fn, depth + 1, out);
-    if (const auto* me = dyn_cast<MemberExpr>(e))  // WithTimeout(...).ctx
-      if (const auto* call = dyn_cast<CallExpr>(me->getBase()->IgnoreImplicit()))
-        return FromCall(call, fn, depth, out);
+    if (const auto* me = dyn_cast<MemberExpr>(e)) {  // WithTimeout(...).ctx, or r.ctx of a local r
+      const Expr* base = me->getBase()->IgnoreImplicit();
+      if (const auto* call = dyn_cast<CallExpr>(base)) return FromCall(call, fn, depth, out);
+      const auto* ref = dyn_cast<DeclRefExpr>(base);
+      const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+      if (!var || isa<ParmVarDecl>(var) || !var->isLocalVarDecl() || var->getType()->isReferenceType() ||
+          IsContextType(var->getType(), model()))
+        return false;
+      return var->getInit() && Origin(var->getInit(), fn, depth + 1, out);
+    }
     if (const auto* call = dyn_cast<CallExpr>(e)) return FromCall(call, fn, depth, out);
     const auto* dre = dyn_cast<DeclRefExpr>(e);
     if (!dre) return false;
@@ -91,7 +98,10 @@ class CleanupOnCancellableContextCheck : public Check {
     if (const auto* b = dyn_cast<BindingDecl>(dre->getDecl())) {
       if (const auto* dd = dyn_cast_or_null<VarDecl>(b->getDecomposedDecl())) init = dd->getInit();
     } else if (const auto* p = dyn_cast<ParmVarDecl>(dre->getDecl())) {
-      return depth == 0 && FromCallers(p, fn, out);
+      // A parameter of the function the cleanup is in, or of the function
+      // around the lambda (a scope guard) that names it.
+      const auto* owner = dyn_cast<FunctionDecl>(p->getDeclContext());
+      return depth == 0 && owner && FromCallers(p, owner, out);
     } else if (const auto* v = dyn_cast<VarDecl>(dre->getDecl())) {
       if (v->isLocalVarDecl() && !v->getType().isVolatileQualified()) init = v->getInit();
     }
