@@ -65,6 +65,17 @@ void Waiter(tether::Context ctx, std::mutex& mu, std::condition_variable& cv, co
   wait();
 }
 
+// The blocking call initialises a variable (Vela's WaitContainer:
+// `result := <-podWatch.ResultChan()` in a `for {}`).
+void Watch(const tether::Context& ctx, Inbox& events) {
+  for (;;) {
+    std::optional<int> ev = events.Recv();
+    // CHECK: :[[@LINE-1]]:36: warning: blocking call in a loop that never reads context 'ctx': 'Inbox::Recv' blocks without a context
+    // CHECK: :[[@LINE-3]]:3: note: this loop has no constant bound
+    if (!ev) return;
+  }
+}
+
 // ---- Not findings -------------------------------------------------------
 
 // Reads the context in the loop condition.

@@ -49,6 +49,11 @@ class LoopWithoutContextCheck : public Check {
   const Stmt* InnermostUnboundedLoop(const Stmt* from, const Stmt* body) {
     DynTypedNodeList parents = ast().getParents(*from);
     while (!parents.empty()) {
+      // A variable's initialiser: on to the statement that declares it.
+      if (const auto* var = parents[0].get<VarDecl>()) {
+        parents = ast().getParents(*var);
+        continue;
+      }
       const Stmt* p = parents[0].get<Stmt>();
       if (!p || p == body || isa<LambdaExpr>(p)) return nullptr;
       if (IsLoop(p) && !IsBoundedLoop(p, ast())) return p;
