@@ -1,0 +1,40 @@
+// cmd/vela-worker/operate.go (pre-fix), the check-in loop and the executor
+// loops. The worker's context is its ctx_ member.
+#include <thread>
+
+#include "vela.hpp"
+
+namespace vela {
+
+tether::Error Worker::CheckInLoop() {
+  while (true) {
+    tether::Error err = CheckIn();
+    if (!err.ok()) Log(err.message());
+    // Site 2 (LOOP): `time.Sleep(w.Config.CheckIn)` (15 minutes) in a loop
+    // that never looks at the context: SIGTERM waits for it.
+    std::this_thread::sleep_for(check_in_);
+    // CHECK: cmd/operate.cpp:[[@LINE-1]]:23: warning: blocking call in a loop that never reads context 'ctx_': {{.*}} [tether-loop-without-context]
+  }
+}
+
+tether::Error Worker::operate() {
+  auto [executors, gctx] = tether::TaskGroup::WithContext(ctx_);
+  executors.Go([this] { return CheckInLoop(); });
+  // CHECK: cmd/operate.cpp:[[@LINE-1]]:13: warning: task started here has context 'ctx_' but never reads it {{.*}} [tether-task-ignores-context]
+  for (int i = 0; i < build_limit_; ++i) {
+    executors.Go([this, i] {
+      while (ctx_.Err().ok()) {
+        // Site 3 (NF): `// nolint: contextcheck // ignore passing context` / `err = w.exec(id)`.
+        // exec takes no context and creates its roots itself (sites 4-7).
+        tether::Error err = exec(i);
+        // CHECK: cmd/operate.cpp:[[@LINE-1]]:29: warning: call to 'vela::Worker::exec' drops the context: {{.*}}; give it a context parameter and pass 'ctx_' [tether-context-not-forwarded]
+        // CHECK: cmd/exec.cpp:{{[0-9]+}}:{{[0-9]+}}: note: root context 'tether::Background()' created here, via vela::Worker::exec
+        if (!err.ok()) return err;
+      }
+      return tether::Error();
+    });
+  }
+  return executors.Wait();
+}
+
+}  // namespace vela
