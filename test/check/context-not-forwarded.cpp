@@ -17,6 +17,7 @@ void Level3();
 void Level4();
 void Deliberate();
 void Pure();
+void UploadTwice();
 void Use(const tether::Context& ctx);
 
 // An overload that takes the context.
@@ -99,6 +100,14 @@ void CancelHandler(const tether::Context& ctx, Executor<int>& e) {
   e.Cancel();
   // CHECK: :[[@LINE-1]]:5: warning: call to 'Executor<int>::Cancel' drops the context: 'Executor<int>::Cancel' takes no context but creates a root context itself
   // CHECK: forwarding-callees.cpp:{{[0-9]+}}:{{[0-9]+}}: note: root context 'tether::Background()' created here, via Executor::Cancel
+}
+
+// Every root of the callee gets a note, not only the first.
+void CallsUploadTwice(const tether::Context& ctx) {
+  UploadTwice();
+  // CHECK: :[[@LINE-1]]:3: warning: call to 'UploadTwice' drops the context: 'UploadTwice' takes no context but creates a root context itself
+  // CHECK: forwarding-callees.cpp:[[#TWO:]]:7: note: root context 'tether::Background()' created here, via UploadTwice
+  // CHECK: forwarding-callees.cpp:[[#TWO+1]]:7: note: root context 'tether::TODO()' created here, via UploadTwice
 }
 
 // Calls that cannot be resolved stay silent.

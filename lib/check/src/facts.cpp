@@ -187,12 +187,19 @@ std::vector<Finding> ResolveForwardCandidates(const Facts& facts, unsigned max_d
                 "; give it a context parameter and pass '" + c.context_name + "'";
     std::string path;
     for (const FunctionFact* fn : chain.functions) path += (path.empty() ? "" : " -> ") + fn->qualified_name;
-    Note note;
-    note.file = chain.root->file;
-    note.line = chain.root->line;
-    note.col = chain.root->col;
-    note.message = "root context '" + chain.root->call + "()' created here, via " + path;
-    f.notes.push_back(note);
+    // Every unjustified root of the function at the end of the chain, the
+    // first (the one that made the chain) first: each one is to be fixed.
+    std::vector<const RootSite*> roots{chain.root};
+    for (const RootSite& r : chain.functions.back()->creates_roots)
+      if (!r.justified && &r != chain.root) roots.push_back(&r);
+    for (const RootSite* root : roots) {
+      Note note;
+      note.file = root->file;
+      note.line = root->line;
+      note.col = root->col;
+      note.message = "root context '" + root->call + "()' created here, via " + path;
+      f.notes.push_back(note);
+    }
     out.push_back(std::move(f));
   }
   return out;
