@@ -68,13 +68,20 @@ bool FindChain(const Facts& facts, const std::string& callee, unsigned max_depth
 // breaks the build here until the field is written and read (and
 // kFactsSchema is bumped).
 
+// Reads a JSON array into the fields, in order (j.at throws when it is short).
+template <typename... Fields>
+void ReadArray(const nlohmann::json& j, Fields&... fields) {
+  std::size_t i = 0;
+  (j.at(i++).get_to(fields), ...);
+}
+
 void to_json(nlohmann::json& j, const Replacement& r) {
   const auto& [file, offset, length, text] = r;
   j = {file, offset, length, text};
 }
 void from_json(const nlohmann::json& j, Replacement& r) {
   auto& [file, offset, length, text] = r;
-  j.at(0).get_to(file), j.at(1).get_to(offset), j.at(2).get_to(length), j.at(3).get_to(text);
+  ReadArray(j, file, offset, length, text);
 }
 void to_json(nlohmann::json& j, const Note& n) {
   const auto& [file, line, col, message, line_text] = n;
@@ -82,8 +89,7 @@ void to_json(nlohmann::json& j, const Note& n) {
 }
 void from_json(const nlohmann::json& j, Note& n) {
   auto& [file, line, col, message, line_text] = n;
-  j.at(0).get_to(file), j.at(1).get_to(line), j.at(2).get_to(col), j.at(3).get_to(message);
-  j.at(4).get_to(line_text);
+  ReadArray(j, file, line, col, message, line_text);
 }
 void to_json(nlohmann::json& j, const Finding& f) {
   const auto& [check, file, line, col, offset, message, line_text, function, notes, fixes, fingerprint] = f;
@@ -91,9 +97,7 @@ void to_json(nlohmann::json& j, const Finding& f) {
 }
 void from_json(const nlohmann::json& j, Finding& f) {
   auto& [check, file, line, col, offset, message, line_text, function, notes, fixes, fingerprint] = f;
-  j.at(0).get_to(check), j.at(1).get_to(file), j.at(2).get_to(line), j.at(3).get_to(col);
-  j.at(4).get_to(offset), j.at(5).get_to(message), j.at(6).get_to(line_text);
-  j.at(7).get_to(function), j.at(8).get_to(notes), j.at(9).get_to(fixes), j.at(10).get_to(fingerprint);
+  ReadArray(j, check, file, line, col, offset, message, line_text, function, notes, fixes, fingerprint);
 }
 void to_json(nlohmann::json& j, const RootSite& r) {
   const auto& [file, line, col, call, justified] = r;
@@ -101,8 +105,7 @@ void to_json(nlohmann::json& j, const RootSite& r) {
 }
 void from_json(const nlohmann::json& j, RootSite& r) {
   auto& [file, line, col, call, justified] = r;
-  j.at(0).get_to(file), j.at(1).get_to(line), j.at(2).get_to(col), j.at(3).get_to(call);
-  j.at(4).get_to(justified);
+  ReadArray(j, file, line, col, call, justified);
 }
 void to_json(nlohmann::json& j, const CallFact& c) {
   const auto& [to, to_name, file, line, passes_context] = c;
@@ -110,8 +113,7 @@ void to_json(nlohmann::json& j, const CallFact& c) {
 }
 void from_json(const nlohmann::json& j, CallFact& c) {
   auto& [to, to_name, file, line, passes_context] = c;
-  j.at(0).get_to(to), j.at(1).get_to(to_name), j.at(2).get_to(file), j.at(3).get_to(line);
-  j.at(4).get_to(passes_context);
+  ReadArray(j, to, to_name, file, line, passes_context);
 }
 void to_json(nlohmann::json& j, const FunctionFact& f) {
   const auto& [id, name, qualified_name, file, line, end_line, receives_context, takes_context,
@@ -122,10 +124,8 @@ void to_json(nlohmann::json& j, const FunctionFact& f) {
 void from_json(const nlohmann::json& j, FunctionFact& f) {
   auto& [id, name, qualified_name, file, line, end_line, receives_context, takes_context, returns_context,
          entry_point, creates_roots, calls] = f;
-  j.at(0).get_to(id), j.at(1).get_to(name), j.at(2).get_to(qualified_name), j.at(3).get_to(file);
-  j.at(4).get_to(line), j.at(5).get_to(end_line), j.at(6).get_to(receives_context);
-  j.at(7).get_to(takes_context), j.at(8).get_to(returns_context), j.at(9).get_to(entry_point);
-  j.at(10).get_to(creates_roots), j.at(11).get_to(calls);
+  ReadArray(j, id, name, qualified_name, file, line, end_line, receives_context, takes_context, returns_context,
+            entry_point, creates_roots, calls);
 }
 void to_json(nlohmann::json& j, const ForwardCandidate& c) {
   const auto& [finding, callee_id, callee_name, context_name] = c;
@@ -133,8 +133,7 @@ void to_json(nlohmann::json& j, const ForwardCandidate& c) {
 }
 void from_json(const nlohmann::json& j, ForwardCandidate& c) {
   auto& [finding, callee_id, callee_name, context_name] = c;
-  j.at(0).get_to(finding), j.at(1).get_to(callee_id), j.at(2).get_to(callee_name);
-  j.at(3).get_to(context_name);
+  ReadArray(j, finding, callee_id, callee_name, context_name);
 }
 
 std::string FactsToJson(const Facts& facts, const std::vector<Finding>& findings) {
