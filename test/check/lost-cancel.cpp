@@ -128,12 +128,16 @@ tether::CancelFunc ReturnsIt(const tether::Context& ctx) {
   auto [c, cancel] = tether::WithCancel(ctx);
   return cancel;
 }
-// A throw or a [[noreturn]] call is an exit that needs no cancel (go vet's
-// panic, log.Fatal): the process or the unwinding answers for it.
+// A throw in a function that also returns normally is an exit like a return:
+// the exception is caught somewhere and the context is never cancelled. A
+// [[noreturn]] call needs no cancel (log.Fatal), nor does a function that can
+// only throw (go vet's panic).
 [[noreturn]] void Fatal();
 void Throws(const tether::Context& ctx, bool bad, bool worse) {
   auto [dctx, cancel] = tether::WithDeadline(ctx, tether::Clock::now() + 1s);
+  // CHECK: :[[@LINE-1]]:15: warning: the cancel function 'cancel' is not called on every path
   if (bad) throw std::runtime_error("bad");
+  // CHECK: :[[@LINE-1]]:12: note: a throw here leaves the function without calling 'cancel'
   if (worse) Fatal();
   cancel();
 }
@@ -168,6 +172,43 @@ void NeverInstantiated(const tether::Context& ctx) {
   auto r = tether::WithCancel(ctx);
   // CHECK: :[[@LINE-1]]:8: warning: the cancel function 'r.cancel' is not called on every path
   T t{};
+}
+// The parent's type is a template parameter: the derivation is resolved only
+// per instantiation, where it is checked (reported once, as written).
+template <class Ctx>
+tether::Error Dependent(const Ctx& parent) {
+  auto [c, stop] = tether::WithCancel(parent);
+  // CHECK: :[[@LINE-1]]:12: warning: the cancel function 'stop' is not called on every path
+  return Work(c);
+}
+tether::Error UseDependent(const tether::Context& ctx) { return Dependent(ctx); }
+// A class template member, the Go form `stop = WithTimeout(..).cancel`.
+template <class Store>
+struct Uploader {
+  tether::Error Push(const tether::Context& ctx, Store& store) {
+    tether::CancelFunc stop;
+    if (store.slow()) stop = tether::WithTimeout(ctx, 2s).cancel;
+    // CHECK: :[[@LINE-1]]:23: warning: the cancel function 'stop' is not called on every path
+    return Work(ctx);
+  }
+};
+struct DiskStore { bool slow() const { return true; } };
+tether::Error Upload(const tether::Context& ctx, DiskStore& d) { return Uploader<DiskStore>().Push(ctx, d); }
+// A result declared empty, filled on one branch: its cancel member is armed there.
+tether::Error MaybeBounded(const tether::Context& ctx, bool bounded) {
+  tether::ContextAndCancel work{ctx, tether::CancelFunc()};
+  if (bounded) {
+    work = tether::WithDeadline(ctx, tether::Clock::now() + 5s);
+    // CHECK: :[[@LINE-1]]:5: warning: the cancel function 'work.cancel' is not called on every path
+  }
+  return Work(work.ctx);
+}
+tether::Error MaybeBoundedFixed(const tether::Context& ctx, bool bounded) {
+  tether::ContextAndCancel work{ctx, tether::CancelFunc()};
+  if (bounded) work = tether::WithDeadline(ctx, tether::Clock::now() + 5s);
+  tether::Error err = Work(work.ctx);
+  work.cancel();
+  return err;
 }
 
 // An infinite loop never reaches the end of the scope.

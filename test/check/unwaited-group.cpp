@@ -161,3 +161,32 @@ void NoReturn(const tether::Context& ctx, bool broken) {
   if (broken) Fatal();
   group.Wait();
 }
+// A member of a class template whose guard lambda captures by default: in the
+// definition the capture list is not resolved yet, so what the lambda names
+// counts as captured (the guard waits for the group on every path).
+template <class Sink>
+struct Fanout {
+  Sink sink;
+  tether::Error Publish(const tether::Context& ctx, int n) {
+    auto [pushers, pctx] = tether::TaskGroup::WithContext(ctx);
+    ScopeExit join_all{[&] { pushers.Wait(); }};
+    for (int i = 0; i < n; ++i) pushers.Go([&] { sink.Put(i); return Work(pctx); });
+    if (n > 8) return tether::Error();
+    return Work(ctx);
+  }
+  // The same without the guard: reported once, in the definition, whatever
+  // instantiates it.
+  void Leaky(const tether::Context& ctx) {
+    auto [pushers, pctx] = tether::TaskGroup::WithContext(ctx);
+    pushers.Go([&] { sink.Put(0); return Work(pctx); });
+    // CHECK: :[[@LINE-1]]:5: warning: task group 'pushers' starts a task here but is not waited for on every path
+  }
+};
+struct IntSink { void Put(int) {} };
+struct LongSink { void Put(long) {} };
+void PublishBoth(const tether::Context& ctx) {
+  Fanout<IntSink>{}.Publish(ctx, 3);
+  Fanout<LongSink>{}.Publish(ctx, 3);
+  Fanout<IntSink>{}.Leaky(ctx);
+  Fanout<LongSink>{}.Leaky(ctx);
+}

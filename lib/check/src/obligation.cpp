@@ -98,14 +98,21 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
     for (const Expr* t : targets) {
       const auto* ref = dyn_cast_or_null<DeclRefExpr>(Strip(t));
       const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-      if (!var || !var->hasLocalStorage() || isa<ParmVarDecl>(var) || var->getType()->isReferenceType() ||
-          !IsCancelType(var->getType(), m_))
+      if (!var || !var->hasLocalStorage() || isa<ParmVarDecl>(var) || var->getType()->isReferenceType())
         continue;
+      // The cancel itself (`cancel = r.cancel;`), or a result whose cancel
+      // member the assignment fills (`run = WithTimeout(ctx, d);`, with
+      // `ContextAndCancel run{ctx, {}}` declared before).
+      const FieldDecl* field = nullptr;
+      if (!IsCancelType(var->getType(), m_)) {
+        field = FieldOfKind(var->getType(), m_, false);
+        if (!field || targets.size() > 1) continue;
+      }
       Obligation* o = nullptr;
       for (Obligation& existing : out)
-        if (existing.decl == var && !existing.field) o = &existing;
+        if (existing.decl == var && existing.field == field && !existing.group) o = &existing;
       if (!o) {
-        out.push_back({var, const_cast<VarDecl*>(var), nullptr, nullptr, false, {}});
+        out.push_back({var, const_cast<VarDecl*>(var), field, nullptr, false, {}});
         o = &out.back();
       }
       o->armed_by.push_back(ref);
@@ -186,23 +193,29 @@ bool MethodCallOn(ASTContext& ctx, const Stmt* object, std::string* method) {
 // What a reference to an obligation's variable does to it.
 Event Classify(ASTContext& ctx, const DeclRefExpr* ref, const Obligation& o) {
   const Stmt* use = ref;
+  for (const DeclRefExpr* a : o.armed_by)
+    if (a == ref) return Event::kArm;
   if (o.field) {
     const auto* member = dyn_cast_or_null<MemberExpr>(ParentOf(ctx, ref));
     if (!member) return o.group ? Event::kEscape : Event::kDischarge;  // the whole result handed on
     if (member->getMemberDecl() != o.field) return Event::kNone;       // r.ctx
     use = member;
   }
-  if (!o.group) {  // cancel: any use counts (lostcancel), an assignment arms it again
-    for (const DeclRefExpr* a : o.armed_by)
-      if (a == ref) return Event::kArm;
-    return Event::kDischarge;
-  }
+  if (!o.group) return Event::kDischarge;  // cancel: any use counts (lostcancel)
   std::string method;
   if (!MethodCallOn(ctx, use, &method)) return Event::kEscape;  // passed, returned, moved, captured
   if (ApiModel::Contains(o.group->spawn, method)) return Event::kArm;
   if (ApiModel::Contains(o.group->join, method)) return Event::kDischarge;
   if (ApiModel::Contains(o.group->neutral, method)) return Event::kNone;
   return Event::kEscape;  // an unknown method: assume it may hand the group on
+}
+
+// The variables s refers to (nested lambdas included).
+void OuterReferences(const Stmt* s, std::set<const ValueDecl*>* out) {
+  if (!s) return;
+  if (const auto* ref = dyn_cast<DeclRefExpr>(s)) out->insert(ref->getDecl());
+  if (const auto* lambda = dyn_cast<LambdaExpr>(s)) return OuterReferences(lambda->getBody(), out);
+  for (const Stmt* child : s->children()) OuterReferences(child, out);
 }
 
 SourceLocation ExitLocation(const Stmt* trigger) {
@@ -254,6 +267,33 @@ std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx,
   opts.setAllAlwaysAdd();
   std::unique_ptr<CFG> cfg = CFG::buildCFG(fn, fn->getBody(), &ctx, opts);
   if (!cfg) return leaks;
+
+  // A function that also returns normally: a throw that skips a cancel is
+  // then an exit like any other (the exception is caught somewhere and the
+  // context lives on). One that can only throw or not return is go vet's
+  // panic: the process is failing, no cancel is needed.
+  bool has_normal_exit = false;
+  {
+    std::vector<bool> seen(cfg->getNumBlockIDs(), false);
+    std::vector<const CFGBlock*> todo{&cfg->getEntry()};
+    seen[cfg->getEntry().getBlockID()] = true;
+    while (!todo.empty() && !has_normal_exit) {
+      const CFGBlock* b = todo.back();
+      todo.pop_back();
+      bool to_exit = false, throws = false;
+      for (const CFGBlock* succ : b->succs()) {
+        if (!succ) continue;
+        to_exit |= succ == &cfg->getExit();
+        if (!seen[succ->getBlockID()]) {
+          seen[succ->getBlockID()] = true;
+          todo.push_back(succ);
+        }
+      }
+      for (const CFGElement& e : *b)
+        if (auto cs = e.getAs<CFGStmt>(); cs && isa<CXXThrowExpr>(cs->getStmt())) throws = true;
+      has_normal_exit = to_exit && !throws && !b->hasNoReturnElement() && b != &cfg->getEntry();
+    }
+  }
 
   std::multimap<const ValueDecl*, size_t> by_decl;
   std::multimap<const VarDecl*, size_t> by_owner;
@@ -309,18 +349,24 @@ std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx,
         }
       }
     } else if (const auto* lambda = dyn_cast<LambdaExpr>(s)) {
+      // What the lambda captures: its capture list, and what its body names
+      // from outside (in a template a default capture is only resolved per
+      // instantiation, so the definition's capture list may be empty).
+      std::set<const ValueDecl*> captured;
       for (const LambdaCapture& c : lambda->captures())
-        if (c.capturesVariable()) {
-          auto range = by_decl.equal_range(c.getCapturedVar());
-          for (auto it = range.first; it != range.second; ++it) {
-            armed[it->second] = false;
-            if (obligations[it->second].group) escaped[it->second] = true;
-          }
+        if (c.capturesVariable()) captured.insert(c.getCapturedVar());
+      if (lambda->getCaptureDefault() != LCD_None) OuterReferences(lambda->getBody(), &captured);
+      for (const ValueDecl* v : captured) {
+        auto range = by_decl.equal_range(v);
+        for (auto it = range.first; it != range.second; ++it) {
+          armed[it->second] = false;
+          if (obligations[it->second].group) escaped[it->second] = true;
         }
+      }
     } else if (isa<CXXThrowExpr>(s) && report) {
       bool leaves = block.succ_size() == 1 && *block.succ_begin() == &cfg->getExit();
       for (size_t i = 0; i < n && leaves; ++i)
-        if (armed[i] && !reported[i] && obligations[i].group) {
+        if (armed[i] && !reported[i] && (obligations[i].group || has_normal_exit)) {
           leaks.push_back({i, first_arm[i], s->getBeginLoc(), true});
           reported[i] = true;
         }

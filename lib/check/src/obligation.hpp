@@ -40,9 +40,10 @@ struct Leak {
 std::vector<Obligation> CollectObligations(const clang::FunctionDecl* fn, const ApiModel& m,
                                            bool groups, bool cancels);
 
-// At most one leak per obligation. A throw leaves with a leak only for groups
-// (their tasks outlive the scope); for a cancel function a throw, like go
-// vet's panic, or a [[noreturn]] call, is an exit that needs no cancel.
+// At most one leak per obligation. A throw that leaves the function is an
+// exit like a return; for a cancel function only when the function can also
+// return normally (one that can only throw or call a [[noreturn]] function
+// is go vet's panic: no cancel is needed there).
 std::vector<Leak> FindLeaks(const clang::FunctionDecl* fn, clang::ASTContext& ctx,
                             const std::vector<Obligation>& obligations);
 

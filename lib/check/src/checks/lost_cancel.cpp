@@ -33,8 +33,11 @@ class LostCancelCheck : public Check {
     }
     const FunctionDecl* fn = result.Nodes.getNodeAs<FunctionDecl>("fn");
     if (const auto* lambda = result.Nodes.getNodeAs<LambdaExpr>("lambda")) fn = lambda->getCallOperator();
-    // A template is analysed once, in its definition (as written), not per instantiation.
-    if (!fn || !fn->hasBody() || InTemplateInstantiation(fn) || !done_.insert(fn).second) return;
+    // A template is analysed in its definition (as written, so a member of a
+    // class template is checked even if nothing instantiates it) and in each
+    // instantiation (where dependent derivations and default captures are
+    // resolved); a leak is reported once, at its spelling location.
+    if (!fn || !fn->hasBody() || !done_.insert(fn).second) return;
     if (sm().isInSystemHeader(fn->getLocation()) || fn->isMain()) return;  // the process exit cancels
     std::vector<Obligation> cancels = CollectObligations(fn, model(), false, true);
     if (cancels.empty()) return;
@@ -45,7 +48,8 @@ class LostCancelCheck : public Check {
                         "the cancel function '" + var + "' is not called on every path (possible "
                         "context leak); call it when the work under its context is done");
       if (!f) continue;
-      note(f, leak.exit_at, "this path reaches the end of the scope without calling '" + var + "'");
+      note(f, leak.exit_at, leak.by_throw ? "a throw here leaves the function without calling '" + var + "'"
+                                          : "this path reaches the end of the scope without calling '" + var + "'");
     }
   }
 

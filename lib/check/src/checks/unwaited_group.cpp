@@ -26,9 +26,11 @@ class UnwaitedGroupCheck : public Check {
   void check(const MatchFinder::MatchResult& result) override {
     const FunctionDecl* fn = result.Nodes.getNodeAs<FunctionDecl>("fn");
     if (const auto* lambda = result.Nodes.getNodeAs<LambdaExpr>("lambda")) fn = lambda->getCallOperator();
-    // A template is analysed once, in its definition (as written): a member of a
-    // class template is reported even if no instantiation uses it, and once.
-    if (!fn || !fn->hasBody() || InTemplateInstantiation(fn) || !done_.insert(fn).second) return;
+    // A template is analysed in its definition (as written, so a member of a
+    // class template is checked even if nothing instantiates it) and in each
+    // instantiation (where dependent derivations and default captures are
+    // resolved); a leak is reported once, at its spelling location.
+    if (!fn || !fn->hasBody() || !done_.insert(fn).second) return;
     if (sm().isInSystemHeader(fn->getLocation())) return;
     std::vector<Obligation> groups = CollectObligations(fn, model(), true, false);
     if (groups.empty()) return;
