@@ -133,3 +133,11 @@ void Operate(const tether::Context& ctx) {
   // tether:detached(one build's failure must not cancel the other builds)
   Upload();
 }
+// An overload that needs more than the context (a predicate) is another call,
+// not the context-taking sibling: silent.
+struct Turnstile {
+  void WaitFor(int ms);
+  template <class Pred>
+  bool WaitFor(const tether::Context& ctx, int ms, Pred ready);
+};
+void PassThrough(const tether::Context& ctx, Turnstile& gate) { gate.WaitFor(10); }

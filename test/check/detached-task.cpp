@@ -34,3 +34,22 @@ void EmptyReason(const tether::Context& ctx) {
   tether::Go(ctx, [] {});  // NOLINT(tether-detached-task)
   // CHECK: :[[@LINE-1]]:31: warning: 'NOLINT' without a reason: say why this is allowed after the marker [tether-justification]
 }
+
+// A wrapper detaches the thread its object owns on its caller's behalf: the
+// wrapper is silent, each call of it is the decision and is reported.
+class Poller {
+ public:
+  void Start() { thread_ = std::thread([] {}); }
+  void Release() {
+    if (thread_.joinable()) thread_.detach();
+  }
+  ~Poller() { Release(); }  // the object's own call: not a caller's decision
+ private:
+  std::thread thread_;
+};
+void Background(Poller* poller, Poller& other) {
+  poller->Release();
+  // STD: :[[@LINE-1]]:11: warning: detached task: 'Poller::Release' detaches the thread its object owns, on this caller's behalf; nobody waits for it: join it, or say why
+  // STD: :[[@LINE-9]]:37: note: 'Poller::Release' detaches it here
+  other.Release();  // tether:detached(the poller outlives the request by design)
+}

@@ -1,5 +1,5 @@
 // REQUIRES: checker
-// RUN: not %tether check --quiet --checks=-*,tether-loop-without-context %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
+// RUN: not %tether check --quiet --model builtin:libtether --model builtin:std-stop-token --checks=-*,tether-loop-without-context %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
 // RUN:   | FileCheck %s -implicit-check-not="warning:" -implicit-check-not="note:"
 #include <chrono>
 #include <condition_variable>
@@ -8,6 +8,7 @@
 #include <thread>
 
 #include <tether/context.hpp>
+#include <sys/wait.h>
 
 using namespace std::chrono_literals;
 bool TryOnce();
@@ -125,3 +126,81 @@ void Once(const tether::Context& ctx) {
   std::this_thread::sleep_for(1ms);
   (void)ctx;
 }
+
+// ---- The may-block summary: blocking through the project's own functions.
+#include <unistd.h>
+#include <fcntl.h>
+namespace summary {
+// Two calls down to the primitive, all in this TU.
+long Fill(int fd, char* buf, unsigned n) { return ::read(fd, buf, n); }
+bool ForwardChunk(int from, int to) {
+  char buf[256];
+  long n = Fill(from, buf, sizeof buf);
+  return n > 0 && ::write(to, buf, n) == n;
+}
+void Relay(const tether::Context& ctx, int from, int to) {
+  while (ForwardChunk(from, to)) {
+    // CHECK: :[[@LINE-1]]:10: warning: blocking call in a loop that never reads context 'ctx': 'summary::ForwardChunk' blocks without a context (summary::ForwardChunk -> summary::Fill -> ::read)
+    // CHECK: :[[@LINE-2]]:3: note: this loop has no constant bound
+    // CHECK: :[[@LINE-10]]:51: note: '::read' blocks without a context
+  }
+}
+// A wait helper around a condition variable, in a do/while.
+class Mailbox {
+ public:
+  void AwaitLetter() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (letters_ == 0) cv_.wait(lock);
+    --letters_;
+  }
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int letters_ = 0;
+};
+void Sorter(const tether::Context& ctx, Mailbox& box, const bool& open) {
+  do {
+    box.AwaitLetter();
+    // CHECK: :[[@LINE-1]]:9: warning: blocking call in a loop that never reads context 'ctx': 'summary::Mailbox::AwaitLetter' blocks without a context (summary::Mailbox::AwaitLetter -> std::condition_variable::wait)
+    // CHECK: :[[@LINE-3]]:3: note: this loop has no constant bound
+    // CHECK: :[[@LINE-13]]:27: note: 'std::condition_variable::wait' blocks without a context
+  } while (open);
+}
+// Not blocking: a read on a descriptor made non-blocking drains what is there.
+void DrainWakeups(const tether::Context& ctx, int events) {
+  int fds[2];
+  if (::pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) return;
+  char byte;
+  while (::read(fds[0], &byte, 1) == 1) {
+  }
+  (void)events;
+}
+// Not blocking either: waitpid with WNOHANG.
+void Reap(const tether::Context& ctx, int pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (ctx.Err().ok()) continue;
+    break;
+  }
+}
+// A constant bound in a conjunction bounds the loop.
+void Settle(const tether::Context& ctx, const bool& calm) {
+  for (int tries = 0; !calm && tries < 20; ++tries) std::this_thread::sleep_for(5ms);
+}
+// The token belongs to the task, not to the function: the loop is the
+// function's own (it has no context), the task's loop reads its token.
+void Supervise(int& beats) {
+  std::jthread worker([&beats](std::stop_token st) {
+    while (!st.stop_requested()) ++beats;
+  });
+  while (beats < 3) std::this_thread::sleep_for(1ms);
+}
+// The function stops its own thread: its token is the function's to stop.
+void Run(int& beats) {
+  std::jthread t([&beats] { ++beats; });
+  std::stop_token mine = t.get_stop_token();
+  while (beats < 1) std::this_thread::sleep_for(1ms);
+  t.request_stop();
+  (void)mine;
+}
+}  // namespace summary

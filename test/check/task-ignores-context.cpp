@@ -25,7 +25,7 @@ void TailContainer(const tether::Context& ctx, int pipe_fd) {
     // CHECK: :[[@LINE-1]]:8: warning: task started here has context 'ctx' but never reads it (no Done/Err/Value, never passes it on) while it blocks; it keeps running after 'ctx' is cancelled [tether-task-ignores-context]
     char buf[4096];
     while (::read(pipe_fd, buf, sizeof buf) > 0) {
-      // CHECK: :[[@LINE-1]]:12: note: the task blocks here: 'read' blocks without a context
+      // CHECK: :[[@LINE-1]]:12: note: the task blocks here: '::read' blocks without a context
       Consume(std::string(buf));
     }
     return tether::Error();
@@ -52,7 +52,8 @@ std::string ReadAll(std::istream& in) {
 void Copier(tether::Context ctx, std::istream& in) {
   std::thread copier([ctx, &in] { Consume(ReadAll(in)); });
   // CHECK: :[[@LINE-1]]:15: warning: task started here has context 'ctx' but never reads it
-  // CHECK: :[[@LINE-6]]:10: note: the task blocks here: 'std::getline' blocks without a context (in 'ReadAll', called from the task)
+  // CHECK: :[[@LINE-2]]:43: note: the task blocks here: 'ReadAll' blocks without a context (ReadAll -> std::getline)
+  // CHECK: :[[@LINE-7]]:10: note: 'std::getline' blocks without a context
   copier.join();
 }
 

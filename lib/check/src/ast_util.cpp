@@ -375,6 +375,25 @@ std::string PlainQualifiedName(const NamedDecl* d) {
   return out;
 }
 
+namespace {
+
+// The sibling is the same call with a context added: besides its context
+// parameters it takes as many as the callee (defaulted ones aside). An
+// overload that also needs a predicate or a callback is another call
+// (condition_variable_any::wait_for(lock, token, d, pred) is no sibling of
+// wait_for(lock, d)).
+bool SameCallPlusContext(const FunctionDecl* callee, const FunctionDecl* sibling, const ApiModel& m) {
+  unsigned required = 0, most = 0;
+  for (const ParmVarDecl* p : sibling->parameters()) {
+    if (IsContextType(p->getType(), m)) continue;
+    ++most;
+    if (!p->hasDefaultArg()) ++required;
+  }
+  return required <= callee->getNumParams() && callee->getMinRequiredArguments() <= most;
+}
+
+}  // namespace
+
 const FunctionDecl* FindContextSibling(const FunctionDecl* callee, const ApiModel& m) {
   if (!callee->getIdentifier() || HasParamOfContextType(callee, m)) return nullptr;
   std::vector<std::string> names{callee->getNameAsString()};
@@ -384,7 +403,7 @@ const FunctionDecl* FindContextSibling(const FunctionDecl* callee, const ApiMode
     DeclarationName dn(&callee->getASTContext().Idents.get(n));
     for (const NamedDecl* d : scope->lookup(dn)) {
       const FunctionDecl* f = d->getAsFunction();
-      if (f && f != callee && HasParamOfContextType(f, m)) return f;
+      if (f && f != callee && HasParamOfContextType(f, m) && SameCallPlusContext(callee, f, m)) return f;
     }
   }
   return nullptr;
@@ -420,47 +439,6 @@ bool ReadsContextImpl(const Stmt* s, const ApiModel& m, unsigned depth, bool mem
   return false;
 }
 
-bool Modifies(const Stmt* s, const VarDecl* v) {
-  if (!s) return false;
-  auto is_v = [v](const Expr* e) {
-    const auto* dre = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
-    return dre && dre->getDecl() == v;
-  };
-  if (const auto* u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp() && is_v(u->getSubExpr()))
-    return true;
-  if (const auto* b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp() && is_v(b->getLHS())) return true;
-  for (const Stmt* child : s->children())
-    if (Modifies(child, v)) return true;
-  return false;
-}
-
-const Stmt* FindBlockingImpl(const Stmt* s, const ApiModel& m, ASTContext& ast, bool loops,
-                             unsigned depth, std::string* why, std::set<const FunctionDecl*>* seen) {
-  if (!s || isa<LambdaExpr>(s)) return nullptr;
-  if (const auto* call = dyn_cast<CallExpr>(s)) {
-    if (IsBlockingCall(call, m, why)) return call;
-    const FunctionDecl* callee = call->getDirectCallee();
-    const FunctionDecl* def = nullptr;
-    if (depth > 0 && callee && !PassesContext(call, m) && !IsUnresolvableCall(call) &&
-        callee->hasBody(def) && def && !ast.getSourceManager().isInSystemHeader(def->getLocation()) &&
-        seen->insert(def).second) {
-      if (const Stmt* inner = FindBlockingImpl(def->getBody(), m, ast, loops, depth - 1, why, seen)) {
-        *why += " (in '" + DisplayName(def) + "', called from the task)";
-        return inner;
-      }
-    }
-  }
-  if (loops && IsLoop(s) && !IsBoundedLoop(s, ast)) {
-    for (const Stmt* child : s->children())
-      if (const Stmt* inner = FindBlockingImpl(child, m, ast, false, depth, why, seen)) return inner;
-    *why = "it loops without a bound";
-    return s;
-  }
-  for (const Stmt* child : s->children())
-    if (const Stmt* found = FindBlockingImpl(child, m, ast, loops, depth, why, seen)) return found;
-  return nullptr;
-}
-
 }  // namespace
 
 bool ReadsContext(const Stmt* s, const ApiModel& m, unsigned depth) {
@@ -474,69 +452,6 @@ bool PassesContext(const CallExpr* call, const ApiModel& m) {
   if (const auto* mc = dyn_cast<CXXMemberCallExpr>(call))
     if (const Expr* obj = mc->getImplicitObjectArgument(); obj && ReadsContext(obj, m, 0)) return true;
   return false;
-}
-
-bool IsBlockingCall(const CallExpr* call, const ApiModel& m, std::string* why) {
-  const FunctionDecl* callee = call->getDirectCallee();
-  if (!callee || isa<CXXOperatorCallExpr>(call) || PassesContext(call, m)) return false;
-  std::string name = PlainQualifiedName(callee);
-  if (ApiModel::MatchesPattern(m.blocking_calls, name, callee->getNameAsString())) {
-    *why = "'" + name + "' blocks without a context";
-    return true;
-  }
-  if (const FunctionDecl* sibling = FindContextSibling(callee, m)) {
-    *why = sibling->getName() == callee->getName()
-               ? "'" + name + "' ignores the context; an overload of it takes one"
-               : "'" + name + "' ignores the context; its sibling '" + sibling->getNameAsString() +
-                     "' takes one";
-    return true;
-  }
-  return false;
-}
-
-bool IsLoop(const Stmt* s) { return isa<WhileStmt, ForStmt, DoStmt, CXXForRangeStmt>(s); }
-
-bool IsBoundedLoop(const Stmt* loop, ASTContext& ast) {
-  if (isa<CXXForRangeStmt>(loop)) return true;
-  const Expr* cond = nullptr;
-  const Stmt* inc = nullptr;
-  const Stmt* body = nullptr;
-  if (const auto* f = dyn_cast<ForStmt>(loop)) {
-    cond = f->getCond();
-    inc = f->getInc();
-    body = f->getBody();
-  } else if (const auto* w = dyn_cast<WhileStmt>(loop)) {
-    cond = w->getCond();
-    body = w->getBody();
-  } else if (const auto* d = dyn_cast<DoStmt>(loop)) {
-    cond = d->getCond();
-    body = d->getBody();
-  }
-  if (!cond || cond->isValueDependent()) return false;
-  bool value = false;
-  if (cond->EvaluateAsBooleanCondition(value, ast)) return !value;
-  const auto* cmp = dyn_cast<BinaryOperator>(cond->IgnoreParenImpCasts());
-  if (!cmp || !cmp->isComparisonOp()) return false;
-  for (auto [counter, bound] : {std::pair{cmp->getLHS(), cmp->getRHS()}, std::pair{cmp->getRHS(), cmp->getLHS()}}) {
-    if (bound->isValueDependent() || !bound->isIntegerConstantExpr(ast)) continue;
-    const Expr* c = counter->IgnoreParenImpCasts();
-    bool in_cond = false;
-    if (const auto* u = dyn_cast<UnaryOperator>(c); u && u->isIncrementDecrementOp()) {
-      c = u->getSubExpr()->IgnoreParenImpCasts();
-      in_cond = true;
-    }
-    const auto* dre = dyn_cast<DeclRefExpr>(c);
-    const auto* var = dre ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
-    if (!var || !var->getType()->isIntegerType()) continue;
-    if (in_cond || Modifies(inc, var) || Modifies(body, var)) return true;
-  }
-  return false;
-}
-
-const Stmt* FindBlocking(const Stmt* s, const ApiModel& m, ASTContext& ast, bool loops, unsigned depth,
-                         std::string* why) {
-  std::set<const FunctionDecl*> seen;
-  return FindBlockingImpl(s, m, ast, loops, depth, why, &seen);
 }
 
 }  // namespace tether::check

@@ -51,7 +51,7 @@ const clang::FunctionDecl* WrittenFunction(const clang::FunctionDecl* fn);
 // bodies analyse the template's definition instead, once.
 bool InTemplateInstantiation(const clang::FunctionDecl* fn);
 
-// ---- Blocking, reading and loops (task-ignores-context, loop-without-context)
+// ---- Reading and passing contexts (blocking.hpp has what blocks)
 
 // "std::basic_istream::read": the qualified name without template arguments
 // or inline namespaces, as model name patterns are written.
@@ -65,18 +65,4 @@ const clang::FunctionDecl* FindContextSibling(const clang::FunctionDecl* callee,
 bool ReadsContext(const clang::Stmt* s, const ApiModel& m, unsigned depth = 2);
 // An argument or the object of call reads a context.
 bool PassesContext(const clang::CallExpr* call, const ApiModel& m);
-// The call blocks and passes no context: a model-listed blocking call, or a
-// function with a context-taking sibling. *why says which (for a note).
-bool IsBlockingCall(const clang::CallExpr* call, const ApiModel& m, std::string* why);
-// A loop that cannot run forever: a range-for, a constant false condition, or
-// a counter (modified in the loop) compared to an integer constant.
-bool IsBoundedLoop(const clang::Stmt* loop, clang::ASTContext& ast);
-bool IsLoop(const clang::Stmt* s);
-// The first place in s that blocks: a blocking call, or (with loops) an
-// unbounded loop, also inside the same-TU functions s calls without a
-// context, up to depth calls deep. Nested lambdas are not entered. *why
-// describes it ("'sleep_for' blocks", "an unbounded loop", "... in 'Pump'").
-const clang::Stmt* FindBlocking(const clang::Stmt* s, const ApiModel& m, clang::ASTContext& ast,
-                                bool loops, unsigned depth, std::string* why);
-
 }  // namespace tether::check

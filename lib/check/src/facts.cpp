@@ -117,15 +117,24 @@ void from_json(const nlohmann::json& j, CallFact& c) {
 }
 void to_json(nlohmann::json& j, const FunctionFact& f) {
   const auto& [id, name, qualified_name, file, line, end_line, receives_context, takes_context,
-               returns_context, entry_point, creates_roots, calls] = f;
+               returns_context, entry_point, creates_roots, calls, blocks, blocks_file, blocks_line,
+               blocks_col] = f;
   j = {id, name, qualified_name, file, line, end_line, receives_context, takes_context, returns_context,
-       entry_point, creates_roots, calls};
+       entry_point, creates_roots, calls, blocks, blocks_file, blocks_line, blocks_col};
 }
 void from_json(const nlohmann::json& j, FunctionFact& f) {
   auto& [id, name, qualified_name, file, line, end_line, receives_context, takes_context, returns_context,
-         entry_point, creates_roots, calls] = f;
+         entry_point, creates_roots, calls, blocks, blocks_file, blocks_line, blocks_col] = f;
   ReadArray(j, id, name, qualified_name, file, line, end_line, receives_context, takes_context, returns_context,
-            entry_point, creates_roots, calls);
+            entry_point, creates_roots, calls, blocks, blocks_file, blocks_line, blocks_col);
+}
+void to_json(nlohmann::json& j, const BlockCandidate& c) {
+  const auto& [finding, callee_id, callee_name] = c;
+  j = {finding, callee_id, callee_name};
+}
+void from_json(const nlohmann::json& j, BlockCandidate& c) {
+  auto& [finding, callee_id, callee_name] = c;
+  ReadArray(j, finding, callee_id, callee_name);
 }
 void to_json(nlohmann::json& j, const ForwardCandidate& c) {
   const auto& [finding, callee_id, callee_name, context_name] = c;
@@ -137,11 +146,11 @@ void from_json(const nlohmann::json& j, ForwardCandidate& c) {
 }
 
 std::string FactsToJson(const Facts& facts, const std::vector<Finding>& findings) {
-  const auto& [functions, candidates] = facts;
+  const auto& [functions, candidates, block_candidates] = facts;
   nlohmann::json fns = nlohmann::json::array();
   for (const auto& [key, f] : functions) fns.push_back({key, f});
   nlohmann::json doc = {{"schema", kFactsSchema}, {"functions", fns}, {"candidates", candidates},
-                        {"findings", findings}};
+                        {"block_candidates", block_candidates}, {"findings", findings}};
   return doc.dump();
 }
 
@@ -157,6 +166,7 @@ bool FactsFromJson(std::string_view text, Facts* facts, std::vector<Finding>* fi
     for (const auto& item : doc.at("functions"))
       out.functions.emplace(item.at(0).get<std::string>(), item.at(1).get<FunctionFact>());
     doc.at("candidates").get_to(out.candidates);
+    doc.at("block_candidates").get_to(out.block_candidates);
     std::vector<Finding> found;
     doc.at("findings").get_to(found);
     *facts = std::move(out);
@@ -171,6 +181,54 @@ bool FactsFromJson(std::string_view text, Facts* facts, std::vector<Finding>* fi
 void Facts::Merge(Facts&& other) {
   for (auto& [id, f] : other.functions) functions.emplace(id, std::move(f));
   for (auto& c : other.candidates) candidates.push_back(std::move(c));
+  for (auto& c : other.block_candidates) block_candidates.push_back(std::move(c));
+}
+
+std::vector<Finding> ResolveBlockCandidates(const Facts& facts, unsigned max_depth) {
+  std::vector<Finding> out;
+  for (const BlockCandidate& c : facts.block_candidates) {
+    // Breadth-first from the callee, through calls that pass no context:
+    // the shortest chain to a function whose own body blocks.
+    std::vector<std::vector<const FunctionFact*>> frontier;
+    std::set<std::string> seen{c.callee_id};
+    if (auto it = facts.functions.find(c.callee_id); it != facts.functions.end())
+      frontier.push_back({&it->second});
+    std::vector<const FunctionFact*> chain;
+    for (unsigned depth = 1; depth <= max_depth && !frontier.empty() && chain.empty(); ++depth) {
+      std::vector<std::vector<const FunctionFact*>> next;
+      for (const auto& path : frontier) {
+        const FunctionFact& f = *path.back();
+        if (!f.blocks.empty()) {
+          chain = path;
+          break;
+        }
+        for (const CallFact& call : f.calls) {
+          if (call.passes_context || !seen.insert(call.to).second) continue;
+          if (auto it = facts.functions.find(call.to); it != facts.functions.end()) {
+            next.push_back(path);
+            next.back().push_back(&it->second);
+          }
+        }
+      }
+      frontier = std::move(next);
+    }
+    if (chain.empty()) continue;
+    Finding f = c.finding;
+    const FunctionFact& leaf = *chain.back();
+    std::string path;
+    for (const FunctionFact* fn : chain) path += fn->qualified_name + " -> ";
+    path += leaf.blocks;
+    if (!f.notes.empty())
+      f.notes.back().message += ": '" + c.callee_name + "' blocks without a context (" + path + ")";
+    Note at_leaf;
+    at_leaf.file = leaf.blocks_file;
+    at_leaf.line = leaf.blocks_line;
+    at_leaf.col = leaf.blocks_col;
+    at_leaf.message = "'" + leaf.blocks + "' blocks here, in '" + leaf.qualified_name + "'";
+    f.notes.push_back(std::move(at_leaf));
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 std::vector<Finding> ResolveForwardCandidates(const Facts& facts, unsigned max_depth) {

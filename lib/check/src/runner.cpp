@@ -17,6 +17,7 @@
 #include <llvm/Support/Path.h>
 
 #include "ast_util.hpp"
+#include "blocking.hpp"
 #include "cache.hpp"
 #include "check_base.hpp"
 #include "tether/check/read_input.hpp"
@@ -100,6 +101,13 @@ class FactCollector : public RecursiveASTVisitor<FactCollector> {
     FunctionFact& f = *stack_.back();
     if (std::string root = RootName(call, tu_.model()); !root.empty()) AddRoot(f, call, root);
     const FunctionDecl* callee = call->getDirectCallee();
+    if (std::string why; f.blocks.empty() && IsBlockingCall(call, tu_.model(), &why)) {
+      f.blocks = ChainName(callee);
+      Note n = tu_.MakeNote(sm_, call->getBeginLoc(), "");
+      f.blocks_file = n.file;
+      f.blocks_line = n.line;
+      f.blocks_col = n.col;
+    }
     if (!callee || IsUnresolvableCall(call) || sm_.isInSystemHeader(callee->getLocation())) return true;
     CallFact c;
     c.to = Usr(WrittenFunction(callee));
@@ -138,6 +146,7 @@ class FactCollector : public RecursiveASTVisitor<FactCollector> {
     f.entry_point = f.returns_context && !ReturnsContext(fn, tu_.model());
     f.creates_roots.clear();
     f.calls.clear();
+    f.blocks.clear();
     stack_.push_back(&f);
   }
   void AddRoot(FunctionFact& f, const Expr* e, const std::string& root) {
@@ -511,6 +520,9 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
   if (CheckEnabled(options.checks, "tether-context-not-forwarded"))
     for (Finding& f : ResolveForwardCandidates(result.facts, options.max_chain_depth))
       result.summary.findings.push_back(std::move(f));
+  // A task or loop whose blocking is in another TU (the may-block summary).
+  for (Finding& f : ResolveBlockCandidates(result.facts, kMaxBlockingDepth))
+    result.summary.findings.push_back(std::move(f));
   SortAndDedupe(&result.summary.findings);
   AttributeFindings(result.facts, &result.summary.findings);
   if (time_phases) {

@@ -77,19 +77,8 @@ class ContextNotForwardedCheck : public Check {
   }
 
   // An overload of callee, or callee+suffix, in the same scope that takes a context.
-  const FunctionDecl* FindSibling(const FunctionDecl* callee) {
-    std::vector<std::string> names{callee->getNameAsString()};
-    for (const auto& suffix : model().sibling_suffixes) names.push_back(names[0] + suffix);
-    const DeclContext* scope = callee->getDeclContext()->getRedeclContext();
-    for (const std::string& n : names) {
-      DeclarationName dn(&ast().Idents.get(n));
-      for (const NamedDecl* d : scope->lookup(dn)) {
-        const FunctionDecl* f = d->getAsFunction();
-        if (f && f != callee && HasParamOfContextType(f, model())) return f;
-      }
-    }
-    return nullptr;
-  }
+  // The same call with a context added (ast_util: FindContextSibling).
+  const FunctionDecl* FindSibling(const FunctionDecl* callee) { return FindContextSibling(callee, model()); }
 
   void ReportSibling(const CallExpr* call, const FunctionDecl* callee, const FunctionDecl* sibling,
                      const std::vector<ReachableContext>& reachable) {

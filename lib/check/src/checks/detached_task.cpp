@@ -1,5 +1,8 @@
 /// tether-detached-task: tether::Go or std::thread::detach without a
 /// justification. Docs: docs/checks/detached-task.md
+#include <functional>
+#include <map>
+
 #include "../ast_util.hpp"
 #include "../check_base.hpp"
 
@@ -17,19 +20,98 @@ class DetachedTaskCheck : public Check {
     std::vector<StringRef> spawns(model().detached_spawns.begin(), model().detached_spawns.end());
     if (spawns.empty()) return;
     finder->addMatcher(callExpr(callee(functionDecl(hasAnyName(spawns)).bind("spawn"))).bind("call"), this);
+    // A call of a method that may be a detach wrapper (decided in check()).
+    finder->addMatcher(cxxMemberCallExpr(callee(cxxMethodDecl(unless(isStaticStorageClass())).bind("method")))
+                           .bind("member_call"),
+                       this);
   }
 
   void check(const MatchFinder::MatchResult& result) override {
+    if (const auto* mc = result.Nodes.getNodeAs<CXXMemberCallExpr>("member_call")) {
+      const auto* method = result.Nodes.getNodeAs<CXXMethodDecl>("method");
+      if (const CallExpr* inner = WrapperDetach(method)) ReportWrapperCall(mc, method, inner);
+      return;
+    }
     const auto* call = result.Nodes.getNodeAs<CallExpr>("call");
     const auto* spawn = result.Nodes.getNodeAs<FunctionDecl>("spawn");
     if (!call || !spawn) return;
-    SourceLocation loc = call->getBeginLoc();
-    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(call))
-      if (const auto* me = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens())) loc = me->getMemberLoc();
-    diag(loc, "detached task: '" + QualifiedName(spawn) +
-                  "' starts work that nobody waits for; give it an owner (a task group that is "
-                  "waited for) or say why with a tether:detached(<why>) comment");
+    // A wrapper detaches on its caller's behalf: each call of it is the
+    // decision, and is reported there instead.
+    if (const auto* fn = dyn_cast_or_null<CXXMethodDecl>(EnclosingFunction(call)); fn && WrapperDetach(fn) == call)
+      return;
+    diag(NameLoc(call), "detached task: '" + QualifiedName(spawn) + "' starts work that nobody waits for; " +
+                            Remedy(spawn));
   }
+
+ private:
+  // The remedy in the code's own API: a join for a thread the model builds
+  // on construction (std::thread), a task group for libtether's tasks.
+  std::string Remedy(const FunctionDecl* spawn) const {
+    const auto* md = dyn_cast_or_null<CXXMethodDecl>(spawn);
+    const TaskGroupModel* g = md ? model().FindGroup(QualifiedName(md->getParent())) : nullptr;
+    return g && g->spawn_on_construct
+               ? "join it, or say why with a tether:detached(<why>) comment"
+               : "give it an owner (a task group that is waited for) or say why with a "
+                 "tether:detached(<why>) comment";
+  }
+
+  static SourceLocation NameLoc(const CallExpr* call) {
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(call))
+      if (const auto* me = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens())) return me->getMemberLoc();
+    return call->getBeginLoc();
+  }
+
+  const FunctionDecl* EnclosingFunction(const Stmt* s) {
+    DynTypedNodeList parents = ast().getParents(*s);
+    while (!parents.empty()) {
+      if (const auto* f = parents[0].get<FunctionDecl>()) return f;
+      if (parents[0].get<LambdaExpr>()) return nullptr;
+      parents = ast().getParents(parents[0]);
+    }
+    return nullptr;
+  }
+
+  // A detach wrapper: a public instance method (not a destructor) whose own
+  // body (not a nested lambda) detaches a thread the object holds in a
+  // member (`if (t_.joinable()) t_.detach();`). Returns that detach.
+  const CallExpr* WrapperDetach(const CXXMethodDecl* method) {
+    if (!method) return nullptr;
+    method = cast<CXXMethodDecl>(method->getCanonicalDecl());
+    auto [it, inserted] = wrappers_.try_emplace(method, nullptr);
+    if (!inserted) return it->second;
+    const FunctionDecl* def = nullptr;
+    if (method->isStatic() || isa<CXXDestructorDecl>(method) || method->getAccess() == AS_private ||
+        method->getParent()->isLambda() || !method->hasBody(def) || !def || !def->getBody() ||
+        sm().isInSystemHeader(def->getLocation()))
+      return nullptr;
+    const CallExpr* found = nullptr;
+    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s || found || isa<LambdaExpr>(s)) return;
+      if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
+        const FunctionDecl* callee = mc->getDirectCallee();
+        const auto* me = dyn_cast_or_null<MemberExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts());
+        if (callee && me && isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()) &&
+            ApiModel::Contains(model().detached_spawns, QualifiedName(callee)))
+          found = mc;
+      }
+      for (const Stmt* child : s->children()) walk(child);
+    };
+    walk(def->getBody());
+    return wrappers_[method] = found;
+  }
+
+  void ReportWrapperCall(const CXXMemberCallExpr* call, const CXXMethodDecl* method, const CallExpr* inner) {
+    // The wrapper's own calls of itself or of its class's methods (a
+    // destructor calling detach()) answer for the object, not for a caller.
+    if (isa<CXXThisExpr>(call->getImplicitObjectArgument()->IgnoreParenImpCasts())) return;
+    Finding* f = diag(NameLoc(call), "detached task: '" + QualifiedName(method) +
+                                         "' detaches the thread its object owns, on this caller's "
+                                         "behalf; nobody waits for it: " + Remedy(inner->getDirectCallee()));
+    if (!f) return;
+    note(f, NameLoc(inner), "'" + QualifiedName(method) + "' detaches it here");
+  }
+
+  std::map<const CXXMethodDecl*, const CallExpr*> wrappers_;
 };
 
 }  // namespace

@@ -3,9 +3,11 @@
 /// in a function that has a context, without ever reading it, and without a
 /// bound: Go's wait.ExponentialBackoff where ExponentialBackoffWithContext
 /// was meant. Docs: docs/checks/loop-without-context.md
+#include <functional>
 #include <map>
 
 #include "../ast_util.hpp"
+#include "../blocking.hpp"
 #include "../check_base.hpp"
 
 namespace tether::check {
@@ -29,18 +31,56 @@ class LoopWithoutContextCheck : public Check {
     const auto* fn = result.Nodes.getNodeAs<FunctionDecl>("fn");
     if (!call || !fn || !fn->hasBody() || fn->isDependentContext()) return;
     std::string why;
-    if (!IsBlockingCall(call, model(), &why)) return;
+    const bool direct = IsBlockingCall(call, model(), &why);
+    // Otherwise the call may block through the callee: its body in this TU
+    // (the may-block summary), or in another TU (a candidate for phase 2).
+    const FunctionDecl* callee = call->getDirectCallee();
+    const FunctionDecl* def = nullptr;
+    if (!direct) {
+      if (!callee || isa<CXXOperatorCallExpr>(call) || PassesContext(call, model()) ||
+          IsUnresolvableCall(call) || sm().isInSystemHeader(callee->getLocation()) ||
+          HasParamOfContextType(callee, model()))
+        return;
+      if (!callee->hasBody(def) || !def || !def->getBody()) def = nullptr;
+      if (def && sm().isInSystemHeader(def->getLocation())) return;
+    }
     const Stmt* loop = InnermostUnboundedLoop(call, fn->getBody());
-    if (!loop || EnclosingLoopReadsContext(loop, fn->getBody())) return;
-    std::string ctx = ContextOf(fn);
+    if (!loop || ReadsContext(loop, model())) return;
+    std::string ctx = ContextOf(fn, loop);
     if (ctx.empty()) return;
+    // A call that blocks only through its callee is reported when nothing in
+    // the loop blocks directly: one finding per loop is enough to fix it.
+    if (!direct && LoopBlocksDirectly(loop)) return;
+    if (!may_block_) may_block_ = std::make_unique<MayBlock>(model(), ast());
+    const BlockingPath* path = nullptr;
+    if (!direct && def) {
+      path = may_block_->Function(def);
+      if (!path) return;
+      why = "'" + DisplayName(def) + "' blocks without a context (" + DisplayName(def) + " -> " +
+            path->Chain() + ")";
+    }
 
-    Finding* f = diag(CalleeLoc(call), "blocking call in a loop that never reads context '" + ctx +
-                                           "': " + why + ", and the loop has no bound; it keeps "
-                                           "running after '" + ctx + "' is cancelled");
+    std::string message = "blocking call in a loop that never reads context '" + ctx + "': ";
+    std::string tail = ", and the loop has no bound; it keeps running after '" + ctx + "' is cancelled";
+    std::string loop_note = "this loop has no constant bound and does not check '" + ctx +
+                            "' (read ctx.Err() or pass '" + ctx + "' to the blocking call)";
+    if (!direct && !def) {
+      BlockCandidate c;
+      if (!tu().MakeFinding(sm(), name(), CalleeLoc(call), message + "'" + DisplayName(callee) +
+                                                              "' blocks in another translation unit" + tail,
+                            &c.finding))
+        return;
+      c.finding.notes.push_back(tu().MakeNote(sm(), loop->getBeginLoc(), loop_note));
+      c.finding.notes.push_back(tu().MakeNote(sm(), CalleeLoc(call), "the loop blocks here"));
+      c.callee_id = Usr(WrittenFunction(callee));
+      c.callee_name = DisplayName(callee);
+      if (!c.callee_id.empty()) tu().facts.block_candidates.push_back(std::move(c));
+      return;
+    }
+    Finding* f = diag(CalleeLoc(call), message + why + tail);
     if (!f) return;
-    note(f, loop->getBeginLoc(), "this loop has no constant bound and does not check '" + ctx +
-                                     "' (read ctx.Err() or pass '" + ctx + "' to the blocking call)");
+    note(f, loop->getBeginLoc(), loop_note);
+    if (path) note(f, path->primitive->getBeginLoc(), path->why);
   }
 
  private:
@@ -62,40 +102,61 @@ class LoopWithoutContextCheck : public Check {
     return nullptr;
   }
 
-  // The loop, or a loop around it, reads the context: an outer poll loop
-  // that waits with the context and drains a non-blocking source inside is
-  // fine (Worker::ReapOrphans, SpoolQueue's inotify drain).
-  bool EnclosingLoopReadsContext(const Stmt* loop, const Stmt* body) {
-    for (const Stmt* s = loop; s && s != body;) {
-      if (IsLoop(s) && ReadsContext(s, model())) return true;
-      DynTypedNodeList parents = ast().getParents(*s);
-      s = parents.empty() ? nullptr : parents[0].get<Stmt>();
-      if (s && isa<LambdaExpr>(s)) return false;
-    }
-    return false;
+  // The loop holds a call that blocks by itself (not inside a nested lambda).
+  bool LoopBlocksDirectly(const Stmt* loop) {
+    auto it = blocks_directly_.find(loop);
+    if (it != blocks_directly_.end()) return it->second;
+    std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s || isa<LambdaExpr>(s)) return false;
+      std::string why;
+      if (const auto* c = dyn_cast<CallExpr>(s); c && IsBlockingCall(c, model(), &why)) return true;
+      for (const Stmt* child : s->children())
+        if (walk(child)) return true;
+      return false;
+    };
+    return blocks_directly_[loop] = walk(loop);
   }
 
   // A context the function has: reachable (parameter, capture, member,
-  // carrier) or a local it derived. "" when none.
-  std::string ContextOf(const FunctionDecl* fn) {
+  // carrier), or a local declared before the loop in the function itself
+  // (not in a nested lambda: that is the task's) that the function cannot
+  // stop itself. A token it took from its own thread or stop_source
+  // (t.get_stop_token(), src.get_token()), or a context whose cancel it holds,
+  // is one it stops: it is the canceller, not the cancelled. "" when none.
+  std::string ContextOf(const FunctionDecl* fn, const Stmt* loop) {
     auto it = context_of_.find(fn);
-    if (it != context_of_.end()) return it->second;
-    std::string name;
-    std::vector<ReachableContext> reachable = ReachableContexts(fn, model());
-    if (!reachable.empty()) name = reachable[0].spelling;
-    if (name.empty()) {
-      auto locals = match(stmt(forEachDescendant(decl(anyOf(varDecl(), bindingDecl())).bind("d"))),
-                          *fn->getBody(), ast());
-      for (const BoundNodes& b : locals) {
-        const auto* d = b.getNodeAs<ValueDecl>("d");
-        if (d && IsContextType(d->getType(), model())) {
-          name = d->getNameAsString();
-          break;
-        }
-      }
+    if (it == context_of_.end()) {
+      std::vector<ReachableContext> reachable = ReachableContexts(fn, model());
+      it = context_of_.emplace(fn, reachable.empty() ? "" : reachable[0].spelling).first;
     }
-    context_of_[fn] = name;
-    return name;
+    if (!it->second.empty()) return it->second;
+    auto locals = match(stmt(forEachDescendant(decl(anyOf(varDecl(), bindingDecl())).bind("d"))),
+                        *fn->getBody(), ast());
+    for (const BoundNodes& b : locals) {
+      const auto* d = b.getNodeAs<ValueDecl>("d");
+      if (!d || !IsContextType(d->getType(), model()) || d->getDeclContext() != fn) continue;
+      if (!sm().isBeforeInTranslationUnit(d->getLocation(), loop->getBeginLoc())) continue;
+      if (isa<BindingDecl>(d)) continue;  // auto [ctx, cancel] = ...: the function holds the cancel
+      const auto* v = dyn_cast<VarDecl>(d);
+      if (v && v->getInit() && FromOwnedObject(v->getInit())) continue;
+      return d->getNameAsString();
+    }
+    return "";
+  }
+
+  // t.get_stop_token(), src.get_token(), r.ctx: read from a local object.
+  static bool FromOwnedObject(const Expr* init) {
+    const Expr* e = init->IgnoreImplicit();
+    if (const auto* ctor = dyn_cast<CXXConstructExpr>(e); ctor && ctor->getNumArgs() == 1)
+      e = ctor->getArg(0)->IgnoreImplicit();
+    const Expr* base = nullptr;
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(e)) base = mc->getImplicitObjectArgument();
+    else if (const auto* me = dyn_cast<MemberExpr>(e)) base = me->getBase();
+    if (!base) return false;
+    const auto* ref = dyn_cast<DeclRefExpr>(base->IgnoreParenImpCasts());
+    const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    return var && var->isLocalVarDecl() && !var->getType()->isReferenceType() &&
+           !var->getType()->isPointerType();
   }
 
   static SourceLocation CalleeLoc(const CallExpr* call) {
@@ -106,6 +167,8 @@ class LoopWithoutContextCheck : public Check {
   }
 
   std::map<const FunctionDecl*, std::string> context_of_;
+  std::map<const Stmt*, bool> blocks_directly_;
+  std::unique_ptr<MayBlock> may_block_;
 };
 
 }  // namespace

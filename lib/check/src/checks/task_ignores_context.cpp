@@ -3,6 +3,7 @@
 /// while it blocks: the log-copying goroutine of Vela's TailContainer that
 /// outlives its build. Docs: docs/checks/task-ignores-context.md
 #include "../ast_util.hpp"
+#include "../blocking.hpp"
 #include "../check_base.hpp"
 
 namespace tether::check {
@@ -62,16 +63,30 @@ class TaskIgnoresContextCheck : public Check {
       ctx_name = reachable[0].spelling;
     }
     if (ReadsContext(op->getBody(), model())) return;
-    std::string why;
-    const Stmt* blocks = FindBlocking(op->getBody(), model(), ast(), true, 2, &why);
-    if (!blocks) return;
+    if (!may_block_) may_block_ = std::make_unique<MayBlock>(model(), ast());
+    BlockingPath path;
+    std::vector<ExternalCall> external;
+    const bool blocks = may_block_->Find(op->getBody(), true, &path, &external);
+    if (!blocks && external.empty()) return;
 
-    Finding* f = diag(SpawnLoc(spawn), "task started here has context '" + ctx_name +
-                                           "' but never reads it (no Done/Err/Value, never "
-                                           "passes it on) while it blocks; it keeps running "
-                                           "after '" + ctx_name + "' is cancelled");
+    const std::string message = "task started here has context '" + ctx_name +
+                                "' but never reads it (no Done/Err/Value, never passes it on) "
+                                "while it blocks; it keeps running after '" + ctx_name + "' is cancelled";
+    if (!blocks) {
+      // Whether it blocks is decided from the facts of the callees' TUs.
+      for (const ExternalCall& x : external) {
+        BlockCandidate c;
+        if (!tu().MakeFinding(sm(), name(), SpawnLoc(spawn), message, &c.finding)) return;
+        c.finding.notes.push_back(tu().MakeNote(sm(), x.at->getBeginLoc(), "the task blocks here"));
+        c.callee_id = Usr(WrittenFunction(x.callee));
+        c.callee_name = DisplayName(x.callee);
+        if (!c.callee_id.empty()) tu().facts.block_candidates.push_back(std::move(c));
+      }
+      return;
+    }
+    Finding* f = diag(SpawnLoc(spawn), message);
     if (!f) return;
-    note(f, blocks->getBeginLoc(), "the task blocks here: " + why);
+    NoteBlocking(f, path, "the task");
   }
 
  private:
@@ -87,6 +102,18 @@ class TaskIgnoresContextCheck : public Check {
     return nullptr;
   }
 
+  // The note at the call in the task, with the chain down to the primitive,
+  // and one at the primitive when it is in a callee.
+  void NoteBlocking(Finding* f, const BlockingPath& path, const std::string& who) {
+    if (path.chain.size() <= 1) {
+      note(f, path.at->getBeginLoc(), who + " blocks here: " + path.why);
+      return;
+    }
+    note(f, path.at->getBeginLoc(), who + " blocks here: '" + path.chain.front() +
+                                         "' blocks without a context (" + path.Chain() + ")");
+    note(f, path.primitive->getBeginLoc(), path.why);
+  }
+
   std::string Spelling(const Expr* e) {
     CharSourceRange r = CharSourceRange::getTokenRange(e->getSourceRange());
     return std::string(Lexer::getSourceText(r, sm(), ast().getLangOpts()));
@@ -100,6 +127,8 @@ class TaskIgnoresContextCheck : public Check {
         return dre->getBeginLoc();
     return spawn->getBeginLoc();
   }
+
+  std::unique_ptr<MayBlock> may_block_;
 };
 
 }  // namespace

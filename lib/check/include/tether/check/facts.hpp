@@ -18,7 +18,7 @@ namespace tether::check {
 // (facts.cpp). Each (de)serializer unpacks its struct with a structured
 // binding, so a new field does not compile until it is serialized too; then
 // bump kFactsSchema (it is part of every cache key).
-inline constexpr int kFactsSchema = 1;
+inline constexpr int kFactsSchema = 2;
 
 struct RootSite {
   std::string file;
@@ -48,6 +48,11 @@ struct FunctionFact {
   bool entry_point = false;       // main or a test body: never on a chain
   std::vector<RootSite> creates_roots;
   std::vector<CallFact> calls;
+  // The may-block summary's leaf: the first call in the body (not in a nested
+  // lambda) that blocks without a context ("::read"), or "" when none.
+  std::string blocks;
+  std::string blocks_file;
+  unsigned blocks_line = 0, blocks_col = 0;
 };
 
 // A call from a function that has a context to a callee that takes none.
@@ -59,9 +64,20 @@ struct ForwardCandidate {
   std::string context_name;  // the context the caller could pass
 };
 
+// A task or loop that blocks only if a function defined in another TU does
+// (task-ignores-context, loop-without-context). It becomes a finding when
+// the callee reaches, through calls that pass no context, a function whose
+// body blocks; the chain is added to the finding's last note.
+struct BlockCandidate {
+  Finding finding;          // complete, its last note at the call that leads there
+  std::string callee_id;    // the callee's id (USR)
+  std::string callee_name;
+};
+
 struct Facts {
   std::map<std::string, FunctionFact> functions;  // by id
   std::vector<ForwardCandidate> candidates;
+  std::vector<BlockCandidate> block_candidates;
   void Merge(Facts&& other);
 };
 
@@ -78,6 +94,9 @@ bool FactsFromJson(std::string_view json_text, Facts* facts, std::vector<Finding
 void AttributeFindings(const Facts& facts, std::vector<Finding>* findings);
 
 std::vector<Finding> ResolveForwardCandidates(const Facts& facts, unsigned max_depth);
+// Phase 2 of the may-block summary: the block candidates whose callee blocks
+// within max_depth calls.
+std::vector<Finding> ResolveBlockCandidates(const Facts& facts, unsigned max_depth);
 
 // The static context-flow graph (docs/static-graph-format.md).
 std::string StaticGraphJson(const Facts& facts, const std::vector<Finding>& findings);
