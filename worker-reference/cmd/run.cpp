@@ -72,8 +72,9 @@ int RunCommand(int argc, char** argv) {
   bool invalid = false;
   for (std::size_t i = 0; i < options.files.size(); ++i) {
     std::vector<PipelineDiagnostic> diagnostics;
-    Error err = LoadPipeline(options.files[i], &pipelines[i], &diagnostics);
+    Error err = LoadPipeline(options.files[i], &pipelines[i], &diagnostics, options.strict);
     if (err.ok()) err = CheckRunnable(pipelines[i], &diagnostics);
+    for (const PipelineDiagnostic& w : pipelines[i].warnings) std::cerr << w.ToString() << "\n";
     for (const PipelineDiagnostic& d : diagnostics) std::cerr << d.ToString() << "\n";
     if (!err.ok()) {
       if (diagnostics.empty()) std::cerr << options.files[i] << ": error: " << err.message() << "\n";
