@@ -33,14 +33,14 @@ try:
     pipeline = os.path.join(tmp, "job.yml")
     with open(pipeline, "w") as f:
         f.write('version: "1"\nsteps:\n  - name: s\n    image: alpine\n    commands:\n'
-                '      - "if [ -e %s/first ]; then touch %s/second; sleep 5; exit 0; fi"\n'
+                '      - "if [ -e %s/first ]; then touch %s/second; sleep 20; exit 0; fi"\n'
                 '      - touch %s/first\n      - sleep 2\n' % (out, out, out))
     job = subprocess.run([worker, "submit", "--queue", queue, pipeline], capture_output=True, text=True,
                          check=True).stdout.strip()
 
     def serve(name):
         p = subprocess.Popen([worker, "serve", "--queue", queue, "--worker-name", name, "--quiet", "--heartbeat-ttl",
-                              "500ms", "--results", os.path.join(tmp, name)],
+                              "500ms", "--shutdown-grace", "100ms", "--kill-grace", "100ms", "--results", os.path.join(tmp, name)],
                              stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, name + ".err"), "w"))
         procs.append(p)
         return p
