@@ -126,6 +126,8 @@ const char kRunUsage[] =
     "                               (own pid namespace, read-only root, rw workspace, tmpfs /tmp)\n"
     "  --network host|none          bwrap only: none gives each step a loopback-only network\n"
     "  --quiet                      no live log lines on stdout\n"
+    "  --strict                     every pipeline warning (a setting Vela drops or\n"
+    "                               overrides) is an error: nothing runs\n"
     "\n"
     "Durations as Go writes them (30m, 2s, 500ms, 1h30m); sizes as 10MiB, 512KiB, 100B.\n"
     "Exit status: 0 every build succeeded, 1 a build failed or was canceled,\n"
@@ -211,6 +213,11 @@ Error ParseWorkerOptions(int argc, char** argv, const std::map<std::string, Opti
     if (arg == "--quiet" || arg == "-q") {
       if (Error err = once("--quiet"); !err.ok()) return err;
       out->quiet = true;
+      continue;
+    }
+    if (arg == "--strict") {
+      if (Error err = once("--strict"); !err.ok()) return err;
+      out->strict = true;
       continue;
     }
     std::string flag = arg, value;

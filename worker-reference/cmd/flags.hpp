@@ -33,6 +33,7 @@ struct RunOptions {
   Duration shutdown_grace = std::chrono::minutes(1);
   std::uint64_t max_log_size = 100ull << 20;  // 0: unlimited
   bool quiet = false;
+  bool strict = false;         // --strict: a pipeline warning is an error (run, submit)
   std::string workspace_root;  // empty: a fresh temporary directory
   bool bwrap = false;          // --runtime bwrap (default: process)
   bool network_none = false;   // --network none (bwrap only)

@@ -121,6 +121,7 @@ int SubmitCommand(int argc, char** argv) {
     Error err = ReadPipelineFile(file, &job.pipeline_text, &diagnostics);
     if (err.ok()) err = ParsePipeline(job.pipeline_text, file, &pipeline, &diagnostics);
     if (err.ok()) err = CheckRunnable(pipeline, &diagnostics);
+    for (const PipelineDiagnostic& w : pipeline.warnings) std::cerr << w.ToString() << "\n";
     for (const PipelineDiagnostic& d : diagnostics) std::cerr << d.ToString() << "\n";
     if (!err.ok()) {
       if (diagnostics.empty()) std::cerr << file << ": error: " << err.message() << "\n";

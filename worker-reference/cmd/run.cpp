@@ -22,7 +22,8 @@ extern char** environ;
 
 namespace tether::worker::cmd {
 
-int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_workspace_root) {
+int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_workspace_root,
+                         std::unique_ptr<WorkspaceLedger>* ledger) {
   // Before any thread exists: SIGINT/SIGTERM are read from a signalfd by the
   // signal task, SIGCHLD by the reaper task (every thread inherits the mask;
   // children get it cleared).
@@ -50,8 +51,22 @@ int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_wor
       return 3;
     }
     options->workspace_root = templ;
+    WorkspaceLedger::RecoverDeadDefaultRoots();
+  } else {
+    std::filesystem::create_directories(options->workspace_root, ec);
+    if (ec) {
+      std::cerr << "tether-worker " << command << ": cannot create " << options->workspace_root << ": "
+                << ec.message() << "\n";
+      return 3;
+    }
+    WorkspaceLedger::RecoverDead(options->workspace_root);
   }
-
+  // A killed `run` leaves "worker died" records; a queue reruns its builds.
+  const bool record_on_crash = std::string(command) == "run";
+  if (Error err = WorkspaceLedger::Open(options->workspace_root, record_on_crash, ledger); !err.ok()) {
+    std::cerr << "tether-worker " << command << ": " << err.message() << "\n";
+    return 3;
+  }
   return 0;
 }
 
@@ -72,8 +87,9 @@ int RunCommand(int argc, char** argv) {
   bool invalid = false;
   for (std::size_t i = 0; i < options.files.size(); ++i) {
     std::vector<PipelineDiagnostic> diagnostics;
-    Error err = LoadPipeline(options.files[i], &pipelines[i], &diagnostics);
+    Error err = LoadPipeline(options.files[i], &pipelines[i], &diagnostics, options.strict);
     if (err.ok()) err = CheckRunnable(pipelines[i], &diagnostics);
+    for (const PipelineDiagnostic& w : pipelines[i].warnings) std::cerr << w.ToString() << "\n";
     for (const PipelineDiagnostic& d : diagnostics) std::cerr << d.ToString() << "\n";
     if (!err.ok()) {
       if (diagnostics.empty()) std::cerr << options.files[i] << ": error: " << err.message() << "\n";
@@ -86,7 +102,8 @@ int RunCommand(int argc, char** argv) {
   }
 
   bool own_workspace_root = false;
-  if (int status = PrepareWorkerProcess("run", &options, &own_workspace_root); status != 0) return status;
+  std::unique_ptr<WorkspaceLedger> ledger;
+  if (int status = PrepareWorkerProcess("run", &options, &own_workspace_root, &ledger); status != 0) return status;
 
   std::vector<queue::BuildItem> items;
   BuildIdAllocator ids(options.results_dir);
@@ -107,7 +124,9 @@ int RunCommand(int argc, char** argv) {
   executor::LiveOutput live(stdout, !options.quiet, tty);
   std::string workspace_root = options.workspace_root;
   Worker worker(std::move(options), &queue, &live, std::move(worker_env));
+  worker.SetLedger(ledger.get());
   int status = worker.Start(Background());
+  ledger.reset();  // before its root goes
   std::error_code ec;
   if (own_workspace_root) std::filesystem::remove_all(workspace_root, ec);
   return status;

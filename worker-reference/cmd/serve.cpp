@@ -102,9 +102,15 @@ int ServeCommand(int argc, char** argv) {
     return ExitStatusOf(err);
   }
   bool own_workspace_root = false;
-  if (int status = PrepareWorkerProcess("serve", &options.run, &own_workspace_root); status != 0) return status;
+  std::unique_ptr<WorkspaceLedger> ledger;
+  if (int status = PrepareWorkerProcess("serve", &options.run, &own_workspace_root, &ledger); status != 0) {
+    return status;
+  }
   if (Error err = q->Register(); !err.ok()) {
     std::cerr << "tether-worker serve: " << err.message() << "\n";
+    ledger.reset();
+    std::error_code ec;
+    if (own_workspace_root) std::filesystem::remove_all(options.run.workspace_root, ec);
     return ExitStatusOf(err);
   }
 
@@ -114,6 +120,7 @@ int ServeCommand(int argc, char** argv) {
   executor::LiveOutput live(stdout, !options.run.quiet, tty);
   const std::string workspace_root = options.run.workspace_root;
   Worker worker(options.run, q.get(), &live, std::move(worker_env), q->worker_name());
+  worker.SetLedger(ledger.get());
 
   std::vector<SideTask> side;
   side.push_back({"queue", [&q](const Context& ctx) { return q->Serve(ctx); }});
@@ -128,6 +135,7 @@ int ServeCommand(int argc, char** argv) {
   std::cerr << "tether-worker serve: worker " << q->worker_name() << " on " << options.queue << ", "
             << options.run.build_limit << " slot(s)\n";
   worker.Start(Background(), std::move(side));
+  ledger.reset();  // before its root goes
   std::error_code ec;
   if (own_workspace_root) std::filesystem::remove_all(workspace_root, ec);
   return worker.InfrastructureFailed() ? kExitQueue : 0;

@@ -208,6 +208,11 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   config.network_none = options_.network_none;
   config.live = live_;
   config.worker_env = worker_env_;
+  if (ledger_ != nullptr) {
+    if (Error err = ledger_->Begin(item.id, item.pipeline.file, result_dir); !err.ok()) {
+      std::cerr << "tether-worker: build " << item.id << ": " << err.message() << "\n";
+    }
+  }
   executor::Engine engine(item.pipeline, config);
   // Ended below, before engine is destroyed.
   builds_.Begin(info, cancel_build, [&engine] { engine.Kill(); });
@@ -220,6 +225,7 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
 
   executor::BuildRecord record = engine.Record();
   Error write_err = executor::WriteBuildJson(record, result_dir + "/build.json");
+  if (ledger_ != nullptr) ledger_->End(item.id);  // workspace removed, build.json written
   Recorded(record);
   if (live_) live_->BuildDone(item.id, record.status, record.reason);
 

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "cmd/control.hpp"
+#include "cmd/workspace_ledger.hpp"
 #include "cmd/flags.hpp"
 #include "executor/live_output.hpp"
 #include "executor/result.hpp"
@@ -86,6 +87,9 @@ class Worker : public WorkerControl {
   // Runs builds until the queue is exhausted (run) or a shutdown signal
   // (serve), with side tasks beside; returns the exit status of `run`.
   int Start(const Context& ctx, std::vector<SideTask> side_tasks = {});
+  // Before Start: every build is entered in ledger while its workspace
+  // exists (crash recovery of workspaces; not owned, outlives Start).
+  void SetLedger(WorkspaceLedger* ledger) { ledger_ = ledger; }
 
   std::vector<SlotInfo> Slots() const override { return builds_.Slots(); }
   CancelResult CancelSlot(int slot, std::string* build_id) override { return builds_.Cancel(slot, build_id); }
@@ -106,6 +110,7 @@ class Worker : public WorkerControl {
   executor::LiveOutput* live_;
   const std::vector<std::string> worker_env_;
   const std::string worker_name_;
+  WorkspaceLedger* ledger_ = nullptr;  // set before Start, then only read
   RunningBuilds builds_;
   mutable std::mutex mu_;
   WorkerStats stats_;          // guarded by mu_

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <thread>
 
 #include "runtime/wake_fd.hpp"
 #include "tether/io/read_file.hpp"
@@ -27,9 +28,12 @@ return 1
 
 // Recovers a dead worker's claims (or does nothing if its heartbeat lives).
 // KEYS: its heartbeat, the workers hash, the queue. ARGV: worker, number of
-// lists, processing-list prefix, job-hash prefix.
+// lists, processing-list prefix, job-hash prefix, and "own" when a worker
+// restarted under its name takes back its predecessor's claims (its own
+// heartbeat is then alive, and it stays registered).
 const char kRecoverScript[] = R"lua(
-if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+local own = ARGV[5] == 'own'
+if not own and redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
 local moved = 0
 for i = 0, tonumber(ARGV[2]) - 1 do
   local list = ARGV[3] .. i
@@ -42,7 +46,7 @@ for i = 0, tonumber(ARGV[2]) - 1 do
     end
   end
 end
-redis.call('HDEL', KEYS[2], ARGV[1])
+if not own then redis.call('HDEL', KEYS[2], ARGV[1]) end
 return moved
 )lua";
 
@@ -277,7 +281,14 @@ Error RedisQueue::Status(const std::string& id, JobStatus* out, bool* found) {
   if (r.elements.size() != 4 || (r.elements[0].empty() && r.elements[3].empty())) return Error();
   *found = true;
   const std::string where = "redis " + hash;
-  if (!r.elements[3].empty()) return DecodeResult(r.elements[3], where, out);
+  if (!r.elements[3].empty()) {
+    Error err = DecodeResult(r.elements[3], where, out);
+    // The result counts the claims of the worker that acknowledged first;
+    // after a stale ack (a worker thought dead whose job was claimed again)
+    // the hash has counted the later claims too.
+    if (err.ok()) out->attempts = std::max(out->attempts, std::atoi(r.elements[1].c_str()));
+    return err;
+  }
   JobRecord job;
   if (Error err = DecodeJob(r.elements[0], where, &job); !err.ok()) return err;
   out->id = id;
@@ -305,15 +316,69 @@ Error RedisQueue::Heartbeat(RedisConnection& conn) {
     std::lock_guard<std::mutex> lock(mu_);
     lists = list_busy_.size();
   }
-  if (Error err = conn.Command({"SET", key_ + ":hb:" + name_, "1", "PX", std::to_string(std::max(1LL, ttl_ms))}, &r);
+  // A new value every beat: a worker that starts under this name tells a
+  // live holder (the value changes) from a dead one (it expires).
+  const std::string beat = token_ + ":" + std::to_string(++beats_);
+  if (Error err = conn.Command({"SET", key_ + ":hb:" + name_, beat, "PX", std::to_string(std::max(1LL, ttl_ms))}, &r);
       !err.ok()) {
     return err;
   }
   return conn.Command({"HSET", key_ + ":workers", name_, std::to_string(lists)}, &r);
 }
 
+Error RedisQueue::ClaimName(RedisConnection& conn) {
+  const std::string hb = key_ + ":hb:" + name_;
+  const long long ttl_ms = std::max(1LL, static_cast<long long>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(options_.heartbeat_ttl).count()));
+  RedisConnection::Reply r;
+  std::string seen;  // the holder's last beat
+  auto deadline = std::chrono::steady_clock::now();
+  bool warned = false;
+  for (;;) {
+    if (Error err = conn.Command({"SET", hb, token_ + ":0", "NX", "PX", std::to_string(ttl_ms)}, &r); !err.ok()) {
+      return err;
+    }
+    if (!r.nil) return Error();  // the name is ours
+    // A heartbeat of this name is fresh: a live worker renews it within a
+    // third of its TTL, a dead one's expires. Watch until one of the two.
+    if (Error err = conn.Command({"GET", hb}, &r); !err.ok()) return err;
+    if (r.nil) continue;
+    if (seen.empty()) {
+      seen = r.str;
+      RedisConnection::Reply ttl;
+      if (Error err = conn.Command({"PTTL", hb}, &ttl); !err.ok()) return err;
+      deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(0LL, ttl.integer) + 500);
+    } else if (r.str != seen || std::chrono::steady_clock::now() > deadline) {
+      return Error(ErrorCode::kIo, "worker name " + name_ + " is in use: a live worker renews its heartbeat " +
+                                       hb + "; give each worker its own --worker-name");
+    }
+    if (!warned) {
+      std::cerr << "tether-worker: worker " << name_ << " has a fresh heartbeat; waiting for it to expire (a dead "
+                << "worker) or be renewed (a live one)\n";
+      warned = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 Error RedisQueue::Register() {
   std::unique_ptr<RedisConnection> conn = Take();
+  if (Error err = ClaimName(*conn); !err.ok()) return err;
+  // A predecessor of this name that died (SIGKILL) may have left claims in
+  // its processing lists, more of them than we have slots: back to the queue.
+  RedisConnection::Reply r;
+  if (Error err = conn->Command({"HGET", key_ + ":workers", name_}, &r); !err.ok()) return err;
+  const int lists = std::max(options_.slots, r.nil ? 0 : std::atoi(r.str.c_str()));
+  if (Error err = conn->Command({"EVAL", kRecoverScript, "3", key_ + ":hb:" + name_, key_ + ":workers", key_, name_,
+                                 std::to_string(lists), key_ + ":proc:" + name_ + ":", key_ + ":job:", "own"},
+                                &r);
+      !err.ok()) {
+    return err;
+  }
+  if (r.integer > 0) {
+    std::cerr << "tether-worker: recovered " << r.integer << " job(s) of dead worker " << name_
+              << " (this worker's name, before a restart)\n";
+  }
   if (Error err = Heartbeat(*conn); !err.ok()) return err;
   RecoverDead(*conn);
   Give(std::move(conn));

@@ -12,13 +12,17 @@
 // one script sets `result` unless it is set already (one terminal result per
 // job) and LREMs the id. Recovery: a worker whose heartbeat expired has its
 // processing lists moved back to the head of the queue, by a script, so two
-// recoverers cannot both requeue a job. A claim whose reply was lost (the
+// recoverers cannot both requeue a job. Names: Register takes the name with
+// SET NX of its heartbeat and refuses it while a live worker renews that
+// heartbeat; a worker restarted under its own name after a crash waits for
+// the dead heartbeat to expire, then requeues its predecessor's claims. A claim whose reply was lost (the
 // connection dropped inside BLMOVE) is found in the list on the next Pop and
 // run. A worker that cannot reach Redis retries with backoff (100 ms doubling
 // to 2 s); if that outlasts its heartbeat TTL its jobs may be recovered and
 // run again elsewhere: at least once, never lost.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -107,11 +111,17 @@ class RedisQueue : public Queue {
   void GiveList(int list);
   std::string ProcList(int list) const;
   Error Heartbeat(RedisConnection& conn);
+  // Takes this worker's name: SET NX of its heartbeat. A fresh heartbeat of
+  // the name is watched until it expires (its worker died: the name is ours)
+  // or is renewed (kIo: a live worker holds the name).
+  Error ClaimName(RedisConnection& conn);
 
   const RedisAddress addr_;
   const QueueOptions options_;
   const std::string key_;
   std::string name_;
+  const std::string token_ = RandomTag();  // this process's heartbeat values: token_:N
+  std::atomic<std::uint64_t> beats_{0};    // heartbeats sent (Register, then the Serve task)
 
   std::mutex mu_;
   std::vector<std::unique_ptr<RedisConnection>> idle_;  // guarded by mu_

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -193,29 +194,91 @@ Error SpoolQueue::Status(const std::string& id, JobStatus* out, bool* found) {
 
 Error SpoolQueue::Register() {
   if (Error err = Open(); !err.ok()) return err;
-  // Built under a dot name (which recovery skips) and renamed into place
-  // once its lock is held, so no one ever sees an unlocked live worker.
-  const std::string temp = root_ + "/workers/." + name_ + ".new";
   const std::string dir = root_ + "/workers/" + name_;
-  std::error_code ec;
-  fs::create_directories(temp + "/claimed", ec);
-  if (ec) return Error(ErrorCode::kIo, "cannot create " + temp + ": " + ec.message());
-  int fd = ::open((temp + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return Sys("cannot create " + temp + "/lock");
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    Error err = Sys("cannot lock " + temp + "/lock");
-    ::close(fd);
-    return err;
+  // A few rounds: a folder of this name may be removed (by a recovery) or
+  // created (by a worker of the same name) while we look.
+  for (int round = 0; round < 20; ++round) {
+    int fd = ::open((dir + "/lock").c_str(), O_RDWR | O_CLOEXEC);
+    if (fd >= 0) {
+      // The folder exists: its worker is alive (it holds the lock) or dead.
+      if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int saved = errno;
+        ::close(fd);
+        if (saved != EWOULDBLOCK) return Sys("cannot lock " + dir + "/lock");
+        return Error(ErrorCode::kIo, "worker name " + name_ + " is in use: a live worker holds " + dir +
+                                         "/lock; give each worker its own --worker-name");
+      }
+      // Still the lock of that folder, not one a recovery just unlinked?
+      struct stat held {}, now {};
+      if (::fstat(fd, &held) != 0 || ::stat((dir + "/lock").c_str(), &now) != 0 || held.st_ino != now.st_ino ||
+          held.st_dev != now.st_dev) {
+        ::close(fd);
+        continue;
+      }
+      // Our own dead predecessor: take its folder over, its claims first.
+      lock_fd_ = fd;
+      claimed_dir_ = dir + "/claimed";
+      std::error_code ec;
+      fs::create_directories(claimed_dir_, ec);
+      if (ec) return Error(ErrorCode::kIo, "cannot create " + claimed_dir_ + ": " + ec.message());
+      RequeueClaims(dir, name_ + " (this worker's name, before a restart)");
+      RecoverDead();
+      return Error();
+    }
+    if (errno != ENOENT) return Sys("cannot open " + dir + "/lock");
+    // Built under a dot name (which recovery skips) and renamed into place
+    // once its lock is held, so no one ever sees an unlocked live worker.
+    const std::string temp = root_ + "/workers/." + name_ + "." + RandomTag() + ".new";
+    std::error_code ec;
+    fs::create_directories(temp + "/claimed", ec);
+    if (ec) return Error(ErrorCode::kIo, "cannot create " + temp + ": " + ec.message());
+    fd = ::open((temp + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      Error err = Sys("cannot lock " + temp + "/lock");
+      if (fd >= 0) ::close(fd);
+      fs::remove_all(temp, ec);
+      return err;
+    }
+    if (::rename(temp.c_str(), dir.c_str()) != 0) {
+      const int saved = errno;
+      ::close(fd);
+      fs::remove_all(temp, ec);
+      if (saved == ENOTEMPTY || saved == EEXIST) continue;  // a same-name worker was first: look again
+      errno = saved;
+      return Sys("cannot register worker " + dir);
+    }
+    lock_fd_ = fd;
+    claimed_dir_ = dir + "/claimed";
+    RecoverDead();
+    return Error();
   }
-  if (::rename(temp.c_str(), dir.c_str()) != 0) {
-    Error err = Sys("cannot register worker " + dir);
-    ::close(fd);
-    return err;
+  return Error(ErrorCode::kIo, "cannot register worker " + dir + ": it keeps changing (another worker of that name?)");
+}
+
+int SpoolQueue::RequeueClaims(const std::string& dir, const std::string& worker) {
+  int recovered = 0;
+  for (const std::string& n : ListDir(dir + "/claimed", ".job")) {
+    const std::string from = dir + "/claimed/" + n;
+    if (::access((root_ + "/done/" + IdOfJobFile(n) + ".json").c_str(), F_OK) == 0) {
+      ::unlink(from.c_str());  // it finished; only the ack was lost
+      continue;
+    }
+    // Back to pending/ with one more claim counted: written anew (temp
+    // file, then rename over the claim), then moved.
+    std::string text, tmp;
+    JobRecord job;
+    if (ReadFile(from, &text, nullptr).ok() && DecodeJob(text, from, &job).ok()) {
+      ++job.attempts;
+      if (WriteTemp(root_ + "/tmp", EncodeJob(job), &tmp).ok() && ::rename(tmp.c_str(), from.c_str()) != 0) {
+        ::unlink(tmp.c_str());
+      }
+    }
+    if (::rename(from.c_str(), (root_ + "/pending/" + n).c_str()) == 0) {
+      ++recovered;
+      std::cerr << "tether-worker: recovered job " << IdOfJobFile(n) << " of dead worker " << worker << "\n";
+    }
   }
-  lock_fd_ = fd;
-  claimed_dir_ = dir + "/claimed";
-  RecoverDead();
-  return Error();
+  return recovered;
 }
 
 int SpoolQueue::RecoverDead() {
@@ -230,27 +293,7 @@ int SpoolQueue::RecoverDead() {
     Fd lock(::open((dir + "/lock").c_str(), O_RDWR | O_CLOEXEC));
     if (lock.fd < 0) continue;  // being removed by another worker's recovery
     if (::flock(lock.fd, LOCK_EX | LOCK_NB) != 0) continue;  // alive
-    for (const std::string& n : ListDir(dir + "/claimed", ".job")) {
-      const std::string from = dir + "/claimed/" + n;
-      if (::access((root_ + "/done/" + IdOfJobFile(n) + ".json").c_str(), F_OK) == 0) {
-        ::unlink(from.c_str());  // it finished; only the ack was lost
-        continue;
-      }
-      // Back to pending/ with one more claim counted: written anew (temp
-      // file, then rename over the claim), then moved.
-      std::string text, tmp;
-      JobRecord job;
-      if (ReadFile(from, &text, nullptr).ok() && DecodeJob(text, from, &job).ok()) {
-        ++job.attempts;
-        if (WriteTemp(root_ + "/tmp", EncodeJob(job), &tmp).ok() && ::rename(tmp.c_str(), from.c_str()) != 0) {
-          ::unlink(tmp.c_str());
-        }
-      }
-      if (::rename(from.c_str(), (root_ + "/pending/" + n).c_str()) == 0) {
-        ++recovered;
-        std::cerr << "tether-worker: recovered job " << IdOfJobFile(n) << " of dead worker " << w << "\n";
-      }
-    }
+    recovered += RequeueClaims(dir, w);
     std::error_code ec;
     fs::remove_all(dir, ec);  // still holding its lock: no other recoverer is inside
   }

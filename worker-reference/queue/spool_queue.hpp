@@ -11,7 +11,10 @@
 // A worker that dies releases its lock (the kernel drops it with the last
 // descriptor, which is close-on-exec so no step inherits it); the next worker
 // that takes the lock moves the dead worker's claims back to pending/ (or
-// drops them when their result is already in done/). Local filesystems only:
+// drops them when their result is already in done/). A worker restarted
+// under its own name takes over its dead predecessor's folder the same way
+// (requeueing its claims first); while that name's lock is held by a live
+// worker, Register refuses the name. Local filesystems only:
 // flock over NFS does not tell the dead from the living.
 #pragma once
 
@@ -48,6 +51,9 @@ class SpoolQueue : public Queue {
   // Claims the oldest pending job: true with *out set, false when none.
   Error TryClaim(std::optional<BuildItem>* out, bool* claimed);
   Error WriteResult(const JobRecord& job, const JobResult& result);
+  // Moves the claims in dir/claimed back to pending/ (one more attempt
+  // counted), or drops those already done. The caller holds dir's lock.
+  int RequeueClaims(const std::string& dir, const std::string& worker);
 
   const std::string root_;
   const QueueOptions options_;

@@ -130,8 +130,10 @@ TEST(PipelineParse, AnchoredBlockScalarInASequenceParses) {
   Parsed p = Parse("version: \"1\"\nx-cmds:\n  - &install |-\n    make install\n"
                    "steps:\n  - name: a\n    image: alpine\n    commands:\n      - *install\n"
                    "    bogus: 1\n");
-  ASSERT_EQ(p.diagnostics.size(), 1u) << p.Messages();
-  EXPECT_EQ(p.diagnostics[0].ToString(), "p.yml:10:5: error: unknown key `bogus` in step `a`");
+  ASSERT_TRUE(p.err.ok()) << p.Messages();
+  ASSERT_EQ(p.pipeline.warnings.size(), 1u);
+  EXPECT_EQ(p.pipeline.warnings[0].ToString(),
+            "p.yml:10:5: warning: unknown key `bogus` in step `a` is ignored (as by Vela)");
   EXPECT_EQ(p.pipeline.steps[0].commands, std::vector<std::string>{"make install"});
 }
 
@@ -245,7 +247,7 @@ TEST(PipelineErrors, DuplicateMappingKey) {
             "p.yml:6:5: error: duplicate key `image` in this mapping (first at line 4)");
 }
 
-TEST(PipelineErrors, EveryProblemInFileOrder) {
+TEST(PipelineErrors, EveryProblemInFileOrderAndWarningsApart) {
   Parsed p = Parse("steps:\n  - name: a\n    image: alpine\n    comands: [x]\n"
                    "  - name: a\n    image: alpine\n    commands: []\n");
   ASSERT_FALSE(p.err.ok());
@@ -253,9 +255,29 @@ TEST(PipelineErrors, EveryProblemInFileOrder) {
             "p.yml:1:1: error: missing `version` (Vela requires it, e.g. version: \"1\")\n"
             "p.yml:2:5: error: step `a` has nothing to do: give it `commands` (or, for a Vela "
             "plugin, `parameters`)\n"
-            "p.yml:4:5: error: unknown key `comands` in step `a` (did you mean `commands`?)\n"
             "p.yml:5:5: error: duplicate step name `a` in the pipeline (first at line 2)\n"
             "p.yml:7:15: error: empty `commands` in step `a`: give at least one command\n");
+  ASSERT_EQ(p.pipeline.warnings.size(), 1u);
+  EXPECT_EQ(p.pipeline.warnings[0].ToString(),
+            "p.yml:4:5: warning: unknown key `comands` in step `a` is ignored (as by Vela); did you "
+            "mean `commands`?");
+}
+
+TEST(PipelineErrors, StrictMakesEveryWarningAnErrorInFileOrder) {
+  const std::string text = "version: \"1\"\nsteps:\n  - name: a\n    image: alpine\n"
+                           "    commands: [x]\n    pull: sometimes\n    bogus: 1\n";
+  Parsed lax = Parse(text);
+  EXPECT_TRUE(lax.err.ok()) << lax.Messages();
+  EXPECT_EQ(lax.pipeline.warnings.size(), 2u);
+  EXPECT_EQ(lax.pipeline.steps[0].pull, "never");
+  Parsed strict;
+  strict.err = ParsePipeline(text, "p.yml", &strict.pipeline, &strict.diagnostics, true);
+  EXPECT_TRUE(strict.err.Is(ErrorCode::kInvalidArgument));
+  EXPECT_TRUE(strict.pipeline.warnings.empty());
+  ASSERT_EQ(strict.diagnostics.size(), 2u) << strict.Messages();
+  EXPECT_EQ(strict.diagnostics[0].ToString().rfind("p.yml:6:11: error: pull policy `sometimes`", 0), 0u);
+  EXPECT_EQ(strict.diagnostics[1].ToString(),
+            "p.yml:7:5: error: unknown key `bogus` in step `a` is ignored (as by Vela) [--strict]");
 }
 
 TEST(PipelineErrors, NeedsUnknownSelfAndCycle) {
@@ -291,13 +313,17 @@ TEST(PipelineErrors, VersionLegacyAndTopLevelNotAMapping) {
             "p.yml:1:1: error: the top level must be a mapping of pipeline keys (version, steps, ...)");
 }
 
-TEST(PipelineErrors, TopLevelExtrasNeedAnAnchorOrXPrefix) {
+TEST(PipelineErrors, TopLevelExtrasWithoutAnAnchorOrXPrefixWarn) {
   Parsed ok = Parse(std::string("version: \"1\"\nx-note: plain\naliases:\n  - &a {image: alpine}\n"
                                 "steps:\n  - name: a\n") + kStep);
   EXPECT_TRUE(ok.err.ok()) << ok.Messages();
-  EXPECT_EQ(OnlyError(std::string("version: \"1\"\nstep:\n  - name: a\nsteps:\n  - name: a\n") + kStep),
-            "p.yml:2:1: error: unknown key `step` in the top level (a key that only holds anchors "
-            "must carry an &anchor or start with `x-`) (did you mean `steps`?)");
+  EXPECT_TRUE(ok.pipeline.warnings.empty());
+  Parsed typo = Parse(std::string("version: \"1\"\nstep:\n  - name: a\nsteps:\n  - name: a\n") + kStep);
+  EXPECT_TRUE(typo.err.ok()) << typo.Messages();
+  ASSERT_EQ(typo.pipeline.warnings.size(), 1u);
+  EXPECT_EQ(typo.pipeline.warnings[0].ToString(),
+            "p.yml:2:1: warning: unknown key `step` in the top level is ignored (as by Vela); did "
+            "you mean `steps`?");
 }
 
 TEST(PipelineErrors, SyntaxErrorHasItsPosition) {

@@ -190,9 +190,12 @@ bool DecodeContainer(Decoder& d, const Node& node, ContainerKind kind, Container
       if (pull == "true") pull = "always";  // Vela's deprecated boolean forms
       if (pull == "false") pull = "not_present";
       if (pull != "always" && pull != "not_present" && pull != "on_start" && pull != "never") {
-        d.Error(v, "pull policy `" + pull + "` of " + where +
-                       " is not one of always, not_present, on_start, never");
-        continue;
+        // Vela passes a policy it does not know to its runtime, whose pull
+        // switch falls to the default case: the image is never pulled.
+        d.Warn(v, "pull policy `" + pull + "` of " + where +
+                      " is not one of always, not_present, on_start, never: treated as `never`, as "
+                      "Vela's runtime treats a policy it does not know (the image is not pulled)");
+        pull = "never";
       }
       c->pull = pull;
     } else if (key == "environment") {
@@ -271,14 +274,24 @@ void DecodeSteps(Decoder& d, const Node& node, std::string_view where, std::vect
     d.Error(node, "`steps` of " + std::string(where) + " must be a list of steps");
     return;
   }
-  std::map<std::string, int> first_line;
+  std::map<std::string, std::size_t> first_line;  // name -> index in *out
   for (const Node* item : node.children) {
     Container step;
     if (!DecodeContainer(d, *item, ContainerKind::kStep, &step)) continue;
-    auto [it, inserted] = first_line.emplace(step.name, step.pos.line);
+    auto [it, inserted] = first_line.emplace(step.name, out->size());
     if (!inserted) {
-      d.Error(*item, "duplicate step name `" + step.name + "` in " + std::string(where) +
-                         " (first at line " + std::to_string(it->second) + ")");
+      const Container& first = (*out)[it->second];
+      const std::string message = "duplicate step name `" + step.name + "` in " + std::string(where) +
+                                  " (first at line " + std::to_string(first.pos.line) + ")";
+      // Vela checks names after its ruleset purge: two steps without rules
+      // both survive it, and Vela refuses the file; with rules, at most one
+      // may run. This worker evaluates no rules, so it runs the first.
+      if (first.unsupported.count("ruleset") == 0 && step.unsupported.count("ruleset") == 0) {
+        d.Error(*item, message);
+      } else {
+        d.Warn(*item, message + ": this step does not run, the first does (Vela runs the one its "
+                                "rulesets select; tether-worker evaluates no rulesets)");
+      }
       continue;
     }
     out->push_back(std::move(step));

@@ -29,11 +29,30 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+// Keys of other tools that Vela files carry by mistake, and what they are.
+struct ForeignKey {
+  std::string_view key;
+  std::string_view why;
+};
+constexpr ForeignKey kForeignKeys[] = {
+    {"restart", "a docker-compose setting; a service runs until its build ends"},
+    {"command", "a docker-compose setting; use `entrypoint` or `commands`"},
+    {"depends_on", "a docker-compose setting; steps run in order, stages by `needs`"},
+    {"registry", "a plugin setting outside `parameters` (indent it under `parameters`)"},
+    {"repo", "a plugin setting outside `parameters` (indent it under `parameters`)"},
+    {"tags", "a plugin setting outside `parameters` (indent it under `parameters`)"},
+    {"dockerfile", "a plugin setting outside `parameters` (indent it under `parameters`)"},
+};
+
 }  // namespace
 
 void Decoder::ErrorAt(int line, int column, std::string message) {
   ++errors_;
   diagnostics_->push_back({{file_, line, column}, std::move(message)});
+}
+
+void Decoder::Warn(const Node& at, std::string message) {
+  pipeline_->warnings.push_back({{file_, at.line, at.column}, std::move(message), true});
 }
 
 void Decoder::Note(const Node& at, const std::string& text) {
@@ -64,6 +83,14 @@ void Decoder::CheckKeys(const std::vector<Entry>& entries,
     const std::string& key = e.key->scalar;
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string message = "unknown key `" + key + "` in " + std::string(where);
+    auto foreign = std::find_if(std::begin(kForeignKeys), std::end(kForeignKeys),
+                                [&](const ForeignKey& f) { return f.key == key; });
+    if (foreign != std::end(kForeignKeys)) {
+      Warn(*e.key, message + " is not used by this worker (Vela ignores it too): " +
+                       std::string(foreign->why));
+      continue;
+    }
+    message += " is ignored (as by Vela)";
     std::string_view best;
     int best_distance = 3;
     for (std::string_view candidate : allowed) {
@@ -73,8 +100,8 @@ void Decoder::CheckKeys(const std::vector<Entry>& entries,
         best = candidate;
       }
     }
-    if (!best.empty()) message += " (did you mean `" + std::string(best) + "`?)";
-    Error(*e.key, std::move(message));
+    if (!best.empty()) message += "; did you mean `" + std::string(best) + "`?";
+    Warn(*e.key, std::move(message));
   }
 }
 

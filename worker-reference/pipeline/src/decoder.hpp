@@ -31,14 +31,18 @@ class Decoder {
   SourcePos Pos(const Node& at) const { return {file_, at.line, at.column}; }
   void ErrorAt(int line, int column, std::string message);
   void Error(const Node& at, std::string message) { ErrorAt(at.line, at.column, std::move(message)); }
+  // A warning: a setting Vela drops or overrides (Pipeline::warnings; an
+  // error when the file is parsed strictly, see ParsePipeline).
+  void Warn(const Node& at, std::string message);
   // A note: accepted, recorded, not honoured. Goes to Pipeline::notes as "line:col: text".
   void Note(const Node& at, const std::string& text);
   void AddTreeProblems(const std::vector<yaml::TreeProblem>& problems);
 
   // The mapping's entries with `<<` merges resolved (merge problems reported).
   std::vector<Entry> Entries(const Node& map);
-  // Reports each key not in `allowed` as "unknown key `k` in <where>" (with a
-  // "did you mean" when a known key is one or two edits away).
+  // Warns of each key not in `allowed`: "unknown key `k` in <where> is
+  // ignored (as by Vela)", with a "did you mean" when a known key is one or two
+  // edits away, or why this worker has no use for it (`restart`, `registry`).
   void CheckKeys(const std::vector<Entry>& entries, std::initializer_list<std::string_view> allowed,
                  std::string_view where);
 

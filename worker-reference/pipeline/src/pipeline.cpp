@@ -15,9 +15,10 @@
 namespace tether::worker {
 
 std::string PipelineDiagnostic::ToString() const {
-  if (pos.line <= 0) return pos.file + ": error: " + message;
-  return pos.file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) +
-         ": error: " + message;
+  const char* kind = warning ? ": warning: " : ": error: ";
+  if (pos.line <= 0) return pos.file + kind + message;
+  return pos.file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) + kind +
+         message;
 }
 
 namespace internal {
@@ -267,11 +268,15 @@ void DecodeTemplates(Decoder& d, const Node& node, std::set<std::string>* names)
       if (key == "vars") continue;
       if (!d.Scalar(*k.value, "template `" + key + "`", &value)) continue;
       if (key == "name") name = value;
+      // Vela reads these only when it fetches and renders the template, which
+      // this worker never does: a wrong one is a warning, not an error.
       if (key == "type" && value != "github" && value != "file") {
-        d.Error(*k.value, "template type `" + value + "` is not github or file");
+        d.Warn(*k.value, "template type `" + value + "` is not github or file: Vela cannot fetch "
+                         "such a template; tether-worker fetches no templates");
       }
       if (key == "format" && value != "go" && value != "golang" && value != "starlark") {
-        d.Error(*k.value, "template format `" + value + "` is not go, golang or starlark");
+        d.Warn(*k.value, "template format `" + value + "` is not go, golang or starlark: Vela "
+                         "cannot render such a template; tether-worker renders no templates");
       }
     }
     if (name.empty()) {
@@ -280,10 +285,13 @@ void DecodeTemplates(Decoder& d, const Node& node, std::set<std::string>* names)
     }
     auto [it, inserted] = first_line.emplace(name, item->line);
     if (!inserted) {
-      d.Error(*item, "duplicate template name `" + name + "` (first at line " +
-                         std::to_string(it->second) + ")");
+      // Vela keys its templates by name: the later declaration replaces the first.
+      d.Warn(*item, "duplicate template name `" + name + "` (first at line " +
+                        std::to_string(it->second) + "): this declaration overrides the first, as "
+                        "in Vela");
     }
     names->insert(name);
+    if (inserted) d.pipeline().templates.push_back(name);
   }
   if (!names->empty()) d.Note(node, "templates are recorded, not fetched or expanded");
 }
@@ -379,8 +387,7 @@ void DecodeTopLevel(Decoder& d, const Node& root, std::set<std::string>* templat
     } else {
       d.CheckKeys({e}, {"version", "environment", "steps", "stages", "services", "secrets",
                         "templates", "metadata", "worker", "deployment", "timeout"},
-                  "the top level (a key that only holds anchors must carry an &anchor or start "
-                  "with `x-`)");
+                  "the top level");
     }
   }
   if (steps_key != nullptr && stages_key != nullptr) {
@@ -400,8 +407,26 @@ void DecodeTopLevel(Decoder& d, const Node& root, std::set<std::string>* templat
 
 namespace {
 
+std::string UndeclaredTemplateMessage(const Container& c) {
+  return "step `" + c.name + "` uses template `" + c.uses_template +
+         "`, which `templates` does not declare";
+}
+
+// File order; one message per place (an aliased node is decoded once per alias).
+void SortUnique(std::vector<PipelineDiagnostic>* list) {
+  std::stable_sort(list->begin(), list->end(), [](const auto& a, const auto& b) {
+    return std::tie(a.pos.line, a.pos.column) < std::tie(b.pos.line, b.pos.column);
+  });
+  list->erase(std::unique(list->begin(), list->end(),
+                          [](const auto& a, const auto& b) {
+                            return a.pos.line == b.pos.line && a.pos.column == b.pos.column &&
+                                   a.message == b.message;
+                          }),
+              list->end());
+}
+
 Error ParsePipelineText(const std::string& text, const std::string& path, Pipeline* out,
-                        std::vector<PipelineDiagnostic>* diagnostics) {
+                        std::vector<PipelineDiagnostic>* diagnostics, bool strict) {
   using namespace internal;
   std::vector<PipelineDiagnostic> found;
   *out = Pipeline{};
@@ -427,10 +452,11 @@ Error ParsePipelineText(const std::string& text, const std::string& path, Pipeli
     CheckNeeds(d);
     CheckCompiledNames(d);
     DeclareImplicitSecrets(d);
+    // Vela accepts the file (it fails when it compiles that step); `run`
+    // refuses the step (CheckRunnable).
     auto check_template = [&](const Container& c) {
       if (!c.uses_template.empty() && template_names.count(c.uses_template) == 0) {
-        d.ErrorAt(c.pos.line, c.pos.column, "step `" + c.name + "` uses template `" +
-                                                c.uses_template + "`, which `templates` does not declare");
+        out->warnings.push_back({c.pos, UndeclaredTemplateMessage(c) + ": `run` refuses this step", true});
       }
     };
     for (const Container& c : out->steps) check_template(c);
@@ -438,20 +464,21 @@ Error ParsePipelineText(const std::string& text, const std::string& path, Pipeli
       for (const Container& c : s.steps) check_template(c);
     }
   }
-  // File order; one message per place (an aliased node is decoded once per alias).
-  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.pos.line, a.pos.column) < std::tie(b.pos.line, b.pos.column);
-  });
-  found.erase(std::unique(found.begin(), found.end(),
-                          [](const auto& a, const auto& b) {
-                            return a.pos.line == b.pos.line && a.pos.column == b.pos.column &&
-                                   a.message == b.message;
-                          }),
-              found.end());
+  SortUnique(&found);
   std::sort(out->notes.begin(), out->notes.end(), [](const std::string& a, const std::string& b) {
     return std::atoi(a.c_str()) < std::atoi(b.c_str());
   });
   out->notes.erase(std::unique(out->notes.begin(), out->notes.end()), out->notes.end());
+  SortUnique(&out->warnings);
+  if (strict) {
+    for (PipelineDiagnostic& w : out->warnings) {
+      w.warning = false;
+      w.message += " [--strict]";
+      found.push_back(std::move(w));
+    }
+    out->warnings.clear();
+    SortUnique(&found);
+  }
   if (diagnostics != nullptr) diagnostics->insert(diagnostics->end(), found.begin(), found.end());
   if (!found.empty()) {
     return Error(ErrorCode::kInvalidArgument,
@@ -463,9 +490,9 @@ Error ParsePipelineText(const std::string& text, const std::string& path, Pipeli
 }  // namespace
 
 Error ParsePipeline(const std::string& text, const std::string& path, Pipeline* out,
-                    std::vector<PipelineDiagnostic>* diagnostics) {
+                    std::vector<PipelineDiagnostic>* diagnostics, bool strict) {
   try {
-    return ParsePipelineText(text, path, out, diagnostics);
+    return ParsePipelineText(text, path, out, diagnostics, strict);
   } catch (const std::exception& e) {  // std::bad_alloc and the like: still a located error
     *out = Pipeline{};
     out->file = path;
@@ -490,10 +517,10 @@ Error ReadPipelineFile(const std::string& path, std::string* text,
 }
 
 Error LoadPipeline(const std::string& path, Pipeline* out,
-                   std::vector<PipelineDiagnostic>* diagnostics) {
+                   std::vector<PipelineDiagnostic>* diagnostics, bool strict) {
   std::string text;
   if (Error err = ReadPipelineFile(path, &text, diagnostics); !err.ok()) return err;
-  return ParsePipeline(text, path, out, diagnostics);
+  return ParsePipeline(text, path, out, diagnostics, strict);
 }
 
 Error CheckRunnable(const Pipeline& pipeline, std::vector<PipelineDiagnostic>* diagnostics) {
@@ -504,7 +531,11 @@ Error CheckRunnable(const Pipeline& pipeline, std::vector<PipelineDiagnostic>* d
                      "tether-worker does not render templates"});
   }
   auto visit = [&](const Container& c) {
-    if (!c.uses_template.empty()) {
+    if (c.uses_template.empty()) return;
+    if (std::find(pipeline.templates.begin(), pipeline.templates.end(), c.uses_template) ==
+        pipeline.templates.end()) {
+      found.push_back({c.pos, UndeclaredTemplateMessage(c)});
+    } else {
       found.push_back({c.pos, "unsupported: step `" + c.name + "` calls template `" +
                                   c.uses_template + "`; tether-worker does not expand templates"});
     }

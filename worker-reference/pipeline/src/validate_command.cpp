@@ -1,4 +1,4 @@
-// `tether-worker validate [--notes] FILE...`: parse and validate pipelines
+// `tether-worker validate [--notes] [--strict] FILE...`: parse and validate pipelines
 // without running anything.
 #include <cstring>
 #include <iostream>
@@ -9,7 +9,7 @@ namespace tether::worker {
 
 namespace {
 
-const char kUsage[] = "usage: tether-worker validate [--notes] [--] FILE...\n";
+const char kUsage[] = "usage: tether-worker validate [--notes] [--strict] [--] FILE...\n";
 
 // "12:5: text" -> "FILE:12:5: note: text"; "text" -> "FILE: note: text".
 std::string NoteLine(const std::string& file, const std::string& note) {
@@ -38,6 +38,7 @@ size_t CountSteps(const Pipeline& p) {
 
 int RunValidate(int argc, char** argv) {
   bool notes = false;
+  bool strict = false;
   bool only_files = false;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
@@ -50,9 +51,16 @@ int RunValidate(int argc, char** argv) {
         return 2;
       }
       notes = true;
+    } else if (option && std::strcmp(argv[i], "--strict") == 0) {
+      if (strict) {
+        std::cerr << "tether-worker validate: --strict given twice\n" << kUsage;
+        return 2;
+      }
+      strict = true;
     } else if (option && (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0)) {
       std::cout << kUsage << "  Parses and validates Vela-style pipeline files; runs nothing.\n"
                              "  --notes  also print what is accepted but not honoured\n"
+                             "  --strict every warning (a setting Vela drops or overrides) is an error\n"
                              "  --       what follows is a file name, even if it starts with '-'\n"
                              "  exit 0: all valid; 2: some file invalid or unreadable\n";
       return 0;
@@ -71,7 +79,8 @@ int RunValidate(int argc, char** argv) {
   for (const std::string& file : files) {
     Pipeline pipeline;
     std::vector<PipelineDiagnostic> diagnostics;
-    Error err = LoadPipeline(file, &pipeline, &diagnostics);
+    Error err = LoadPipeline(file, &pipeline, &diagnostics, strict);
+    for (const PipelineDiagnostic& w : pipeline.warnings) std::cerr << w.ToString() << "\n";
     if (!err.ok()) {
       all_valid = false;
       for (const PipelineDiagnostic& d : diagnostics) std::cerr << d.ToString() << "\n";

@@ -70,6 +70,15 @@ struct Secret {
   SourcePos pos;
 };
 
+// One diagnostic: "file:line:col: error: message" (or "unsupported: ..."),
+// or with warning set "file:line:col: warning: message".
+struct PipelineDiagnostic {
+  SourcePos pos;
+  std::string message;
+  bool warning = false;
+  std::string ToString() const;
+};
+
 struct Pipeline {
   std::string file;
   std::string version;
@@ -81,19 +90,19 @@ struct Pipeline {
   std::optional<std::chrono::seconds> timeout;  // build timeout from the file, if any
   std::vector<std::string> notes;  // accepted features the process runtime records but does not honour
   bool render_inline = false;      // metadata.render_inline: the file is a template (see CheckRunnable)
-};
-
-// One diagnostic: "file:line:col: error: message" (or "unsupported: ...").
-struct PipelineDiagnostic {
-  SourcePos pos;
-  std::string message;
-  std::string ToString() const;
+  std::vector<std::string> templates;  // names `templates` declares (a step may call another: see CheckRunnable)
+  // Settings Vela accepts but drops or overrides (an unknown key, a second
+  // step of one name, ...): each one "file:line:col: warning: ...", in file
+  // order. Parsing with strict = true turns every one into an error.
+  std::vector<PipelineDiagnostic> warnings;
 };
 
 // Parses and validates a pipeline file. On failure returns kInvalidArgument
-// and fills diagnostics (every problem found, in file order); nothing is run.
+// and fills diagnostics (every error found, in file order); nothing is run.
+// Warnings (settings Vela drops or overrides) go to out->warnings and do not
+// fail the file; with strict each is an error instead (`validate --strict`).
 Error LoadPipeline(const std::string& path, Pipeline* out,
-                   std::vector<PipelineDiagnostic>* diagnostics);
+                   std::vector<PipelineDiagnostic>* diagnostics, bool strict = false);
 // Reads a pipeline file's text through tether::io (no directory, FIFO or
 // device; size-capped). Error kIo with one "cannot read the pipeline file: ..."
 // diagnostic (no position).
@@ -102,19 +111,22 @@ Error ReadPipelineFile(const std::string& path, std::string* text,
 // The same from text (path is used in messages). Never throws and never exits:
 // any text gives a Pipeline or located diagnostics (fuzz entry point).
 Error ParsePipeline(const std::string& text, const std::string& path, Pipeline* out,
-                    std::vector<PipelineDiagnostic>* diagnostics);
+                    std::vector<PipelineDiagnostic>* diagnostics, bool strict = false);
 
 // What `validate` accepts (everything Vela accepts) is not always something the
 // process runtime can run meaningfully. Before running, the executor calls
-// this: it returns kInvalidArgument with one "unsupported: ..." diagnostic per
-// step that calls a template (templates are not fetched or expanded) and for
+// this: it returns kInvalidArgument with one diagnostic per step that calls a
+// template: "step `s` uses template `t`, which `templates` does not declare"
+// when none declares it (validate only warns: Vela compiles such a file), else
+// "unsupported: ..." (templates are not fetched or expanded); and one for
 // metadata.render_inline. Plugin steps (image + parameters, no commands) are
 // not refused: they are skipped, and their Container::unsupported says so.
 Error CheckRunnable(const Pipeline& pipeline, std::vector<PipelineDiagnostic>* diagnostics);
 
-// `tether-worker validate [--notes] FILE...`: prints "FILE: ok (N steps, M services,
-// K stages)" per valid file; 0 all valid, 2 some invalid or unreadable (each error
-// on stderr). --notes also prints what is recorded but not honoured.
+// `tether-worker validate [--notes] [--strict] FILE...`: prints "FILE: ok (N steps,
+// M services, K stages)" per valid file, its warnings on stderr; 0 all valid, 2 some
+// invalid or unreadable (each error on stderr). --notes also prints what is recorded
+// but not honoured; --strict makes every warning an error.
 int RunValidate(int argc, char** argv);
 
 }  // namespace tether::worker
