@@ -14,7 +14,7 @@
 # out in a detached HEAD. A compile database is made for each (CMake configure only, never a
 # build; or written by hand where the project's build downloads its dependencies), then
 #   tether check -p DB --format json --model builtin:libtether --model builtin:std-stop-token -j J
-# runs over it (J = $REALCODE_JOBS, default 2). Dependencies come from Debian packages only:
+# runs over it (J = $REALCODE_JOBS, default 2; REALCODE_ONLY="a b" runs only projects a and b). Dependencies come from Debian packages only:
 #   apt-get install googletest libgtest-dev libbenchmark-dev catch2 doctest-dev libcxxopts-dev
 # Per project it prints: TUs, TUs that failed to parse (with the first error), findings by check.
 # Re-runnable: existing checkouts and build dirs are reused (configure is re-run, it is cheap).
@@ -42,6 +42,8 @@ PROJECTS=(
   "dp-thread-pool DeveloperPaul123/thread-pool  a0aa5bc8362bdf483544c02bb63ad4cd52c1b7ba db_dp_thread_pool"
   "bs-thread-pool bshoshany/thread-pool         bd4533f1f70c2b975cbd5769a60d8eaaea1d2233 db_bs_thread_pool"
   "ThreadPool    progschj/ThreadPool            9a42ec1329f259a5f4881a291db1dcb8f2ad9040 db_progschj"
+  "g3log         KjellKod/g3log                 8ff5c3e90ef23782fc7014949c3efe9a3dbf7395 db_g3log"
+  "taskflow      taskflow/taskflow              83f90a279aaab33fd4ce1deed00ca07819cbc8f8 db_taskflow"
 )
 
 log() { echo "realcode: $*" >&2; }
@@ -146,6 +148,42 @@ db_progschj() {  # one example, header-only library; by hand, C++11
   handdb "$b/compile_commands.json" "$s" "-std=c++11 -pthread -I$s" "$s"/example.cpp && echo "$b"
 }
 
+db_g3log() {  # CMake; its unit tests download googletest at configure time: added by hand with
+              # the library's own flags and Debian's googletest (the tests g3log's Test.cmake lists)
+  local s=$SRC/g3log b=$BUILD/g3log
+  cmake -S "$s" -B "$b" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DADD_G3LOG_UNIT_TEST=OFF \
+    -DINSTALL_G3LOG=OFF -DADD_G3LOG_BENCH_PERFORMANCE=ON >"$b.configure.log" 2>&1 \
+    || { log "g3log: configure failed, see $b.configure.log"; return 1; }
+  python3 - "$b/compile_commands.json" "$s" <<'PY'
+import json, shlex, sys
+p, s = sys.argv[1:3]; db = json.load(open(p))
+lib = next(e for e in db if e["file"].endswith("/src/g3log.cpp"))
+args = shlex.split(lib["command"]) if "command" in lib else lib["arguments"]
+cut = [a for i, a in enumerate(args) if a not in ("-c", "-o") and args[i - 1] not in ("-c", "-o")]
+have = {e["file"] for e in db}
+for t in ["test_message", "test_filechange", "test_io", "test_fatal", "test_signal",
+          "test_cpp_future_concepts", "test_concept_sink", "test_sink", "testing_helpers"]:
+    f = f"{s}/test_unit/{t}.cpp"
+    if f not in have:
+        db.append({"directory": lib["directory"], "file": f, "arguments": cut + [
+            f"-I{s}/test_unit", "-DGTEST_HAS_RTTI=0", "-pthread", "-c", f, "-o", "/dev/null"]})
+f = f"{s}/test_main/test_main.cpp"
+if f not in have:
+    db.append({"directory": lib["directory"], "file": f,
+               "arguments": cut + ["-c", f, "-o", "/dev/null"]})
+json.dump(db, open(p, "w"), indent=1)
+PY
+  keepdb "$b/compile_commands.json"; echo "$b"
+}
+
+db_taskflow() {  # CMake; examples and unit tests (doctest is vendored in 3rd-party/, not a dep)
+  local s=$SRC/taskflow b=$BUILD/taskflow
+  cmake -S "$s" -B "$b" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DTF_BUILD_TESTS=ON \
+    -DTF_BUILD_EXAMPLES=ON -DTF_BUILD_BENCHMARKS=OFF -DTF_BUILD_CUDA=OFF \
+    >"$b.configure.log" 2>&1 || { log "taskflow: configure failed, see $b.configure.log"; return 1; }
+  keepdb "$b/compile_commands.json"; echo "$b"
+}
+
 summary() {  # summary NAME DB REPORT.json STDERR
   python3 - "$@" <<'EOF'
 import collections, json, sys
@@ -170,6 +208,7 @@ EOF
 total=0
 for row in "${PROJECTS[@]}"; do
   read -r name repo commit dbfn <<<"$row"
+  if [ -n "${REALCODE_ONLY:-}" ] && [[ " $REALCODE_ONLY " != *" $name "* ]]; then continue; fi
   if ! checkout "$name" "$repo" "$commit"; then log "$name: no checkout, skipped"; continue; fi
   db=$($dbfn) || { log "$name: no compile database, skipped"; continue; }
   log "$name: $(git -C "$SRC/$name" rev-parse --short HEAD), checking $db"
