@@ -48,6 +48,16 @@ PROJECTS=(
 
 log() { echo "realcode: $*" >&2; }
 
+# the Debian packages the databases rely on: a missing one makes TUs fail to parse, so say so
+for dep in /usr/src/googletest/CMakeLists.txt:googletest /usr/include/gtest/gtest.h:libgtest-dev \
+           /usr/include/benchmark/benchmark.h:libbenchmark-dev /usr/include/catch2/catch.hpp:catch2 \
+           /usr/include/doctest/doctest.h:doctest-dev /usr/include/cxxopts.hpp:libcxxopts-dev; do
+  [ -e "${dep%%:*}" ] || log "missing ${dep%%:*}: apt-get install ${dep##*:}"
+done
+for tool in cmake ninja git python3 c++; do
+  command -v "$tool" >/dev/null || { log "needs $tool"; exit 2; }
+done
+
 # checkout NAME OWNER/REPO COMMIT -> SRC/NAME at COMMIT
 checkout() {
   local name=$1 repo=$2 commit=$3 dir=$SRC/$1 bare=$MIRROR/${2/\//+}/repo
