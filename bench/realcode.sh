@@ -17,6 +17,7 @@
 # runs over it (J = $REALCODE_JOBS, default 2; REALCODE_ONLY="a b" runs only projects a and b). Dependencies come from Debian packages only:
 #   apt-get install googletest libgtest-dev libbenchmark-dev catch2 doctest-dev libcxxopts-dev
 # Per project it prints: TUs, TUs that failed to parse (with the first error), findings by check.
+# REALCODE_BEFORE=DIR compares the findings with an earlier OUT_DIR.
 # Re-runnable: existing checkouts and build dirs are reused (configure is re-run, it is cheap).
 set -uo pipefail
 
@@ -230,3 +231,23 @@ for row in "${PROJECTS[@]}"; do
   total=$((total + $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$db/compile_commands.json")))
 done
 echo "total: $total TUs; reports in $OUT"
+
+# REALCODE_BEFORE=OLD_OUT_DIR: list the findings that appeared or went away since that run
+if [ -n "${REALCODE_BEFORE:-}" ]; then
+  python3 - "$REALCODE_BEFORE" "$OUT" "$SRC/" <<'EOF2'
+import glob, json, os, sys
+old, new, src = sys.argv[1:4]
+def load(d):
+    out = {}
+    for p in glob.glob(os.path.join(d, "*.json")):
+        try: r = json.load(open(p))
+        except Exception: continue
+        for f in r.get("findings", []):
+            out[(f["check"], f["file"].replace(src, ""), f["line"], f["col"])] = f["message"]
+    return out
+a, b = load(old), load(new)
+for k in sorted(a.keys() - b.keys()): print(f"gone: {k[0]} {k[1]}:{k[2]}:{k[3]}")
+for k in sorted(b.keys() - a.keys()): print(f"new:  {k[0]} {k[1]}:{k[2]}:{k[3]}: {b[k]}")
+print(f"before {len(a)} findings, after {len(b)}: {len(a.keys() - b.keys())} gone, {len(b.keys() - a.keys())} new")
+EOF2
+fi
