@@ -20,6 +20,7 @@
 # REALCODE_BEFORE=DIR compares the findings with an earlier OUT_DIR.
 # Re-runnable: existing checkouts and build dirs are reused (configure is re-run, it is cheap).
 set -uo pipefail
+{  # the whole script is read before it runs: editing it during a run cannot break that run
 
 TETHER=${1:?usage: bench/realcode.sh TETHER [SRC_DIR] [OUT_DIR]}
 SRC=${2:-/work/realcode-src}
@@ -251,3 +252,5 @@ for k in sorted(b.keys() - a.keys()): print(f"new:  {k[0]} {k[1]}:{k[2]}:{k[3]}:
 print(f"before {len(a)} findings, after {len(b)}: {len(a.keys() - b.keys())} gone, {len(b.keys() - a.keys())} new")
 EOF2
 fi
+exit
+}
