@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.hpp"
@@ -25,8 +26,8 @@ constexpr const char* kUsage =
     "\n"
     "Finds detached contexts and unwaited tasks (see docs/checker.md).\n"
     "  -p BUILD_DIR       directory with compile_commands.json (all its files unless FILES are given)\n"
-    "  --model FILE       an API model (JSON); repeat to merge several; default builtin:libtether\n"
-    "                     (builtin:std-stop-token covers std::stop_token/std::jthread)\n"
+    "  --model FILE       an API model (JSON); repeat to merge several; replaces the default,\n"
+    "                     builtin:libtether and builtin:std-stop-token (std::thread/jthread/stop_token)\n"
     "  --checks GLOBS     clang-tidy style, e.g. -*,tether-lost-cancel (default tether-*)\n"
     "  --format F         text (default), json or sarif\n"
     "  --output F         write the report to F instead of stdout\n"
@@ -167,7 +168,13 @@ int RunCheck(int argc, char** argv) {
     return Usage("give the FILES to check before --");
 
   check::ApiModel model;
-  if (models.empty()) models.push_back("builtin:libtether");
+  if (models.empty()) {
+    for (std::string_view rest = check::kDefaultModels; !rest.empty();) {
+      size_t semi = rest.find(';');
+      models.emplace_back(rest.substr(0, semi));
+      rest = semi == std::string_view::npos ? "" : rest.substr(semi + 1);
+    }
+  }
   for (const std::string& m : models) {
     std::string error;
     if (!check::LoadModel(m, &model, &error)) {

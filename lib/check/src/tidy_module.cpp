@@ -16,6 +16,7 @@
 #include <clang-tidy/ClangTidyModuleRegistry.h>
 
 #include "check_base.hpp"
+#include "tether/check/model.hpp"
 #include "tether/check/writers.hpp"
 
 namespace tether::check {
@@ -26,13 +27,13 @@ using namespace clang::ast_matchers;
 
 // One clang-tidy check per tether check name. Options (CheckOptions):
 // `TetherModel` (local or global), a ';'-separated list of model files or
-// builtin:libtether / builtin:std-stop-token; default builtin:libtether.
+// builtin:libtether / builtin:std-stop-token; default both (kDefaultModels).
 class TetherTidyCheck : public tidy::ClangTidyCheck {
  public:
   TetherTidyCheck(StringRef name, tidy::ClangTidyContext* context, CheckFactory make)
       : ClangTidyCheck(name, context),
         make_(std::move(make)),
-        model_spec_(Options.getLocalOrGlobal("TetherModel", "builtin:libtether").str()),
+        model_spec_(Options.getLocalOrGlobal("TetherModel", kDefaultModels).str()),
         name_(name.str()) {
     StringRef rest = model_spec_;
     while (!rest.empty()) {
