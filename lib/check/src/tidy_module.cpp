@@ -32,6 +32,7 @@ class TetherTidyCheck : public tidy::ClangTidyCheck {
  public:
   TetherTidyCheck(StringRef name, tidy::ClangTidyContext* context, CheckFactory make)
       : ClangTidyCheck(name, context),
+        context_(context),
         make_(std::move(make)),
         model_spec_(Options.getLocalOrGlobal("TetherModel", kDefaultModels).str()),
         name_(name.str()) {
@@ -52,7 +53,11 @@ class TetherTidyCheck : public tidy::ClangTidyCheck {
   }
 
   void registerMatchers(MatchFinder* finder) override {
-    tu_ = std::make_unique<TuContext>(model_, std::string(name_));
+    // With tether-justification on, a finding marked by a reasonless marker
+    // is left to its report (TuContext::MakeFinding), as in `tether check`.
+    std::string checks = name_;
+    if (context_->isCheckEnabled("tether-justification")) checks += ",tether-justification";
+    tu_ = std::make_unique<TuContext>(model_, checks);
     if (make_) {
       check_ = make_(*tu_);
       check_->registerMatchers(finder);
@@ -106,6 +111,7 @@ class TetherTidyCheck : public tidy::ClangTidyCheck {
       diag(Where(sm, n.file, n.line, n.col), "%0", DiagnosticIDs::Note) << n.message;
   }
 
+  tidy::ClangTidyContext* context_;
   CheckFactory make_;
   std::string model_spec_;
   std::string name_;
