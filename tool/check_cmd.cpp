@@ -1,8 +1,10 @@
 // `tether check`: the command line of the static checker (lib/check).
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.hpp"
@@ -25,8 +27,8 @@ constexpr const char* kUsage =
     "\n"
     "Finds detached contexts and unwaited tasks (see docs/checker.md).\n"
     "  -p BUILD_DIR       directory with compile_commands.json (all its files unless FILES are given)\n"
-    "  --model FILE       an API model (JSON); repeat to merge several; default builtin:libtether\n"
-    "                     (builtin:std-stop-token covers std::stop_token/std::jthread)\n"
+    "  --model FILE       an API model (JSON); repeat to merge several; replaces the default,\n"
+    "                     builtin:libtether and builtin:std-stop-token (std::thread/jthread/stop_token)\n"
     "  --checks GLOBS     clang-tidy style, e.g. -*,tether-lost-cancel (default tether-*)\n"
     "  --format F         text (default), json or sarif\n"
     "  --output F         write the report to F instead of stdout\n"
@@ -64,6 +66,37 @@ bool ParseCount(const std::string& text, unsigned* out) {
   if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return false;
   *out = static_cast<unsigned>(std::stoul(text));
   return true;
+}
+
+// An absolute path without symlinks (as the findings' paths are), even when
+// the last parts do not exist.
+std::string CanonicalDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(dir, ec), ec);
+  return ec ? dir : p.string();
+}
+
+bool Under(const std::string& file, std::string root) {
+  if (!root.empty() && root.back() != '/') root += '/';
+  return file.rfind(root, 0) == 0;
+}
+
+// "tether check: 3 findings in 2 translation units (1 justified); ...": on
+// stderr, and the last line of a text report written with --output.
+std::string SummaryLine(const check::RunSummary& run, bool have_baseline, unsigned stale) {
+  std::string line = "tether check: " + std::to_string(run.findings.size()) + " finding" +
+                     (run.findings.size() == 1 ? "" : "s") + " in " + std::to_string(run.units) +
+                     " translation unit" + (run.units == 1 ? "" : "s");
+  if (run.suppressed) line += " (" + std::to_string(run.suppressed) + " justified)";
+  if (have_baseline)
+    line += "; " + std::to_string(run.baselined) + " known from the baseline" +
+            (stale ? ", " + std::to_string(stale) + " baseline entries no longer found" : "");
+  unsigned partial = 0;
+  for (const check::FailedUnit& u : run.failed) partial += u.partial;
+  if (partial) line += "; " + std::to_string(partial) + " with compile errors (results may be incomplete)";
+  if (run.failed.size() > partial)
+    line += "; " + std::to_string(run.failed.size() - partial) + " could not be analysed";
+  return line;
 }
 
 int Usage(const std::string& problem) {
@@ -167,7 +200,13 @@ int RunCheck(int argc, char** argv) {
     return Usage("give the FILES to check before --");
 
   check::ApiModel model;
-  if (models.empty()) models.push_back("builtin:libtether");
+  if (models.empty()) {
+    for (std::string_view rest = check::kDefaultModels; !rest.empty();) {
+      size_t semi = rest.find(';');
+      models.emplace_back(rest.substr(0, semi));
+      rest = semi == std::string_view::npos ? "" : rest.substr(semi + 1);
+    }
+  }
   for (const std::string& m : models) {
     std::string error;
     if (!check::LoadModel(m, &model, &error)) {
@@ -195,14 +234,39 @@ int RunCheck(int argc, char** argv) {
     std::cerr << "tether check: cache: " << result.parsed << " parsed, " << result.reused
               << " reused of " << result.summary.units << " translation units\n";
   check::RunSummary& run = result.summary;
+  // The root of SARIF URIs and fingerprints: --sarif-root, else the git
+  // toplevel, else the current directory (said when writing SARIF).
+  bool root_is_cwd = false;
   if (sarif_root.empty()) sarif_root = GitToplevel();
-  if (sarif_root.empty()) sarif_root = ".";
+  if (sarif_root.empty()) {
+    sarif_root = ".";
+    root_is_cwd = true;
+  }
+  sarif_root = CanonicalDir(sarif_root);
+  if (format == "sarif") {
+    if (root_is_cwd)
+      std::cerr << "tether check: note: not in a git checkout: SARIF URIs are relative to the current "
+                   "directory "
+                << sarif_root << " (give --sarif-root DIR for another)\n";
+    unsigned outside = 0;
+    for (const check::Finding& f : run.findings) outside += !Under(f.file, sarif_root);
+    if (outside)
+      std::cerr << "tether check: note: " << outside << " finding" << (outside == 1 ? " is" : "s are")
+                << " in files outside " << sarif_root << ": their SARIF URIs are absolute\n";
+  }
   check::AssignFingerprints(sarif_root, &run.findings);
   unsigned stale = baseline_file.empty() ? 0 : check::ApplyBaseline(baseline, &run);
+  // A TU with compile errors was still checked on its recovered AST; its
+  // errors are printed as Clang prints them, so editors and CI find them.
   for (const check::FailedUnit& u : run.failed) {
-    std::cerr << "tether check: error: analysis failed for " << u.file << ":\n";
-    for (const std::string& e : u.errors) std::cerr << "  " << e << "\n";
+    if (u.partial)
+      std::cerr << "tether check: error: " << u.file
+                << " has compile errors: its results may be incomplete (checked on the AST Clang recovered):\n";
+    else
+      std::cerr << "tether check: error: analysis failed for " << u.file << ":\n";
+    for (const std::string& e : u.errors) std::cerr << e << "\n";
   }
+  const std::string summary = SummaryLine(run, !baseline_file.empty(), stale);
 
   std::string report;
   if (format == "json") {
@@ -211,6 +275,7 @@ int RunCheck(int argc, char** argv) {
     report = check::SarifReport(run, sarif_root, TETHER_VERSION);
   } else {
     report = check::TextReport(run);
+    if (!output.empty()) report += summary + "\n";  // on stdout it is the stderr line below
   }
   if (output.empty()) {
     std::cout << report << std::flush;
@@ -235,15 +300,8 @@ int RunCheck(int argc, char** argv) {
     for (const auto& e : errors) std::cerr << "tether check: warning: " << e << "\n";
     std::cerr << "tether check: applied " << applied << " fix" << (applied == 1 ? "" : "es") << "\n";
   }
-  std::cerr << "tether check: " << run.findings.size() << " finding" << (run.findings.size() == 1 ? "" : "s")
-            << " in " << run.units << " translation unit" << (run.units == 1 ? "" : "s");
-  if (run.suppressed) std::cerr << " (" << run.suppressed << " justified)";
-  if (!baseline_file.empty())
-    std::cerr << "; " << run.baselined << " known from the baseline"
-              << (stale ? ", " + std::to_string(stale) + " baseline entries no longer found" : "");
-  if (!run.failed.empty()) std::cerr << "; " << run.failed.size() << " could not be analysed";
-  std::cerr << "\n";
-  if (!run.failed.empty()) return 2;
+  std::cerr << summary << "\n";
+  if (!run.failed.empty()) return 2;  // also a TU with compile errors, whose findings are reported
   return run.findings.empty() ? 0 : 1;
 }
 

@@ -18,6 +18,9 @@
 // RUN: not clang-tidy-16 --load=%tidyplugin --checks='-*,tether-lost-cancel' --config="{CheckOptions: {TetherModel: %t.no-such-model.json}}" %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
 // RUN:   | FileCheck --check-prefix=BAD-MODEL %s
 // BAD-MODEL: error: tether-lost-cancel: bad model: {{.*}}no-such-model.json: error: no such file
+// Both shipped models by default, as in `tether check`: std-only code is checked.
+// RUN: clang-tidy-16 --load=%tidyplugin --checks='-*,tether-*' %S/default-models.cpp -- -std=c++20 2>&1 \
+// RUN:   | FileCheck --check-prefix=TIDY %S/default-models.cpp -implicit-check-not="warning:"
 #include <tether/context.hpp>
 #include <tether/task.hpp>
 

@@ -24,12 +24,16 @@ void Handler(const tether::Context& ctx) { Use(tether::TODO()); }
 // CHECK:     "ruleId": "tether-detached-context",
 // CHECK-NEXT: "ruleIndex": 0
 // CHECK:  "tool": {
-// CHECK:      "name": "tether",
+// CHECK:      "informationUri": "{{https?://[^"]+}}",
+// CHECK-NEXT: "name": "tether",
 // CHECK:      "rules": [
 // CHECK:          "fullDescription": {
 // CHECK:          "help": {
 // CHECK-NEXT:       "markdown": "{{.*}}docs/checks/detached-context.md{{.*}}",
+// CHECK:          "helpUri": "{{https?://[^"]+}}/docs/checks/detached-context.md",
 // CHECK:          "id": "tether-detached-context",
 // CHECK:          "shortDescription": {
 // CHECK:          "id": "tether-lost-cancel",
+// CHECK:      "semanticVersion": "{{[0-9]+\.[0-9]+\.[0-9]+}}",
+// CHECK-NEXT: "version": "{{[0-9]+\.[0-9]+\.[0-9]+}}"
 // CHECK: "version": "2.1.0"

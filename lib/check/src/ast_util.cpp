@@ -255,11 +255,16 @@ bool TuContext::MakeFinding(const SourceManager& sm, const std::string& check, S
   if (info.path.empty()) return false;
   unsigned line = sm.getSpellingLineNumber(spell);
   if (auto j = FindJustification(info.lines, info.markers, line, check)) {
-    // A bare NOLINT with no reason does not justify anything.
-    if (!(j->reason.empty() && j->marker != "tether:detached" && j->checks.empty())) {
+    if (!j->reason.empty()) {
       ++suppressed;
       return false;
     }
+    // A marker without a reason justifies nothing and is never counted as
+    // justified. When tether-justification reports the marker (one naming a
+    // tether check, in the main file: ReportEmptyJustifications) that report
+    // stands for the finding; otherwise the finding itself is reported.
+    bool names_tether = j->marker == "tether:detached" || j->checks.find("tether-") != std::string::npos;
+    if (names_tether && fid == sm.getMainFileID() && Enabled("tether-justification")) return false;
   }
   Finding f;
   f.check = check;

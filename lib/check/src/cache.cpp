@@ -16,7 +16,7 @@
 namespace tether::check {
 namespace {
 
-constexpr int kCacheSchema = 1;
+constexpr int kCacheSchema = 2;  // 2: model_types in the header
 
 std::string Hex(const std::array<uint8_t, 16>& bytes) {
   static const char* digits = "0123456789abcdef";
@@ -109,6 +109,7 @@ bool ResultCache::Lookup(const std::string& key, CachedUnit* out, std::string* n
     if (header.at("cache").get<int>() != kCacheSchema || header.at("key").get<std::string>() != key)
       throw std::runtime_error("the entry is not for this key");
     header.at("suppressed").get_to(unit.suppressed);
+    header.at("model_types").get_to(unit.model_types);
     for (const auto& d : header.at("deps"))
       unit.deps.emplace_back(d.at(0).get<std::string>(), d.at(1).get<std::string>());
     if (unit.deps.empty()) throw std::runtime_error("no dependencies");
@@ -128,8 +129,8 @@ bool ResultCache::Lookup(const std::string& key, CachedUnit* out, std::string* n
 }
 
 bool ResultCache::Store(const std::string& key, const std::vector<Finding>& findings, const Facts& facts,
-                        unsigned suppressed, const std::vector<std::pair<std::string, std::string>>& deps,
-                        std::string* error) {
+                        unsigned suppressed, bool model_types,
+                        const std::vector<std::pair<std::string, std::string>>& deps, std::string* error) {
   std::string path = EntryPath(key);
   std::string parent = std::string(llvm::sys::path::parent_path(path));
   if (std::error_code ec = llvm::sys::fs::create_directories(parent)) {
@@ -139,7 +140,7 @@ bool ResultCache::Store(const std::string& key, const std::vector<Finding>& find
   nlohmann::json dep_list = nlohmann::json::array();
   for (const auto& [dep, hash] : deps) dep_list.push_back({dep, hash});
   nlohmann::json header = {{"cache", kCacheSchema}, {"key", key}, {"suppressed", suppressed},
-                           {"deps", dep_list}};
+                           {"model_types", model_types}, {"deps", dep_list}};
   static std::atomic<unsigned> counter{0};
   std::string tmp = path + ".tmp." + std::to_string(llvm::sys::Process::getProcessId()) + "." +
                     std::to_string(counter++);

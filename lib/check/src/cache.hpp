@@ -7,7 +7,8 @@
 // arguments, with the extra arguments given after `--`).
 // Entry: the TU's dependency list (the main file and every file the
 // preprocessor entered, each with the BLAKE3 of the content that was parsed),
-// then the TU's facts, findings and justified count (FactsToJson). An entry
+// then the TU's facts, findings, justified count and whether a type of the
+// model is declared in it (FactsToJson, and the header). An entry
 // is used only if every dependency still has that content.
 //
 // Phase 1 of a TU never sees another TU's facts (the TUs are analysed
@@ -38,6 +39,7 @@ struct CachedUnit {
   std::vector<Finding> findings;
   Facts facts;
   unsigned suppressed = 0;
+  bool model_types = false;  // a type of the model is declared in the TU (runner.cpp)
   std::vector<std::pair<std::string, std::string>> deps;  // path, content hash
 };
 
@@ -55,7 +57,8 @@ class ResultCache {
   bool Lookup(const std::string& key, CachedUnit* out, std::string* note);
   // Writes the entry atomically; false with *error on I/O failure.
   bool Store(const std::string& key, const std::vector<Finding>& findings, const Facts& facts,
-             unsigned suppressed, const std::vector<std::pair<std::string, std::string>>& deps,
+             unsigned suppressed, bool model_types,
+             const std::vector<std::pair<std::string, std::string>>& deps,
              std::string* error);
   // BLAKE3 of a file's current content ("" when unreadable), memoized per run.
   std::string FileHash(const std::string& path);

@@ -3,8 +3,6 @@
 // candidates, merge everything in file order.
 #include "tether/check/runner.hpp"
 
-#include <time.h>
-
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +18,7 @@
 #include "blocking.hpp"
 #include "cache.hpp"
 #include "check_base.hpp"
+#include "phase_times.hpp"
 #include "tether/check/read_input.hpp"
 
 namespace tether::check {
@@ -27,54 +26,6 @@ namespace tether::check {
 using namespace clang;
 
 namespace {
-
-// Opt-in timing (TETHER_CHECK_TIME_PHASES=1): one stderr line per TU with
-// the wall and this thread's CPU seconds of each phase, and one for the run.
-// A phase whose wall time is well above its CPU time waited: for a core (a
-// loaded machine) or for a lock; equal figures mean it ran.
-struct Stamp {
-  double wall = 0, cpu = 0;
-  static Stamp Now() {
-    timespec w, c;
-    clock_gettime(CLOCK_MONOTONIC, &w);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
-    return {w.tv_sec + w.tv_nsec * 1e-9, c.tv_sec + c.tv_nsec * 1e-9};
-  }
-};
-struct PhaseTimes {
-  // setup: the ClangTool; parse: driver, preprocessing, parsing and Sema up
-  // to the AST; match: the checks' matchers (and the CFGs they build);
-  // facts: the per-function facts; deps: justifications and the dependency
-  // hashes; teardown: from the consumer's end to tool.run's return (freeing
-  // the AST).
-  Stamp start, tool_ready, ast_ready, matched, facts_done, deps_done, end;
-};
-bool TimePhasesRequested() {
-  const char* v = std::getenv("TETHER_CHECK_TIME_PHASES");
-  return v != nullptr && *v != '\0' && std::string_view(v) != "0";
-}
-void PrintPhases(unsigned worker, const std::string& file, const PhaseTimes& t, double run_start) {
-  auto span = [](const Stamp& a, const Stamp& b) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.3f/%.3f", b.wall - a.wall, b.cpu - a.cpu);
-    return std::string(buf);
-  };
-  const bool parsed = t.ast_ready.wall != 0;
-  char head[96];
-  std::snprintf(head, sizeof head, "tether check: time: worker %u at %.3f-%.3f s ", worker,
-                t.start.wall - run_start, t.end.wall - run_start);
-  std::string line = head + file + " (wall/cpu s)";
-  line += " setup " + span(t.start, t.tool_ready);
-  if (parsed) {
-    line += " parse " + span(t.tool_ready, t.ast_ready) + " match " + span(t.ast_ready, t.matched) +
-            " facts " + span(t.matched, t.facts_done) + " deps " + span(t.facts_done, t.deps_done) +
-            " teardown " + span(t.deps_done, t.end);
-  } else {
-    line += " run " + span(t.tool_ready, t.end) + " (no AST)";
-  }
-  line += " total " + span(t.start, t.end) + "\n";
-  std::cerr << line;
-}
 
 // Per-function facts for the transitive check and the static graph.
 class FactCollector : public RecursiveASTVisitor<FactCollector> {
@@ -190,17 +141,68 @@ void RecordDeps(const SourceManager& sm, Deps* deps) {
   std::sort(deps->begin(), deps->end());
 }
 
+// Whether `qualified` ("std::thread", "tether::Context") is declared in the TU:
+// one lookup per name component from the TU down, so it costs a few hash
+// lookups, never a traversal. (An inline namespace's members are visible in
+// the enclosing namespace's lookup table: libc++'s std::__1::thread is found
+// as std::thread.)
+bool Declared(ASTContext& ctx, std::string_view qualified) {
+  if (qualified.substr(0, 2) == "::") qualified.remove_prefix(2);
+  std::vector<const DeclContext*> scopes = {ctx.getTranslationUnitDecl()};
+  while (!scopes.empty()) {
+    size_t sep = qualified.find("::");
+    std::string_view part = qualified.substr(0, sep);
+    auto id = ctx.Idents.find(StringRef(part.data(), part.size()));
+    if (id == ctx.Idents.end()) return false;  // the name was never even spelled
+    std::vector<const DeclContext*> inner;
+    for (const DeclContext* dc : scopes) {
+      for (const NamedDecl* d : dc->lookup(DeclarationName(id->getValue()))) {
+        if (sep == std::string_view::npos) return true;
+        if (const auto* c = dyn_cast<DeclContext>(d)) inner.push_back(c);
+      }
+    }
+    if (sep == std::string_view::npos) return false;
+    qualified.remove_prefix(sep + 2);
+    scopes = std::move(inner);
+  }
+  return false;
+}
+
+// Whether any type the model is about (a context, cancel or group type)
+// is declared in the TU: when none is in any TU, there was nothing to check.
+bool ModelTypesDeclared(ASTContext& ctx, const ApiModel& model) {
+  for (const auto* names : {&model.context_types, &model.cancel_types})
+    for (const std::string& n : *names)
+      if (Declared(ctx, n)) return true;
+  for (const TaskGroupModel& g : model.task_groups)
+    if (Declared(ctx, g.type)) return true;
+  return false;
+}
+
+// What the consumer learned about the TU besides its findings and facts.
+struct AstOutcome {
+  bool analysed = false;     // the checks ran on its AST (recovered, if it has errors)
+  bool model_types = false;  // ModelTypesDeclared
+  bool record_deps = false;  // with --cache-dir
+  Deps deps;                 // then: what the TU read
+  PhaseTimes* times = nullptr;  // null unless timing
+};
+
 class CheckConsumer : public ASTConsumer {
  public:
-  CheckConsumer(TuContext& tu, CompilerInstance& ci, Deps* deps, PhaseTimes* times)
-      : tu_(tu), ci_(ci), deps_(deps), times_(times) {
+  CheckConsumer(TuContext& tu, AstOutcome& out) : tu_(tu), out_(out) {
     for (const auto& [name, make] : CheckFactories())
       if (tu_.Enabled(name)) checks_.push_back(make(tu_));
     for (auto& c : checks_) c->registerMatchers(&finder_);
   }
+  // A TU with compile errors is checked too, on the AST Clang recovered (as
+  // clang-tidy does); RunUnit reports its errors and marks its results as
+  // possibly incomplete.
   void HandleTranslationUnit(ASTContext& ctx) override {
-    if (ci_.getDiagnostics().hasErrorOccurred()) return;  // reported as a failed TU
-    if (times_) times_->ast_ready = Stamp::Now();
+    PhaseTimes* times = out_.times;
+    if (times) times->ast_ready = Stamp::Now();
+    out_.analysed = true;
+    out_.model_types = ModelTypesDeclared(ctx, tu_.model());
     // Match only the declarations outside system headers. A TU that includes
     // the standard library or LLVM's headers holds hundreds of thousands of
     // calls there; matching each (and building the parent map over them for
@@ -212,48 +214,47 @@ class CheckConsumer : public ASTConsumer {
       if (!sm.isInSystemHeader(d->getLocation())) scope.push_back(d);
     ctx.setTraversalScope(scope);
     finder_.matchAST(ctx);
-    if (times_) times_->matched = Stamp::Now();
+    if (times) times->matched = Stamp::Now();
     CollectFacts(tu_, ctx);
-    if (times_) times_->facts_done = Stamp::Now();
+    if (times) times->facts_done = Stamp::Now();
     tu_.ReportEmptyJustifications(ctx.getSourceManager(), ctx.getSourceManager().getMainFileID());
-    if (deps_) RecordDeps(ctx.getSourceManager(), deps_);
-    if (times_) times_->deps_done = Stamp::Now();
+    if (out_.record_deps) RecordDeps(ctx.getSourceManager(), &out_.deps);
+    if (times) times->deps_done = Stamp::Now();
   }
 
  private:
   TuContext& tu_;
-  CompilerInstance& ci_;
-  Deps* deps_;
-  PhaseTimes* times_;  // null unless timing
+  AstOutcome& out_;
   ast_matchers::MatchFinder finder_;
   std::vector<std::unique_ptr<Check>> checks_;
 };
 
 class CheckAction : public ASTFrontendAction {
  public:
-  CheckAction(TuContext& tu, Deps* deps, PhaseTimes* times) : tu_(tu), deps_(deps), times_(times) {}
-  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
-    return std::make_unique<CheckConsumer>(tu_, ci, deps_, times_);
+  CheckAction(TuContext& tu, AstOutcome& out) : tu_(tu), out_(out) {}
+  // The errors are reported by tether (ErrorCollector); Clang's own "N errors
+  // generated." line on stderr would repeat them, even with --quiet.
+  bool BeginInvocation(CompilerInstance& ci) override {
+    ci.getDiagnosticOpts().ShowCarets = false;
+    return true;
+  }
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance&, StringRef) override {
+    return std::make_unique<CheckConsumer>(tu_, out_);
   }
 
  private:
   TuContext& tu_;
-  Deps* deps_;
-  PhaseTimes* times_;
+  AstOutcome& out_;
 };
 
 class CheckActionFactory : public tooling::FrontendActionFactory {
  public:
-  CheckActionFactory(TuContext& tu, Deps* deps, PhaseTimes* times)
-      : tu_(tu), deps_(deps), times_(times) {}
-  std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<CheckAction>(tu_, deps_, times_);
-  }
+  CheckActionFactory(TuContext& tu, AstOutcome& out) : tu_(tu), out_(out) {}
+  std::unique_ptr<FrontendAction> create() override { return std::make_unique<CheckAction>(tu_, out_); }
 
  private:
   TuContext& tu_;
-  Deps* deps_;
-  PhaseTimes* times_;
+  AstOutcome& out_;
 };
 
 // Collects a TU's errors ("file:line:col: error: ...") and drops warnings.
@@ -271,16 +272,22 @@ class ErrorCollector : public DiagnosticConsumer {
                                std::to_string(p.getColumn()) + ": ";
     }
     if (errors.size() < 20) errors.push_back(where + "error: " + std::string(msg.str()));
+    ++count;
   }
-  std::vector<std::string> errors;
+  std::vector<std::string> errors;  // the first 20
+  unsigned count = 0;
 };
 
 struct UnitResult {
   std::vector<Finding> findings;
   Facts facts;
   unsigned suppressed = 0;
-  bool failed = false;
+  bool failed = false;       // errors: exit 2, never cached
+  bool partial = false;      // failed, but its recovered AST was checked: findings and facts hold
+  bool analysed = false;     // has findings and facts (checked, or read from the cache)
+  bool model_types = false;  // a type of the model is declared in the TU
   std::vector<std::string> errors;
+  std::vector<std::string> notes;  // said on stderr, in file order
   Deps deps;  // with --cache-dir: what the TU read
 };
 
@@ -331,16 +338,27 @@ UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& fi
     }
     return out;
   });
-  CheckActionFactory factory(tu, record_deps ? &out.deps : nullptr, times);
+  AstOutcome ast;
+  ast.record_deps = record_deps;
+  ast.times = times;
+  CheckActionFactory factory(tu, ast);
   if (times) times->tool_ready = Stamp::Now();
   int rc = tool.run(&factory);
   if (times) times->end = Stamp::Now();
   if (rc != 0 || !errors.errors.empty()) {
     out.failed = true;
     out.errors = errors.errors;
-    if (out.errors.empty()) out.errors.push_back("error: the compiler could not run for this file");
-    return out;
+    if (errors.count > out.errors.size())
+      out.errors.push_back("(and " + std::to_string(errors.count - out.errors.size()) + " more errors)");
+    if (!ast.analysed) {
+      if (out.errors.empty()) out.errors.push_back("error: the compiler could not run for this file");
+      return out;
+    }
+    out.partial = true;
   }
+  out.analysed = true;
+  out.model_types = ast.model_types;
+  out.deps = std::move(ast.deps);
   out.findings = std::move(tu.findings);
   out.facts = std::move(tu.facts);
   out.suppressed = tu.suppressed;
@@ -361,6 +379,23 @@ std::vector<std::string> KeyParts(const tooling::CompilationDatabase& db, const 
   parts.push_back("extra");
   parts.insert(parts.end(), options.extra_args.begin(), options.extra_args.end());
   return parts;
+}
+
+// The note for a FILE given on the command line that the compile database
+// does not list: LLVM's JSON database then infers a command from the nearest
+// listed file (as clang-tidy uses it); the file is checked with it, and the
+// note says so. "" when the file is listed (or no database is involved).
+std::string InferredCommandNote(const tooling::CompilationDatabase& db, const std::string& file,
+                                const RunOptions& options) {
+  if (options.files.empty() || (options.have_fixed_args && options.build_dir.empty())) return "";
+  std::vector<tooling::CompileCommand> cmds = db.getCompileCommands(file);
+  if (cmds.empty() || cmds.front().Heuristic.empty()) return "";
+  std::string where = options.build_dir.empty() ? std::string("the compile database")
+                                                : options.build_dir + "/compile_commands.json";
+  std::string command;
+  for (const std::string& arg : cmds.front().CommandLine) command += (command.empty() ? "" : " ") + arg;
+  return file + " is not in " + where + ": checked with a command " + cmds.front().Heuristic + ": " +
+         command;
 }
 
 }  // namespace
@@ -466,6 +501,7 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
                                   "' does not exist (is compile_commands.json stale?)");
         continue;
       }
+      std::string inferred = InferredCommandNote(*db, selected[i], options);
       std::string key;
       if (cache) {
         key = cache->UnitKey(selected[i], KeyParts(*db, selected[i], options));
@@ -480,12 +516,16 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
           units[i].findings = std::move(hit.findings);
           units[i].facts = std::move(hit.facts);
           units[i].suppressed = hit.suppressed;
+          units[i].model_types = hit.model_types;
+          units[i].analysed = true;
+          if (!inferred.empty()) units[i].notes.push_back(std::move(inferred));
           ++reused;
           continue;
         }
       }
       PhaseTimes times;
       units[i] = RunUnit(*db, selected[i], options, model, cache != nullptr, time_phases ? &times : nullptr);
+      if (!inferred.empty()) units[i].notes.insert(units[i].notes.begin(), std::move(inferred));
       if (time_phases) {
         std::lock_guard<std::mutex> lock(progress_mu);
         PrintPhases(worker, selected[i], times, run_start.wall);
@@ -493,7 +533,8 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
       ++parsed;
       if (cache && !units[i].failed) {
         std::string error;
-        if (!cache->Store(key, units[i].findings, units[i].facts, units[i].suppressed, units[i].deps, &error)) {
+        if (!cache->Store(key, units[i].findings, units[i].facts, units[i].suppressed, units[i].model_types,
+                          units[i].deps, &error)) {
           std::lock_guard<std::mutex> lock(progress_mu);
           result.notes.push_back("cannot write the cache entry: " + error);
         }
@@ -506,12 +547,14 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
   for (auto& t : workers) t.join();
   const Stamp units_done = Stamp::Now();
 
+  unsigned analysed = 0, with_model_types = 0;
   for (size_t i = 0; i < units.size(); ++i) {
     UnitResult& u = units[i];
-    if (u.failed) {
-      result.summary.failed.push_back({selected[i], u.errors});
-      continue;
-    }
+    for (std::string& n : u.notes) result.notes.push_back(std::move(n));
+    if (u.failed) result.summary.failed.push_back({selected[i], u.errors, u.partial});
+    if (!u.analysed) continue;
+    ++analysed;
+    with_model_types += u.model_types;
     for (Finding& f : u.findings) result.summary.findings.push_back(std::move(f));
     result.summary.suppressed += u.suppressed;
     result.facts.Merge(std::move(u.facts));
@@ -535,6 +578,9 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
                   end.wall - units_done.wall, end.wall - run_start.wall);
     std::cerr << line;
   }
+  if (analysed > 0 && with_model_types == 0)
+    result.notes.push_back("none of the model's types appear in " + std::to_string(analysed) +
+                           (analysed == 1 ? " TU" : " TUs") + ": nothing to check; see --model");
   result.summary.units = static_cast<unsigned>(selected.size());
   result.parsed = parsed;
   result.reused = reused;

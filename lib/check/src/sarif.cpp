@@ -1,9 +1,12 @@
-// SARIF 2.1.0 for GitHub code scanning: repo-relative URIs under %SRCROOT%,
-// one rule per enabled check (with descriptions, help and precision), and
-// partialFingerprints.primaryLocationLineHash so alerts survive line shifts.
+// SARIF 2.1.0 for GitHub code scanning: URIs relative to the root under
+// %SRCROOT% (absolute file:// URIs for files outside it), one rule per enabled
+// check (with descriptions, help, precision and a helpUri to its doc page),
+// and partialFingerprints.primaryLocationLineHash so alerts survive line
+// shifts.
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -14,10 +17,15 @@ namespace {
 
 using nlohmann::json;
 
-std::string RelativeUri(const std::string& file, const std::string& root) {
-  std::string r = root;
-  if (!r.empty() && r.back() != '/') r += '/';
-  std::string path = (!r.empty() && file.rfind(r, 0) == 0) ? file.substr(r.size()) : file;
+// The project's home (CMake's TETHER_REPO_URL) and, under it, the one page
+// per check: the SARIF informationUri and each rule's helpUri.
+#ifndef TETHER_REPO_URL
+#define TETHER_REPO_URL "https://example.org/tether"
+#endif
+constexpr const char* kInformationUri = TETHER_REPO_URL;
+constexpr const char* kCheckDocsBase = TETHER_REPO_URL "/blob/main/docs/checks/";
+
+std::string PercentEncoded(std::string_view path) {
   std::string out;
   for (unsigned char c : path) {  // percent-encode what a URI reference cannot hold
     if (std::isalnum(c) || std::string_view("/-._~").find(c) != std::string_view::npos) {
@@ -29,6 +37,18 @@ std::string RelativeUri(const std::string& file, const std::string& root) {
     }
   }
   return out;
+}
+
+bool UnderRoot(const std::string& file, const std::string& root) {
+  std::string r = root;
+  if (!r.empty() && r.back() != '/') r += '/';
+  return !r.empty() && file.rfind(r, 0) == 0;
+}
+
+std::string RelativeUri(const std::string& file, const std::string& root) {
+  std::string r = root;
+  if (!r.empty() && r.back() != '/') r += '/';
+  return PercentEncoded(UnderRoot(file, root) ? std::string_view(file).substr(r.size()) : file);
 }
 
 std::uint64_t Fnv1a(std::string_view s) {
@@ -43,9 +63,13 @@ std::string Trimmed(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-json Location(const std::string& uri, unsigned line, unsigned col) {
+// A file under the root is a URI relative to %SRCROOT%; one outside it (a
+// header elsewhere) an absolute file:// URI.
+json Location(const std::string& file, const std::string& root, unsigned line, unsigned col) {
+  json artifact = UnderRoot(file, root) ? json{{"uri", RelativeUri(file, root)}, {"uriBaseId", "%SRCROOT%"}}
+                                        : json{{"uri", "file://" + PercentEncoded(file)}};
   return {{"physicalLocation",
-           {{"artifactLocation", {{"uri", uri}, {"uriBaseId", "%SRCROOT%"}}},
+           {{"artifactLocation", artifact},
             {"region", {{"startLine", line}, {"startColumn", col > 0 ? col : 1}}}}}};
 }
 
@@ -67,6 +91,7 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
          {"shortDescription", {{"text", info.summary}}},
          {"fullDescription", {{"text", info.description}}},
          {"help", {{"text", info.help}, {"markdown", info.help + "\n\nSee docs/checks/" + doc + ".md."}}},
+         {"helpUri", kCheckDocsBase + doc + ".md"},
          {"defaultConfiguration", {{"level", "warning"}}},
          {"properties", {{"tags", {"concurrency", "context"}}, {"precision", info.precision},
                          {"problem.severity", "warning"}}}});
@@ -84,7 +109,7 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
     json result = {{"ruleId", f.check},
                    {"level", "warning"},
                    {"message", {{"text", f.message}}},
-                   {"locations", json::array({Location(uri, f.line, f.col)})},
+                   {"locations", json::array({Location(f.file, sarif_root, f.line, f.col)})},
                    {"partialFingerprints", {{"primaryLocationLineHash", hash}}}};
     if (!f.fingerprint.empty()) result["partialFingerprints"]["tether/v1"] = f.fingerprint;
     if (auto it = rule_index.find(f.check); it != rule_index.end()) result["ruleIndex"] = it->second;
@@ -92,7 +117,7 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
       json related = json::array();
       int id = 1;
       for (const Note& n : f.notes) {
-        json loc = Location(RelativeUri(n.file, sarif_root), n.line, n.col);
+        json loc = Location(n.file, sarif_root, n.line, n.col);
         loc["id"] = id++;
         loc["message"] = {{"text", n.message}};
         related.push_back(loc);
@@ -103,18 +128,21 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
   }
   json notifications = json::array();
   for (const FailedUnit& u : run.failed) {
-    std::string text = "analysis failed: " + u.file;
+    std::string text = u.partial ? "compile errors (its results may be incomplete): " + u.file
+                                 : "analysis failed: " + u.file;
     for (const auto& e : u.errors) text += "\n" + e;
     notifications.push_back({{"level", "error"}, {"message", {{"text", text}}}});
   }
-  std::string root_uri = "file://" + sarif_root;
+  std::string root_uri = "file://" + PercentEncoded(sarif_root);
   if (root_uri.back() != '/') root_uri += '/';
   json run_json = {
       {"tool",
        {{"driver",
          {{"name", "tether"},
           {"fullName", "tether check"},
+          {"version", tool_version},
           {"semanticVersion", tool_version},
+          {"informationUri", kInformationUri},
           {"rules", rules}}}}},
       {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", root_uri}}}}},
       {"invocations",

@@ -16,6 +16,7 @@
 #include <clang-tidy/ClangTidyModuleRegistry.h>
 
 #include "check_base.hpp"
+#include "tether/check/model.hpp"
 #include "tether/check/writers.hpp"
 
 namespace tether::check {
@@ -26,13 +27,14 @@ using namespace clang::ast_matchers;
 
 // One clang-tidy check per tether check name. Options (CheckOptions):
 // `TetherModel` (local or global), a ';'-separated list of model files or
-// builtin:libtether / builtin:std-stop-token; default builtin:libtether.
+// builtin:libtether / builtin:std-stop-token; default both (kDefaultModels).
 class TetherTidyCheck : public tidy::ClangTidyCheck {
  public:
   TetherTidyCheck(StringRef name, tidy::ClangTidyContext* context, CheckFactory make)
       : ClangTidyCheck(name, context),
+        context_(context),
         make_(std::move(make)),
-        model_spec_(Options.getLocalOrGlobal("TetherModel", "builtin:libtether").str()),
+        model_spec_(Options.getLocalOrGlobal("TetherModel", kDefaultModels).str()),
         name_(name.str()) {
     StringRef rest = model_spec_;
     while (!rest.empty()) {
@@ -51,7 +53,11 @@ class TetherTidyCheck : public tidy::ClangTidyCheck {
   }
 
   void registerMatchers(MatchFinder* finder) override {
-    tu_ = std::make_unique<TuContext>(model_, std::string(name_));
+    // With tether-justification on, a finding marked by a reasonless marker
+    // is left to its report (TuContext::MakeFinding), as in `tether check`.
+    std::string checks = name_;
+    if (context_->isCheckEnabled("tether-justification")) checks += ",tether-justification";
+    tu_ = std::make_unique<TuContext>(model_, checks);
     if (make_) {
       check_ = make_(*tu_);
       check_->registerMatchers(finder);
@@ -105,6 +111,7 @@ class TetherTidyCheck : public tidy::ClangTidyCheck {
       diag(Where(sm, n.file, n.line, n.col), "%0", DiagnosticIDs::Note) << n.message;
   }
 
+  tidy::ClangTidyContext* context_;
   CheckFactory make_;
   std::string model_spec_;
   std::string name_;

@@ -70,7 +70,10 @@ std::string JsonReport(const RunSummary& run) {
                         {"fixes", fixes}});
   }
   json failed = json::array();
-  for (const FailedUnit& u : run.failed) failed.push_back({{"file", u.file}, {"errors", u.errors}});
+  // partial: the TU has compile errors but its recovered AST was checked (its
+  // findings are in "findings", maybe not all of them).
+  for (const FailedUnit& u : run.failed)
+    failed.push_back({{"file", u.file}, {"errors", u.errors}, {"partial", u.partial}});
   json doc = {{"tether_check", 1},
               {"checks", run.enabled_checks},
               {"units", run.units},

@@ -28,7 +28,9 @@ class DetachedThreads {
       finished->store(true, std::memory_order_release);
     });
     if (at_exit_) {
-      thread.detach();  // spawned from a thread that outlived main: nobody can join it
+      // tether:detached(spawned after AtExit ran, from a thread that outlived main:
+      // the registry that would join it is gone, and joinable at exit would terminate)
+      thread.detach();
       return;
     }
     entries_.push_back(Entry{std::move(thread), std::move(finished)});
@@ -45,6 +47,8 @@ class DetachedThreads {
       if (e.finished->load(std::memory_order_acquire)) {
         e.thread.join();
       } else {
+        // tether:detached(still running at process exit: joining could hang exit for
+        // ever; the tracer reports it as a leak from its missing TaskEnded)
         e.thread.detach();
       }
     }

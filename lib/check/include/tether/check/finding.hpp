@@ -42,10 +42,13 @@ bool FindingLess(const Finding& a, const Finding& b);
 // message: a header seen by several TUs, a template instantiated many times).
 void SortAndDedupe(std::vector<Finding>* findings);
 
-// A translation unit that could not be analysed.
+// A translation unit that could not be analysed, or (partial) one with
+// compile errors whose recovered AST was checked: its findings are reported
+// but may be incomplete. Either makes the run exit 2.
 struct FailedUnit {
   std::string file;
   std::vector<std::string> errors;  // "file:line:col: error: message"
+  bool partial = false;
 };
 
 }  // namespace tether::check

@@ -54,6 +54,12 @@ bool ParseModel(std::string_view json_text, std::string_view source_name, ApiMod
 // "builtin:std-stop-token" name the embedded ones.
 bool LoadModel(const std::string& path_or_builtin, ApiModel* model, std::string* error);
 
+// The models used when none is given (`tether check` without --model, the
+// clang-tidy plugin without TetherModel), as a ';'-separated list: both
+// shipped ones, so code that uses only std::thread / std::jthread /
+// std::stop_token is checked without flags. Giving any model replaces the set.
+inline constexpr const char* kDefaultModels = "builtin:libtether;builtin:std-stop-token";
+
 extern const char* const kLibtetherModelJson;
 extern const char* const kStopTokenModelJson;
 
