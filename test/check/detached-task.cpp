@@ -50,7 +50,9 @@ class Poller {
 };
 void Background(Poller* poller, Poller& other) {
   poller->Release();
-  // STD: :[[@LINE-1]]:11: warning: detached task: 'Poller::Release' detaches the thread its object owns, on this caller's behalf; nobody waits for it: join it, or say why
-  // STD: :[[@LINE-9]]:37: note: 'Poller::Release' detaches it here
+  // CHECK: :[[@LINE-1]]:11: warning: detached task: 'Poller::Release' detaches the thread its object owns, on this caller's behalf; nobody waits for it: join it, or say why
+  // CHECK: :[[@LINE-9]]:37: note: 'Poller::Release' detaches it here
+  // STD: :[[@LINE-3]]:11: warning: detached task: 'Poller::Release' detaches the thread its object owns, on this caller's behalf; nobody waits for it: join it, or say why
+  // STD: :[[@LINE-11]]:37: note: 'Poller::Release' detaches it here
   other.Release();  // tether:detached(the poller outlives the request by design)
 }
