@@ -142,6 +142,29 @@ std::string Joined(const std::vector<std::string>& words) {
   return out;
 }
 
+// The program being traced, for the forwarding signal handler (0: not yet
+// started), and a termination signal that arrived before it was.
+volatile sig_atomic_t g_child = 0;
+volatile sig_atomic_t g_pending_signal = 0;
+
+// SIGTERM/SIGHUP to the tool go to the program: the tool stays to report
+// what the program left behind and to remove its temporary trace (a tool
+// that died here would leave both the program and the file behind).
+void ForwardToProgram(int sig) {
+  const pid_t child = g_child;
+  if (child > 0) {
+    kill(child, sig);
+  } else {
+    g_pending_signal = sig;
+  }
+}
+
+std::int64_t MonotonicNowNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 // Runs the command with TETHER_TRACE=trace_path and waits for it. Returns
 // false (with *error) when it could not be started.
 bool RunProgram(const std::vector<std::string>& command, const std::string& trace_path,
@@ -164,15 +187,28 @@ bool RunProgram(const std::vector<std::string>& command, const std::string& trac
   sigemptyset(&ignore.sa_mask);
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);
+  struct sigaction forward {}, old_term {}, old_hup {};
+  forward.sa_handler = ForwardToProgram;
+  sigemptyset(&forward.sa_mask);
+  g_child = 0;
+  g_pending_signal = 0;
+  sigaction(SIGTERM, &forward, &old_term);
+  sigaction(SIGHUP, &forward, &old_hup);
+  auto restore_signals = [&] {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGQUIT, &old_quit, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGHUP, &old_hup, nullptr);
+  };
 
   pid_t pid = fork();
   if (pid < 0) {
     *error = std::string("fork: ") + std::strerror(errno);
+    restore_signals();
     return false;
   }
   if (pid == 0) {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGQUIT, &old_quit, nullptr);
+    restore_signals();
     close(exec_pipe[0]);
     putenv(env_entry.data());
     execvp(argv[0], argv.data());
@@ -181,6 +217,8 @@ bool RunProgram(const std::vector<std::string>& command, const std::string& trac
     (void)ignored;
     _exit(127);
   }
+  g_child = pid;
+  if (g_pending_signal != 0) kill(pid, g_pending_signal);
   close(exec_pipe[1]);
   int exec_errno = 0;
   ssize_t n;
@@ -192,8 +230,9 @@ bool RunProgram(const std::vector<std::string>& command, const std::string& trac
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGQUIT, &old_quit, nullptr);
+  outcome->ended_ns = MonotonicNowNs();
+  g_child = 0;
+  restore_signals();
   if (n == static_cast<ssize_t>(sizeof exec_errno)) {
     *error = "cannot run '" + command[0] + "': " + std::strerror(exec_errno);
     return false;
@@ -314,6 +353,7 @@ int RunTrace(int argc, char** argv) {
 
   trace::AnalysisOptions analysis;
   analysis.grace_ns = opt.grace_ns;
+  analysis.program_end_ns = input.program.ended_ns;
   std::vector<trace::Finding> findings = trace::Analyze(loaded, analysis);
   input.findings = &findings;
   if (opt.format == "json") {

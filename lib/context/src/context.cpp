@@ -6,9 +6,28 @@
 #include "context_node.hpp"
 #include "node_pool.hpp"
 #include "tether/hooks.hpp"
+#include "tether/scope.hpp"
 
 namespace tether {
 namespace detail {
+
+void RunAfterFunc(const std::shared_ptr<AfterFuncState>& st) {
+  std::uint64_t task = 0;
+  if (auto* t = hooks::Active()) {
+    task = hooks::NextId();
+    t->TaskSpawned(task, st->ctx_id, 0, st->scope, st->detached_from, "AfterFunc", st->loc);
+  }
+  RunDetachedThread([st, task] {
+    SetCurrentScope(st->scope);
+    if (task != 0) {
+      if (auto* t = hooks::Active()) t->TaskStarted(task);
+    }
+    st->f();
+    if (task != 0) {
+      if (auto* t = hooks::Active()) t->TaskEnded(task, ErrorCode::kOk);
+    }
+  });
+}
 
 ContextNode::ContextNode(hooks::ContextKind k, std::shared_ptr<ContextNode> parent_node,
                          bool cancellable)
@@ -143,7 +162,7 @@ std::vector<std::shared_ptr<ContextNode>> ContextNode::CancelSelf(const Error& e
   for (auto& st : after) {
     int pending = 0;
     if (st->state.compare_exchange_strong(pending, 1)) {
-      RunDetachedThread([st] { st->f(); });
+      RunAfterFunc(st);
     }
   }
   return children;
@@ -177,7 +196,7 @@ void ContextNode::AddAfterFunc(const std::shared_ptr<AfterFuncState>& st) {
     }
   }
   int pending = 0;
-  if (st->state.compare_exchange_strong(pending, 1)) RunDetachedThread([st] { st->f(); });
+  if (st->state.compare_exchange_strong(pending, 1)) RunAfterFunc(st);
 }
 
 void ContextNode::RemoveAfterFunc(const AfterFuncState* st) {
@@ -347,6 +366,10 @@ std::function<bool()> AfterFunc(const Context& ctx, std::function<void()> f,
                                 std::source_location loc) {
   auto st = std::make_shared<detail::AfterFuncState>();
   st->f = std::move(f);
+  st->ctx_id = ctx.id();
+  st->scope = ctx.scope_id();
+  st->detached_from = st->scope == 0 ? CurrentScopeId() : 0;
+  st->loc = loc;
   // Keep the context alive while the registration can still fire.
   std::shared_ptr<ContextNode> node = ctx.node();
   if (ContextNode* c = node->canceller) c->AddAfterFunc(st);

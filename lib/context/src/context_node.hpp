@@ -28,10 +28,20 @@ namespace tether::detail {
 
 // The shared state of one AfterFunc registration. state: 0 pending, 1 started
 // (f runs or ran), 2 stopped; the one CAS away from 0 decides.
+// The tracer sees the callback as a detached task of the registering
+// context (spawned when it fires), so the context's ids are kept, not the
+// context itself: the node holds this state, which must not hold the node.
 struct AfterFuncState {
   std::atomic<int> state{0};
   std::function<void()> f;
+  std::uint64_t ctx_id = 0;
+  std::uint64_t scope = 0;
+  std::uint64_t detached_from = 0;  // the registering thread's scope, when ctx has none
+  std::source_location loc;
 };
+
+// Runs an AfterFunc callback on its own detached thread, traced as a task.
+void RunAfterFunc(const std::shared_ptr<AfterFuncState>& st);
 
 class ContextNode : public std::enable_shared_from_this<ContextNode> {
  public:

@@ -1,45 +1,71 @@
 // tether::Scope and the thread's current scope.
+//
+// A thread's current scope is the innermost *live* Scope it opened, else the
+// scope its task adopted (the base). Scopes need not end in the order they
+// began, nor on the thread that opened them: each opening thread keeps a
+// stack of the scopes it opened, every entry shares an `ended` flag with its
+// Scope, and the thread skips (and pops) ended entries when it reads its
+// current scope. So CurrentScopeId() is never a scope that has ended, whoever
+// ended it and in whatever order.
 #include "tether/scope.hpp"
+
+#include <atomic>
+#include <memory>
+#include <vector>
 
 #include "context_node.hpp"
 #include "tether/hooks.hpp"
 
 namespace tether {
 
+struct Scope::LiveFlag {
+  std::atomic<bool> ended{false};
+};
+
 namespace {
-// The scope the calling thread works for (0: none). Set by a live Scope
-// object on this thread, and by a task's thread to its context's scope.
-thread_local std::uint64_t t_current_scope = 0;
+
+struct OpenedScope {
+  std::uint64_t id;
+  std::shared_ptr<Scope::LiveFlag> flag;
+};
+
+// The scope a task's thread works for (set by RunTask); 0: none.
+thread_local std::uint64_t t_base_scope = 0;
+// The scopes this thread opened and may still be live, innermost last.
+thread_local std::vector<OpenedScope> t_opened;
+
 }  // namespace
 
 namespace detail {
 std::uint64_t SetCurrentScope(std::uint64_t scope) {
-  std::uint64_t prev = t_current_scope;
-  t_current_scope = scope;
+  std::uint64_t prev = t_base_scope;
+  t_base_scope = scope;
   return prev;
 }
 }  // namespace detail
 
-std::uint64_t CurrentScopeId() { return t_current_scope; }
+std::uint64_t CurrentScopeId() {
+  while (!t_opened.empty()) {
+    if (!t_opened.back().flag->ended.load(std::memory_order_acquire)) return t_opened.back().id;
+    t_opened.pop_back();
+  }
+  return t_base_scope;
+}
 
 Scope::Scope(const Context& parent, std::string name, std::source_location loc)
-    : id_(hooks::NextId()), name_(std::move(name)) {
+    : id_(hooks::NextId()), name_(std::move(name)), live_(std::make_shared<LiveFlag>()) {
   ctx_ = Context(detail::NewPlain(parent, hooks::ContextKind::kScope, id_, loc));
   if (auto* t = hooks::Active()) t->ScopeBegin(id_, ctx_.id(), name_, loc);
-  previous_scope_ = detail::SetCurrentScope(id_);
-  owner_thread_ = std::this_thread::get_id();
+  t_opened.push_back(OpenedScope{id_, live_});
 }
 
 Scope::~Scope() { End(); }
 
 void Scope::End() {
-  if (ended_) return;
-  ended_ = true;
-  // Only the thread that opened the scope restores its own current scope;
-  // ending it from elsewhere must not clobber that thread's state.
-  if (std::this_thread::get_id() == owner_thread_ && CurrentScopeId() == id_) {
-    detail::SetCurrentScope(previous_scope_);
-  }
+  if (live_->ended.exchange(true, std::memory_order_acq_rel)) return;
+  // The opening thread's stack drops this entry the next time it reads its
+  // current scope (at once, if this is that thread).
+  (void)CurrentScopeId();
   if (auto* t = hooks::Active()) t->ScopeEnd(id_);
 }
 

@@ -18,9 +18,11 @@ bool IsRootKind(const std::string& kind) {
   return kind == "background" || kind == "todo" || kind == "without_cancel";
 }
 
-// The latest time the trace knows of: the exit record, else the last event.
-std::int64_t TraceEnd(const Trace& t) {
+// The program's end: the exit record, else when its parent saw it end, else
+// the last event.
+std::int64_t TraceEnd(const Trace& t, const AnalysisOptions& options) {
   if (t.end_ns) return *t.end_ns;
+  if (options.program_end_ns) return *options.program_end_ns;
   std::int64_t end = t.start_ns;
   for (const auto& [id, c] : t.contexts) end = std::max({end, c.created_ns, c.done_ns.value_or(0)});
   for (const auto& [id, k] : t.tasks) {
@@ -95,7 +97,7 @@ std::tuple<std::string, int> SiteKey(const Trace& t, const Finding& f) {
 
 std::vector<Finding> Analyze(const Trace& trace, const AnalysisOptions& options) {
   std::vector<Finding> findings;
-  const std::int64_t trace_end = TraceEnd(trace);
+  const std::int64_t trace_end = TraceEnd(trace, options);
 
   for (const auto& [id, task] : trace.tasks) {
     if (task.spawn_ns == 0 && task.site.file.empty() && task.end_ns) continue;  // spawn lost, ended

@@ -401,6 +401,13 @@ void FileSink::FlushAll() {
   }
 }
 
+void FileSink::FlushThisThread() {
+  EventRing* ring = t_ring;
+  if (ring == nullptr) return;
+  std::lock_guard<std::mutex> lock(ring->consume_mu);
+  DrainAndWrite(*ring);
+}
+
 void FileSink::FlusherLoop() {
   std::unique_lock<std::mutex> lock(flusher_mu_);
   while (!stop_flusher_) {

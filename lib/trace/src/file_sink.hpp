@@ -85,6 +85,9 @@ class FileSink {
 
   // Writes out every ring now (any thread).
   void FlushAll();
+  // Writes out the calling thread's ring now: a record that must survive a
+  // SIGKILL right after it (a scope's end) does not wait for the flusher.
+  void FlushThisThread();
   // Final flush and the exit record; later events are only counted.
   void Finish(int status);
   RuntimeStats Stats() const;

@@ -103,8 +103,18 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
     out << "\n";
   }
   if (f.detached) {
-    out << "  detached: spawned with a root context while scope " << ScopeName(trace, f.scope)
-        << " was running (pass the scope's context, or justify with tether:detached)\n";
+    auto s = trace.scopes.find(f.scope);
+    const bool after_end = s != trace.scopes.end() && s->second.end_ns &&
+                           task.spawn_ns > *s->second.end_ns;
+    if (after_end) {
+      // Charged through its spawner (a task of the scope that outlived it):
+      // the scope was not running then, so the line to fix is the spawner's.
+      out << "  detached: spawned with a root context after scope " << ScopeName(trace, f.scope)
+          << " had ended, by a task charged to it (stop that task when the scope ends)\n";
+    } else {
+      out << "  detached: spawned with a root context while scope " << ScopeName(trace, f.scope)
+          << " was running (pass the scope's context, or justify with tether:detached)\n";
+    }
   }
   if (task.group != 0) {
     auto g = trace.groups.find(task.group);

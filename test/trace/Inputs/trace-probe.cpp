@@ -4,10 +4,17 @@
 // scope ended, never because of a sleep.
 //
 //   trace-probe clean | zombie | late | leak | unwaited | detached | nested |
-//               crash | fail | chatty | names | env | stress TASKS THREADS
+//               crash | fail | chatty | names | env | stress TASKS THREADS |
+//               out-of-order | cross-end | after-func | late-child | kill-after-end |
+//               killed-later | wait-for-term
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -167,6 +174,98 @@ int Chatty() {
   return Clean();
 }
 
+// Scopes ended out of order (the outer first), then a root task: it works
+// for no scope (a leak at exit), not for the outer scope that has ended.
+int OutOfOrder() {
+  auto outer = std::make_unique<Scope>(Background(), "outer");
+  auto inner = std::make_unique<Scope>(outer->context(), "inner");
+  outer.reset();
+  inner.reset();
+  tether::Go(Background(), "after both ended", [] { Signal().Wait(); });
+  return 0;
+}
+
+// A scope ended by another thread, then a root task on the opening thread.
+int CrossEnd() {
+  auto request = std::make_unique<Scope>(Background(), "ended elsewhere");
+  std::thread([&request] { request->End(); }).join();
+  tether::Go(Background(), "after cross end", [] { Signal().Wait(); });
+  return 0;
+}
+
+// An AfterFunc callback of a scope's context runs on past the scope's end.
+int AfterFuncZombie() {
+  Signal release = Signal::Make();
+  Signal finished = Signal::Make();
+  {
+    Scope request(Background(), "request after-func");
+    auto [ctx, cancel] = tether::WithCancel(request.context());
+    tether::AfterFunc(ctx, [release, finished] {
+      release.Wait();
+      finished.Fire();
+    });
+    cancel();
+  }
+  release.Fire();
+  finished.Wait();
+  return 0;
+}
+
+// A detached task spawns a child only after its scope has ended: the child
+// is charged to that scope, but it was not spawned while the scope ran.
+int LateChild() {
+  Signal scope_ended = Signal::Make();
+  Signal release = Signal::Make();
+  std::optional<TaskGroup> owner;
+  {
+    Scope request(Background(), "request late-child");
+    auto [group, gctx] = TaskGroup::WithContext(Background());
+    owner.emplace(std::move(group));
+    owner->Go("parent", [scope_ended, release] {
+      scope_ended.Wait();
+      auto [children, cctx] = TaskGroup::WithContext(Background());
+      children.Go("late child", [release] { release.Wait(); });
+      release.Fire();
+      return children.Wait();
+    });
+  }
+  scope_ended.Fire();
+  return owner->Wait().ok() ? 0 : 1;
+}
+
+// The scope ends and the program is SIGKILLed at once, within the writer's
+// flush interval: the scope's end must be in the trace all the same.
+int KillAfterEnd() {
+  Scope request(Background(), "request killed");
+  tether::Go(request.context(), "straggler", [] { Signal().Wait(); });
+  tether::trace::FlushTrace();
+  request.End();
+  kill(getpid(), SIGKILL);
+  return 0;
+}
+
+// The scope's end is written, then the program runs on for 300ms without an
+// event and is killed: its task outlived the scope by the 300ms at least.
+int KilledLater() {
+  Scope request(Background(), "request killed later");
+  tether::Go(request.context(), "straggler", [] { Signal().Wait(); });
+  request.End();
+  tether::trace::FlushTrace();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(getpid(), SIGKILL);
+  return 0;
+}
+
+// Leaves a task running, says it is ready, and waits to be terminated.
+int WaitForTerm() {
+  Scope request(Background(), "request until SIGTERM");
+  tether::Go(request.context(), "server", [] { Signal().Wait(); });
+  tether::trace::FlushTrace();
+  std::printf("ready\n");
+  std::fflush(stdout);
+  for (;;) pause();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -183,9 +282,17 @@ int main(int argc, char** argv) {
   if (what == "chatty") return Chatty();
   if (what == "names") return Names();
   if (what == "env") return Env();
+  if (what == "out-of-order") return OutOfOrder();
+  if (what == "cross-end") return CrossEnd();
+  if (what == "after-func") return AfterFuncZombie();
+  if (what == "late-child") return LateChild();
+  if (what == "kill-after-end") return KillAfterEnd();
+  if (what == "killed-later") return KilledLater();
+  if (what == "wait-for-term") return WaitForTerm();
   if (what == "stress" && argc == 4) return Stress(std::atoi(argv[2]), std::atoi(argv[3]));
   std::fprintf(stderr,
                "usage: trace-probe clean|zombie|late|leak|unwaited|detached|nested|crash|fail|"
-               "chatty|names|env|stress TASKS THREADS\n");
+               "chatty|names|env|stress TASKS THREADS|out-of-order|cross-end|after-func|late-child|"
+               "kill-after-end|killed-later|wait-for-term\n");
   return 2;
 }

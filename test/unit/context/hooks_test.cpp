@@ -270,6 +270,42 @@ TEST_F(Hooks, RootSpawnedInsideAScopeIsDetachedFromIt) {
   tracer_.AwaitEvent("TaskEnded", spawned[1].a);
 }
 
+TEST_F(Hooks, AfterFuncCallbackIsATaskOfItsContext) {
+  // docs/context.md: the callback's thread is owned like a tether::Go task,
+  // so the tracer sees it as one: spawned when it fires, started, ended.
+  Scope scope(Background(), "request");
+  auto [ctx, cancel] = WithCancel(scope.context());
+  Signal ran = Signal::Make();
+  AfterFunc(ctx, [ran] { ran.Fire(); }); const unsigned line = __LINE__;
+  EXPECT_TRUE(tracer_.Of("TaskSpawned").empty());  // not before it fires
+  cancel();
+  ran.Wait();
+  auto spawned = tracer_.Of("TaskSpawned");
+  ASSERT_EQ(spawned.size(), 1u);
+  EXPECT_EQ(spawned[0].name, "AfterFunc");
+  EXPECT_EQ(spawned[0].b, ctx.id());
+  EXPECT_EQ(spawned[0].c, 0u);  // no group: detached, like tether::Go
+  EXPECT_EQ(spawned[0].d, scope.id());
+  EXPECT_EQ(spawned[0].line, line);
+  tracer_.AwaitEvent("TaskEnded", spawned[0].a);
+  EXPECT_EQ(tracer_.Of("TaskStarted", spawned[0].a).size(), 1u);
+}
+
+TEST_F(Hooks, AfterFuncOnARootInsideAScopeIsDetachedFromIt) {
+  Scope scope(Background(), "request");
+  auto [ctx, cancel] = WithCancel(Background());
+  Signal ran = Signal::Make();
+  AfterFunc(ctx, [ran] { ran.Fire(); });
+  scope.End();
+  cancel();
+  ran.Wait();
+  auto spawned = tracer_.Of("TaskSpawned");
+  ASSERT_EQ(spawned.size(), 1u);
+  EXPECT_EQ(spawned[0].d, 0u);
+  EXPECT_EQ(spawned[0].e, scope.id());  // registered while the scope ran
+  tracer_.AwaitEvent("TaskEnded", spawned[0].a);
+}
+
 TEST_F(Hooks, TaskThreadWorksForItsContextsScope) {
   // Code running in a task of scope S that spawns with a root is detached from S.
   Scope scope(Background(), "build");

@@ -1,6 +1,7 @@
 // Scope: the thread's current scope, nesting, and scope inheritance.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <thread>
 
 #include "tether/scope.hpp"
@@ -51,7 +52,7 @@ TEST(Scope, ScopeContextIsNotCancelledByTheScope) {
   EXPECT_EQ(kept.Err().code(), ErrorCode::kCanceled);  // but its parent's is
 }
 
-TEST(Scope, EndingFromAnotherThreadLeavesTheOwnersScopeAlone) {
+TEST(Scope, EndingFromAnotherThreadEndsItForTheOwnerToo) {
   Scope scope(Background(), "s");
   std::thread other([&] {
     EXPECT_EQ(CurrentScopeId(), 0u);  // a plain thread works for no scope
@@ -59,7 +60,40 @@ TEST(Scope, EndingFromAnotherThreadLeavesTheOwnersScopeAlone) {
     EXPECT_EQ(CurrentScopeId(), 0u);
   });
   other.join();
-  EXPECT_EQ(CurrentScopeId(), scope.id());  // only the owner's own End restores it
+  // The owner no longer works for an ended scope: a root spawned here now is
+  // not "detached from" it.
+  EXPECT_EQ(CurrentScopeId(), 0u);
+}
+
+TEST(Scope, EndedFromAnotherThreadUncoversTheOwnersOuterScope) {
+  Scope outer(Background(), "outer");
+  Scope inner(outer.context(), "inner");
+  std::thread([&] { inner.End(); }).join();
+  EXPECT_EQ(CurrentScopeId(), outer.id());
+}
+
+TEST(Scope, OuterEndedBeforeInnerLeavesNoEndedScopeCurrent) {
+  auto outer = std::make_unique<Scope>(Background(), "outer");
+  auto inner = std::make_unique<Scope>(outer->context(), "inner");
+  outer.reset();                                // out of order: the outer ends first
+  EXPECT_EQ(CurrentScopeId(), inner->id());     // the inner is still live
+  inner.reset();
+  EXPECT_EQ(CurrentScopeId(), 0u);              // not the outer, which has ended
+}
+
+TEST(Scope, TaskScopeIsCurrentAgainAfterItsThreadsOwnScopesEnd) {
+  Scope owner(Background(), "owner");
+  auto [group, gctx] = TaskGroup::WithContext(owner.context());
+  std::uint64_t after = 0;
+  group.Go([&] {
+    auto a = std::make_unique<Scope>(Background(), "a");
+    auto b = std::make_unique<Scope>(Background(), "b");
+    a.reset();
+    b.reset();
+    after = CurrentScopeId();
+  });
+  EXPECT_TRUE(group.Wait().ok());
+  EXPECT_EQ(after, owner.id());
 }
 
 TEST(Scope, TaskThreadsWorkForTheirContextsScope) {

@@ -12,9 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <source_location>
 #include <string>
-#include <thread>
 
 #include "tether/context.hpp"
 
@@ -33,20 +33,22 @@ class Scope {
   const Context& context() const { return ctx_; }
   std::uint64_t id() const { return id_; }
   const std::string& name() const { return name_; }
-  // Ends the scope early (idempotent); the destructor then does nothing.
+  // Ends the scope early (idempotent, from any thread); the destructor then
+  // does nothing.
   void End();
+
+  struct LiveFlag;  // shared with the opening thread's list of its scopes
 
  private:
   Context ctx_;
   std::uint64_t id_;
   std::string name_;
-  bool ended_ = false;
-  std::uint64_t previous_scope_ = 0;  // the creating thread's scope before this one
-  std::thread::id owner_thread_;       // the thread whose current scope this set
+  std::shared_ptr<LiveFlag> live_;
 };
 
-// The scope the calling thread works for: the scope of the task it runs in,
-// or of the innermost live Scope object created on this thread (0: none).
+// The scope the calling thread works for: the innermost Scope this thread
+// created that has not ended (in any order, on any thread), else the scope of
+// the task it runs in (0: none). Never a scope that has ended.
 std::uint64_t CurrentScopeId();
 
 }  // namespace tether

@@ -108,6 +108,10 @@ struct Finding {
 
 struct AnalysisOptions {
   std::int64_t grace_ns = 0;
+  // When the program ended (CLOCK_MONOTONIC ns), as the process that waited
+  // for it saw it. A trace without an exit record (the program was killed)
+  // then measures "outlived by" to here, not to its last event.
+  std::optional<std::int64_t> program_end_ns = std::nullopt;
 };
 
 std::vector<Finding> Analyze(const Trace& trace, const AnalysisOptions& options);
