@@ -137,11 +137,30 @@ class LoopWithoutContextCheck : public Check {
       if (!d || !IsContextType(d->getType(), model()) || d->getDeclContext() != fn) continue;
       if (!sm().isBeforeInTranslationUnit(d->getLocation(), loop->getBeginLoc())) continue;
       if (isa<BindingDecl>(d)) continue;  // auto [ctx, cancel] = ...: the function holds the cancel
+      // The local must carry a context the function was given: initialised
+      // from one (not a root, not a default-constructed token that nothing
+      // can stop, not a child's token), and never assigned a child's later.
       const auto* v = dyn_cast<VarDecl>(d);
-      if (v && v->getInit() && FromOwnedObject(v->getInit())) continue;
+      const Expr* init = v ? v->getInit() : nullptr;
+      if (!init || !RootName(init, model()).empty() || FromOwnedObject(init) ||
+          !ReadsContext(init, model()) || AssignedFromOwnedObject(v, fn))
+        continue;
       return d->getNameAsString();
     }
     return "";
+  }
+
+  // Somewhere in fn, v = <a token read from a local object>.
+  bool AssignedFromOwnedObject(const VarDecl* v, const FunctionDecl* fn) {
+    auto assigns = match(stmt(forEachDescendant(
+                             cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                                                 hasArgument(0, declRefExpr(to(varDecl(equalsNode(v))))))
+                                 .bind("a"))),
+                         *fn->getBody(), ast());
+    for (const BoundNodes& b : assigns)
+      if (const auto* a = b.getNodeAs<CXXOperatorCallExpr>("a"); a && a->getNumArgs() == 2 && FromOwnedObject(a->getArg(1)))
+        return true;
+    return false;
   }
 
   // t.get_stop_token(), src.get_token(), r.ctx: read from a local object.
