@@ -222,6 +222,6 @@ struct Lane {
 void Flush(const Lane& lane) {
   while (!lane.Empty()) std::this_thread::sleep_for(3ms);
   // CHECK: :[[@LINE-1]]:43: warning: blocking call in a loop that never reads context 'lane.Token()'
-  // CHECK: :[[@LINE-2]]:3: note: this loop has no constant bound and does not check 'lane.Token()'
+  // CHECK: :[[@LINE-2]]:3: note: this loop has no constant bound and does not check 'lane.Token()' (check lane.Token().stop_requested() or pass 'lane.Token()' to the blocking call)
 }
 }  // namespace summary
