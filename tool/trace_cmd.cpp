@@ -5,6 +5,7 @@
 // Exit: 0 clean, 1 findings (per --fail-on), 2 usage or tool error, 3 the
 // program itself failed (non-zero status or a signal) and there were no
 // findings to fail on.
+#include <elf.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "thread_sites.hpp"
 #include "tether/duration.hpp"
 #include "tether/trace/model.hpp"
 #include "tether/trace/report.hpp"
@@ -34,12 +36,13 @@ constexpr int kProgramFailed = 3;
 
 constexpr const char* kUsage =
     "usage: tether trace [--out F] [--grace D] [--format text|json] [--fail-on zombie|leak|none]\n"
-    "                    -- PROG [ARGS...]\n"
+    "                    [--threads on|off] -- PROG [ARGS...]\n"
     "       tether trace --load F [--grace D] [--format text|json] [--fail-on ...]\n"
     "\n"
-    "Runs PROG (a program linked with tether_runtime) with TETHER_TRACE set, then reports\n"
-    "tasks still running after their scope ended (zombies), tasks running at exit (leaks)\n"
-    "and task groups destroyed without Wait.\n"
+    "Runs PROG with tracing on, then reports tasks still running after their scope ended\n"
+    "(zombies), tasks and threads running at exit (leaks) and task groups destroyed without\n"
+    "Wait. A program linked with tether_runtime traces its libtether tasks; any dynamically\n"
+    "linked program gets libtether_threads.so preloaded, which traces its threads.\n"
     "\n"
     "  --out F        keep the trace in F (default: a temporary file, removed afterwards)\n"
     "  --load F       analyse an existing trace file instead of running a program\n"
@@ -47,6 +50,8 @@ constexpr const char* kUsage =
     "  --format FMT   text (default) or json\n"
     "  --fail-on K    zombie: exit 1 on zombies only; leak (default): on zombies, leaks and\n"
     "                 unwaited groups; none: report only\n"
+    "  --threads M    on: trace PROG's threads (preload libtether_threads.so); off: do not.\n"
+    "                 Default: on for a dynamically linked PROG not linked with tether_runtime\n"
     "\n"
     "exit: 0 clean, 1 findings, 2 usage or tool error, 3 PROG failed (and no findings)\n";
 
@@ -56,6 +61,7 @@ struct Options {
   std::int64_t grace_ns = 0;
   std::string format = "text";
   std::string fail_on = "leak";
+  std::string threads;  // "on", "off" or "" (decide from PROG)
   std::vector<std::string> command;
 };
 
@@ -118,6 +124,13 @@ int ParseArgs(int argc, char** argv, Options* opt) {
       if (opt->fail_on != "zombie" && opt->fail_on != "leak" && opt->fail_on != "none") {
         return Usage("--fail-on must be zombie, leak or none, not '" + opt->fail_on + "'");
       }
+    } else if (is("--threads")) {
+      if (!seen.First("--threads")) return Usage("--threads given twice");
+      if (!(v = value("--threads"))) return Usage("--threads needs on or off");
+      opt->threads = v;
+      if (opt->threads != "on" && opt->threads != "off") {
+        return Usage("--threads must be on or off, not '" + opt->threads + "'");
+      }
     } else if (!arg.empty() && arg[0] == '-') {
       return Usage("unknown option '" + arg + "'");
     } else {
@@ -167,7 +180,7 @@ std::int64_t MonotonicNowNs() {
 
 // Runs the command with TETHER_TRACE=trace_path and waits for it. Returns
 // false (with *error) when it could not be started.
-bool RunProgram(const std::vector<std::string>& command, const std::string& trace_path,
+bool RunProgram(const std::vector<std::string>& command, const std::vector<std::string>& env,
                 trace::ProgramOutcome* outcome, std::string* error) {
   // The child reports a failed exec through this pipe (closed on success).
   int exec_pipe[2];
@@ -178,7 +191,6 @@ bool RunProgram(const std::vector<std::string>& command, const std::string& trac
   std::vector<char*> argv;
   for (const std::string& w : command) argv.push_back(const_cast<char*>(w.c_str()));
   argv.push_back(nullptr);
-  std::string env_entry = "TETHER_TRACE=" + trace_path;
 
   // Like system(3): while the program runs, Ctrl-C is its to handle; we
   // stay to report what it left behind.
@@ -210,7 +222,7 @@ bool RunProgram(const std::vector<std::string>& command, const std::string& trac
   if (pid == 0) {
     restore_signals();
     close(exec_pipe[0]);
-    putenv(env_entry.data());
+    for (const std::string& entry : env) putenv(const_cast<char*>(entry.c_str()));
     execvp(argv[0], argv.data());
     int err = errno;
     ssize_t ignored = write(exec_pipe[1], &err, sizeof err);
@@ -290,6 +302,70 @@ bool MakeTempTrace(std::string* path, std::string* error) {
   return true;
 }
 
+// The file PROG names: itself when it has a slash, else found on PATH.
+std::string ProgramFile(const std::string& prog) {
+  if (prog.find('/') != std::string::npos) return prog;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (std::size_t at = 0; at <= dirs.size();) {
+    std::size_t end = dirs.find(':', at);
+    if (end == std::string::npos) end = dirs.size();
+    std::string candidate = (end > at ? dirs.substr(at, end - at) : ".") + "/" + prog;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    at = end + 1;
+  }
+  return prog;
+}
+
+// What `tether trace` needs to know of PROG's file: whether the loader can
+// preload into it (an ELF program with an interpreter, or a script: its
+// interpreter is) and whether it carries libtether's tracer (the
+// TETHER_TRACE start-up object).
+struct ProgramKind {
+  bool dynamic = false;
+  bool links_tracer = false;
+};
+
+ProgramKind InspectProgram(const std::string& file) {
+  ProgramKind kind;
+  std::string bytes;
+  if (std::FILE* f = std::fopen(file.c_str(), "rb")) {
+    char buf[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+    std::fclose(f);
+  }
+  kind.links_tracer = bytes.find("TETHER_TRACE") != std::string::npos;
+  if (bytes.rfind("#!", 0) == 0) {
+    kind.dynamic = true;
+  } else if (bytes.size() >= sizeof(Elf64_Ehdr) && bytes.compare(0, 4, ELFMAG) == 0 &&
+             bytes[EI_CLASS] == ELFCLASS64) {
+    Elf64_Ehdr eh;
+    std::memcpy(&eh, bytes.data(), sizeof eh);
+    for (int i = 0; i < eh.e_phnum; ++i) {
+      const std::size_t at = eh.e_phoff + static_cast<std::size_t>(i) * eh.e_phentsize;
+      if (at + sizeof(Elf64_Phdr) > bytes.size()) break;
+      Elf64_Phdr ph;
+      std::memcpy(&ph, bytes.data() + at, sizeof ph);
+      if (ph.p_type == PT_INTERP) kind.dynamic = true;
+    }
+  }
+  return kind;
+}
+
+// libtether_threads.so: beside the tool (the build tree), or in ../lib (an
+// installed tether). Empty when neither exists.
+std::string ThreadsShim() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  for (const auto& candidate : {self.parent_path() / "libtether_threads.so",
+                                self.parent_path().parent_path() / "lib" / "libtether_threads.so"}) {
+    if (std::filesystem::is_regular_file(candidate, ec)) return candidate.string();
+  }
+  return "";
+}
+
 bool Fails(const std::string& fail_on, const std::vector<trace::Finding>& findings) {
   if (fail_on == "none") return false;
   for (const trace::Finding& f : findings) {
@@ -312,6 +388,7 @@ int RunTrace(int argc, char** argv) {
 
   std::string trace_path = !opt.load.empty() ? opt.load : opt.out;
   bool remove_after = false;
+  std::string threads_path;  // where libtether_threads.so wrote (empty: not preloaded)
   std::string error;
   if (opt.load.empty()) {
     if (!trace_path.empty() && !CheckTraceOut(trace_path, &error)) {
@@ -326,21 +403,51 @@ int RunTrace(int argc, char** argv) {
       remove_after = true;
     }
     input.program.command = Joined(opt.command);
-    if (!RunProgram(opt.command, trace_path, &input.program, &error)) {
+    const ProgramKind kind = InspectProgram(ProgramFile(opt.command[0]));
+    const std::string shim = ThreadsShim();
+    const bool threads =
+        opt.threads == "on" || (opt.threads.empty() && kind.dynamic && !kind.links_tracer && !shim.empty());
+    if (threads && (shim.empty() || !kind.dynamic)) {
+      std::cerr << "tether trace: --threads on: "
+                << (shim.empty() ? "libtether_threads.so is not installed beside tether"
+                                 : "'" + opt.command[0] + "' is statically linked (nothing can be preloaded)")
+                << "\n";
+      if (remove_after) std::remove(trace_path.c_str());
+      return kToolError;
+    }
+    std::vector<std::string> env;
+    if (!threads || kind.links_tracer) env.push_back("TETHER_TRACE=" + trace_path);
+    if (threads) {
+      // Beside a libtether trace the threads go to a file of their own,
+      // merged after the run; alone, the threads' file is the trace.
+      threads_path = kind.links_tracer ? trace_path + ".threads" : trace_path;
+      env.push_back("TETHER_THREADS_TRACE=" + threads_path);
+      const char* preload = std::getenv("LD_PRELOAD");
+      env.push_back("LD_PRELOAD=" + shim + (preload && *preload ? ":" + std::string(preload) : ""));
+    }
+    const bool ran = RunProgram(opt.command, env, &input.program, &error);
+    if (!ran) {
       std::cerr << "tether trace: " << error << "\n";
       if (remove_after) std::remove(trace_path.c_str());
+      if (threads_path != trace_path && !threads_path.empty()) std::remove(threads_path.c_str());
       return kToolError;
     }
   }
 
   trace::Trace loaded;
   Error err = trace::LoadTrace(trace_path, &loaded);
+  if (err.ok() && !threads_path.empty() && threads_path != trace_path) {
+    trace::Trace threads;
+    if (trace::LoadTrace(threads_path, &threads).ok()) trace::MergeThreads(threads, &loaded);
+    std::remove(threads_path.c_str());
+  }
   if (remove_after) std::remove(trace_path.c_str());
   if (!err.ok()) {
     std::cerr << "tether trace: " << err.message() << "\n";
     if (opt.load.empty()) {
       std::cerr << "tether trace: is '" << opt.command[0]
-                << "' linked with tether_runtime? (the trace is written by the program itself)\n";
+                << "' linked with tether_runtime? (without --threads on, the trace is written by the "
+                   "program itself)\n";
     }
     return kToolError;
   }
@@ -348,6 +455,7 @@ int RunTrace(int argc, char** argv) {
     input.program.command = loaded.program;
     input.program.status = loaded.exit_status;
   }
+  ResolveThreadSites(&loaded);
   input.trace = &loaded;
   input.trace_path = remove_after ? std::string() : trace_path;
 

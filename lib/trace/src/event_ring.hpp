@@ -37,7 +37,20 @@ enum class EventType : std::uint8_t {
   // slot; aux is the site id, and the 8 bytes of loc carry the parent task
   // (a spawn site's loc is in the site table). Written out exactly like kSpawn.
   kSpawnSite,
+  // Threads (lib/threads, libtether_threads.so): a pthread joined or
+  // detached (a = its task id); the return addresses at a spawn (a = the
+  // task, b..e = up to four addresses, 0 = none; several records extend the
+  // list); a loaded object (a = its load bias, b/c = its address range; the
+  // name is its path); std::terminate was called.
+  kThreadJoin,
+  kThreadDetach,
+  kStack,
+  kModule,
+  kTerminate,
 };
+
+// Slot::aux of a kSpawn record made for a pthread (libtether_threads.so).
+constexpr std::uint32_t kSpawnKindThread = 1;
 
 // One record's fixed part. A record with a name (spawn, scope_begin) is
 // followed by name_slots raw slots holding name_len bytes of the name.

@@ -117,6 +117,7 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
         name.remove_prefix(sizeof(parent));
       }
       FormatSpawn(out, s, parent, name, s.loc);
+      if (s.aux == kSpawnKindThread) AppendField(out, "kind", std::string_view("thread"));
       break;
     }
     case EventType::kSpawnSite: {
@@ -171,6 +172,32 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
       Begin(out, "chan_close");
       AppendField(out, "id", s.a);
       AppendSite(out, s.loc);
+      break;
+    case EventType::kThreadJoin:
+    case EventType::kThreadDetach:
+      Begin(out, s.type == EventType::kThreadJoin ? "join" : "detach");
+      AppendField(out, "task", s.a);
+      break;
+    case EventType::kStack:
+      Begin(out, "stack");
+      AppendField(out, "id", s.a);
+      out += ",\"pcs\":[";
+      for (std::uint64_t pc : {s.b, s.c, s.d, s.e}) {
+        if (pc == 0) break;
+        if (out.back() != '[') out += ',';
+        out += std::to_string(pc);
+      }
+      out += ']';
+      break;
+    case EventType::kModule:
+      Begin(out, "module");
+      AppendField(out, "path", name);
+      AppendField(out, "bias", s.a);
+      AppendField(out, "lo", s.b);
+      AppendField(out, "hi", s.c);
+      break;
+    case EventType::kTerminate:
+      Begin(out, "terminate");
       break;
     default:
       return;  // cannot happen: only Put writes slots

@@ -108,6 +108,7 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
     t.site = r.SiteFields();
     t.spawn_ns = r.I64("t");
     if (r.Has("parent")) t.parent_task = r.U64("parent");
+    if (r.Has("kind")) t.kind = r.Str("kind");
   } else if (ev == "start") {
     TaskRecord& t = trace->tasks[r.U64("task")];
     t.id = r.U64("task");
@@ -149,6 +150,24 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
     ScopeRecord& s = trace->scopes[r.U64("id")];
     s.id = r.U64("id");
     s.end_ns = r.I64("t");
+  } else if (ev == "join" || ev == "detach") {
+    TaskRecord& t = trace->tasks[r.U64("task")];
+    t.id = r.U64("task");
+    (ev == "join" ? t.joined : t.detached_thread) = true;
+  } else if (ev == "stack") {
+    TaskRecord& t = trace->tasks[r.U64("id")];
+    t.id = r.U64("id");
+    const json& pcs = obj.at("pcs");
+    if (!pcs.is_array()) throw FieldError{"field 'pcs' must be an array of addresses"};
+    for (const json& pc : pcs) {
+      if (!pc.is_number_unsigned()) throw FieldError{"field 'pcs' must be an array of addresses"};
+      t.pcs.push_back(pc.get<std::uint64_t>());
+    }
+  } else if (ev == "module") {
+    trace->modules.push_back(
+        ModuleRecord{r.Str("path"), r.U64("bias"), r.U64("lo"), r.U64("hi")});
+  } else if (ev == "terminate") {
+    trace->terminate_called = true;
   } else if (ev == "chan_close") {
     trace->closed_channels.push_back(r.U64("id"));
   } else if (ev == "lost") {
@@ -228,6 +247,14 @@ Error LoadTrace(const std::string& path, Trace* out) {
   }
   if (!saw_exit) out->truncated = true;
   return Error();
+}
+
+void MergeThreads(const Trace& threads, Trace* into) {
+  for (const auto& [id, task] : threads.tasks) into->tasks[id] = task;
+  for (const auto& [id, scope] : threads.scopes) into->scopes.emplace(id, scope);
+  into->modules.insert(into->modules.end(), threads.modules.begin(), threads.modules.end());
+  into->lost_events += threads.lost_events;
+  into->terminate_called = into->terminate_called || threads.terminate_called;
 }
 
 }  // namespace tether::trace

@@ -43,7 +43,7 @@ void WriteChain(std::ostream& out, const ReportInput& in, const Finding& f) {
   const Trace& trace = *in.trace;
   if (f.context_chain.empty()) {
     auto t = trace.tasks.find(f.task);
-    if (t != trace.tasks.end() && t->second.ctx == 0) {
+    if (t != trace.tasks.end() && t->second.ctx == 0 && t->second.kind != "thread") {
       out << "  context: Background() or TODO() itself (a root: nothing can cancel the task)\n";
     }
     return;
@@ -79,12 +79,29 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
   const TaskRecord& task = trace.tasks.at(f.task);
   out << kRule << "\n";
   if (f.kind == FindingKind::kZombie) {
-    out << "ZOMBIE: task " << Quote(TaskName(task)) << " outlived its scope "
+    out << "ZOMBIE: " << (task.kind == "thread" ? "thread" : "task " + Quote(TaskName(task)))
+        << " outlived its scope "
         << ScopeName(trace, f.scope) << " by " << FormatReportDuration(f.outlived_ns);
     if (f.ended) {
       out << " (then ended: " << (task.result.empty() ? "ok" : task.result) << ")\n";
     } else {
       out << " and never ended (still running when the trace ended)\n";
+    }
+  } else if (task.kind == "thread") {
+    out << "LEAK: thread was still running when the program "
+        << (trace.truncated ? "stopped tracing" : "exited");
+    if (task.detached_thread) {
+      out << "; it was detached";
+    } else if (trace.terminate_called) {
+      out << "; it was never joined nor detached, and std::terminate ran (a std::thread "
+             "destroyed while joinable terminates the program: join or detach it)";
+    } else {
+      out << "; it was never joined nor detached";
+    }
+    if (f.scope != 0) {
+      out << "; its scope " << ScopeName(trace, f.scope) << " never ended\n";
+    } else {
+      out << "; it belongs to no scope\n";
     }
   } else {
     out << "LEAK: task " << Quote(TaskName(task)) << " was still running when the program "

@@ -44,6 +44,20 @@ struct TaskRecord {
   std::string result;               // ok | canceled | deadline_exceeded | failed | ...
   std::uint64_t thread = 0;
   std::uint64_t parent_task = 0;    // the task whose thread spawned it (0: not spawned by a task)
+  // Threads recorded by libtether_threads.so (kind "thread"): whether the
+  // pthread was joined or detached, and the return addresses at its creation
+  // (symbolized into site by the tool).
+  std::string kind;                 // "" (a libtether task) or "thread"
+  bool joined = false;
+  bool detached_thread = false;
+  std::vector<std::uint64_t> pcs;
+};
+
+// An object loaded in the traced process: pc - bias is its file address.
+struct ModuleRecord {
+  std::string path;
+  std::uint64_t bias = 0;
+  std::uint64_t lo = 0, hi = 0;  // the addresses it spans
 };
 
 struct GroupRecord {
@@ -81,7 +95,13 @@ struct Trace {
   std::map<std::uint64_t, GroupRecord> groups;
   std::map<std::uint64_t, ScopeRecord> scopes;
   std::vector<std::uint64_t> closed_channels;
+  std::vector<ModuleRecord> modules;
+  bool terminate_called = false;        // std::terminate ran (libtether_threads.so saw it)
 };
+
+// Adds the threads of a trace written by libtether_threads.so beside a
+// program's own trace (their ids do not collide: the shim's start at 2^48).
+void MergeThreads(const Trace& threads, Trace* into);
 
 // Loads a trace file. A file cut short by a crash loads (truncated = true);
 // a malformed record is an error naming "path:line:col: problem".

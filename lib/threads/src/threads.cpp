@@ -1,0 +1,248 @@
+// libtether_threads.so: every pthread of a program as a traced task, by
+// interposition (LD_PRELOAD; `tether trace` sets it up).
+//
+// It interposes pthread_create, pthread_join, pthread_detach and pthread_exit
+// (so std::thread, std::jthread, std::async(std::launch::async) and any pool on
+// pthreads are covered) and records, through the tracer's own per-thread rings
+// (lib/trace FileSink, the trace format of docs/trace-format.md):
+//   spawn  (kind "thread"; parent: the thread-task that created it, so a thread
+//           created by a thread charged to a scope is charged to that scope)
+//   stack  the return addresses at the pthread_create call, symbolized by the
+//          tool at report time (the site is the first frame in the program's
+//          own code)
+//   start / end, join / detach, terminate (std::terminate ran: a joinable
+//   std::thread destroyed, most often), and the loaded objects (module).
+//
+// TETHER_THREADS_TRACE=<path> turns it on (read once, then removed from the
+// environment so child processes are not traced into the same file). Without
+// it every interposed call is one branch and a call to the real function.
+// Thread ids start at 2^48 so that they never collide with a libtether
+// program's own ids when both traces are merged.
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "file_sink.hpp"
+
+namespace {
+
+using tether::trace::detail::EventType;
+using tether::trace::detail::FileSink;
+using tether::trace::detail::kSpawnKindThread;
+
+using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+using JoinFn = int (*)(pthread_t, void**);
+using DetachFn = int (*)(pthread_t);
+using ExitFn = void (*)(void*);
+
+const std::source_location kNoSite{};
+constexpr int kMaxFrames = 9;  // the interposer itself, then eight callers
+
+std::atomic<FileSink*> g_sink{nullptr};
+std::atomic<std::uint64_t> g_next_id{std::uint64_t{1} << 48};
+// The thread-task the calling thread runs (0: the main thread, or a thread
+// created before tracing started).
+thread_local std::uint64_t t_task = 0;
+
+std::mutex g_ids_mu;
+std::unordered_map<pthread_t, std::uint64_t>* g_ids = nullptr;  // guarded by g_ids_mu; never freed
+std::terminate_handler g_previous_terminate = nullptr;
+
+template <class Fn>
+Fn Real(const char* name) {
+  static_assert(sizeof(Fn) == sizeof(void*));
+  void* sym = dlsym(RTLD_NEXT, name);
+  if (sym == nullptr) {
+    std::fprintf(stderr, "libtether_threads: cannot find the real %s: %s\n", name, dlerror());
+    std::abort();
+  }
+  return reinterpret_cast<Fn>(sym);
+}
+
+CreateFn RealCreate() {
+  static const CreateFn fn = Real<CreateFn>("pthread_create");
+  return fn;
+}
+JoinFn RealJoin() {
+  static const JoinFn fn = Real<JoinFn>("pthread_join");
+  return fn;
+}
+DetachFn RealDetach() {
+  static const DetachFn fn = Real<DetachFn>("pthread_detach");
+  return fn;
+}
+ExitFn RealExit() {
+  static const ExitFn fn = Real<ExitFn>("pthread_exit");
+  return fn;
+}
+
+std::uint64_t ThisThreadTid() { return static_cast<std::uint64_t>(syscall(SYS_gettid)); }
+
+void RecordStack(FileSink* sink, std::uint64_t id) {
+  void* frames[kMaxFrames];
+  const int n = backtrace(frames, kMaxFrames);
+  std::uint64_t pcs[kMaxFrames - 1] = {};
+  for (int i = 1; i < n; ++i) pcs[i - 1] = reinterpret_cast<std::uintptr_t>(frames[i]);
+  for (int i = 0; i + 1 < n; i += 4) {
+    sink->Put(EventType::kStack, 0, id, pcs[i], i + 1 < kMaxFrames - 1 ? pcs[i + 1] : 0,
+              i + 2 < kMaxFrames - 1 ? pcs[i + 2] : 0, i + 3 < kMaxFrames - 1 ? pcs[i + 3] : 0,
+              kNoSite);
+  }
+}
+
+void Remember(pthread_t thread, std::uint64_t id) {
+  std::lock_guard<std::mutex> lock(g_ids_mu);
+  (*g_ids)[thread] = id;
+}
+
+std::uint64_t Forget(pthread_t thread) {
+  std::lock_guard<std::mutex> lock(g_ids_mu);
+  auto it = g_ids->find(thread);
+  if (it == g_ids->end()) return 0;
+  std::uint64_t id = it->second;
+  g_ids->erase(it);
+  return id;
+}
+
+struct StartArgs {
+  void* (*fn)(void*);
+  void* arg;
+  std::uint64_t id;
+};
+
+void* Trampoline(void* p) {
+  StartArgs args = *static_cast<StartArgs*>(p);
+  delete static_cast<StartArgs*>(p);
+  t_task = args.id;
+  if (FileSink* sink = g_sink.load(std::memory_order_acquire)) {
+    sink->Put(EventType::kStart, 0, args.id, ThisThreadTid(), 0, 0, 0, kNoSite);
+  }
+  void* result = args.fn(args.arg);
+  if (FileSink* sink = g_sink.load(std::memory_order_acquire)) {
+    sink->Put(EventType::kEnd, 0, args.id, 0, 0, 0, 0, kNoSite);
+  }
+  return result;
+}
+
+void OnTerminate() {
+  if (FileSink* sink = g_sink.load(std::memory_order_acquire)) {
+    sink->Put(EventType::kTerminate, 0, 0, 0, 0, 0, 0, kNoSite);
+    sink->FlushAll();  // abort() follows: nothing else would write the rings out
+  }
+  if (g_previous_terminate != nullptr) g_previous_terminate();
+  std::abort();
+}
+
+int RecordModule(dl_phdr_info* info, size_t, void* data) {
+  auto* sink = static_cast<FileSink*>(data);
+  std::uint64_t lo = UINT64_MAX, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    lo = std::min<std::uint64_t>(lo, info->dlpi_addr + ph.p_vaddr);
+    hi = std::max<std::uint64_t>(hi, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+  }
+  if (hi == 0) return 0;
+  std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+  if (path.empty()) {  // the main program
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return 0;
+    path.assign(exe, static_cast<std::size_t>(n));
+  }
+  if (path.rfind("linux-vdso", 0) == 0) return 0;
+  sink->PutNamed(EventType::kModule, 0, info->dlpi_addr, lo, hi, 0, 0, kNoSite, path);
+  return 0;
+}
+
+// Before main (and before the program's own constructors: a preloaded
+// object's run first).
+__attribute__((constructor)) void StartFromEnvironment() {
+  const char* path = std::getenv("TETHER_THREADS_TRACE");
+  if (path == nullptr || *path == '\0') return;
+  std::string where = path;
+  unsetenv("TETHER_THREADS_TRACE");
+  g_ids = new std::unordered_map<pthread_t, std::uint64_t>();
+  void* warm[2];
+  backtrace(warm, 2);  // loads the unwinder now, not inside a traced call
+  FileSink* sink = nullptr;
+  // The sink's own flusher thread is created here, before g_sink is set:
+  // it is not one of the program's threads.
+  if (tether::Error err = FileSink::Open(where, &sink); !err.ok()) {
+    std::fprintf(stderr, "libtether_threads: TETHER_THREADS_TRACE: %s; threads untraced\n",
+                 err.message().c_str());
+    return;
+  }
+  dl_iterate_phdr(RecordModule, sink);
+  g_previous_terminate = std::set_terminate(OnTerminate);
+  g_sink.store(sink, std::memory_order_release);
+}
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
+                                                          const pthread_attr_t* attr,
+                                                          void* (*fn)(void*), void* arg) {
+  FileSink* sink = g_sink.load(std::memory_order_acquire);
+  if (sink == nullptr) return RealCreate()(thread, attr, fn, arg);
+  const std::uint64_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
+  sink->PutNamed(EventType::kSpawn, kSpawnKindThread, id, 0, 0, 0, 0, kNoSite, "thread",
+                 t_task);
+  RecordStack(sink, id);
+  auto* args = new StartArgs{fn, arg, id};
+  // The map entry is made before the thread can run (and be joined).
+  pthread_t created{};
+  int rc = RealCreate()(&created, attr, Trampoline, args);
+  if (rc != 0) {
+    delete args;
+    sink->Put(EventType::kEnd, 0, id, 0, 0, 0, 0, kNoSite);  // never ran
+    return rc;
+  }
+  Remember(created, id);
+  *thread = created;
+  return 0;
+}
+
+__attribute__((visibility("default"))) int pthread_join(pthread_t thread, void** result) {
+  int rc = RealJoin()(thread, result);
+  FileSink* sink = g_sink.load(std::memory_order_acquire);
+  if (sink == nullptr || rc != 0) return rc;
+  if (std::uint64_t id = Forget(thread)) {
+    sink->Put(EventType::kThreadJoin, 0, id, 0, 0, 0, 0, kNoSite);
+  }
+  return rc;
+}
+
+__attribute__((visibility("default"))) int pthread_detach(pthread_t thread) {
+  FileSink* sink = g_sink.load(std::memory_order_acquire);
+  // Forget before the real detach: the thread may end, and its pthread_t be
+  // reused, as soon as it is detached.
+  const std::uint64_t id = sink != nullptr ? Forget(thread) : 0;
+  int rc = RealDetach()(thread);
+  if (id != 0 && rc == 0) sink->Put(EventType::kThreadDetach, 0, id, 0, 0, 0, 0, kNoSite);
+  return rc;
+}
+
+__attribute__((visibility("default"), noreturn)) void pthread_exit(void* result) {
+  if (FileSink* sink = g_sink.load(std::memory_order_acquire); sink != nullptr && t_task != 0) {
+    sink->Put(EventType::kEnd, 0, t_task, 0, 0, 0, 0, kNoSite);
+  }
+  RealExit()(result);
+  __builtin_unreachable();
+}
+
+}  // extern "C"

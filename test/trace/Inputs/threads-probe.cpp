@@ -1,0 +1,119 @@
+// threads-probe: plain C++ threads, no libtether, one scenario each, for the
+// `tether trace` thread lit tests (libtether_threads.so). Threads that must
+// be running at exit wait on a condition nobody signals, never on a sleep.
+//
+//   threads-probe pool | detached | never-joined | terminate | async | jthread
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <queue>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+// Blocks for ever (until the process exits). The mutex and condition are
+// never destroyed: destroying a condition waited on blocks exit.
+void Forever() {
+  static auto* mu = new std::mutex;
+  static auto* cv = new std::condition_variable;
+  std::unique_lock<std::mutex> lock(*mu);
+  cv->wait(lock, [] { return false; });
+}
+
+// A small thread pool: workers started by Start, joined by the destructor.
+class ThreadPool {
+ public:
+  explicit ThreadPool(int workers) { Start(workers); }
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& w : workers_) w.join();
+  }
+  void Submit(std::function<void()> job) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.push(std::move(job));
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  void Start(int workers) {
+    for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { Work(); });
+  }
+  void Work() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop();
+      }
+      job();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::queue<std::function<void()>> jobs_;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+int Pool() {
+  ThreadPool pool(4);
+  std::atomic<int> done{0};
+  for (int i = 0; i < 100; ++i) pool.Submit([&done] { ++done; });
+  return 0;
+}
+
+int Detached() {
+  std::thread(Forever).detach();
+  return 0;
+}
+
+int NeverJoined() {
+  auto* leaked = new std::thread(Forever);  // never joined, never destroyed
+  (void)leaked;
+  return 0;
+}
+
+int Terminate() {
+  std::thread joinable(Forever);
+  return 0;  // ~thread on a joinable thread: std::terminate
+}
+
+int Async() {
+  auto* leaked = new std::future<void>(std::async(std::launch::async, Forever));
+  (void)leaked;
+  return 0;
+}
+
+int JThread() {
+  auto* leaked = new std::jthread([] { Forever(); });
+  (void)leaked;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string what = argc > 1 ? argv[1] : "";
+  if (what == "pool") return Pool();
+  if (what == "detached") return Detached();
+  if (what == "never-joined") return NeverJoined();
+  if (what == "terminate") return Terminate();
+  if (what == "async") return Async();
+  if (what == "jthread") return JThread();
+  std::fprintf(stderr, "usage: threads-probe pool|detached|never-joined|terminate|async|jthread\n");
+  return 2;
+}

@@ -1,0 +1,131 @@
+// ResolveThreadSites: see thread_sites.hpp.
+//
+// A frame is the program's own when its object is not the C or C++ runtime,
+// the unwinder, the loader or the shim, and (with debug info) its line is not
+// in a system header: std::thread's constructor and vector::emplace_back are
+// compiled into the program, but their lines are in <thread> and <vector>.
+#include "thread_sites.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#ifdef TETHER_HAVE_LLVM_SYMBOLIZER
+#include <llvm/DebugInfo/Symbolize/Symbolize.h>
+#endif
+
+namespace tether::tool {
+namespace {
+
+bool Contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+
+bool IsRuntimeObject(const std::string& path) {
+  const std::string base = path.substr(path.find_last_of('/') + 1);
+  for (const char* lib : {"libc.so", "libc-", "libstdc++", "libgcc_s", "ld-linux", "libpthread",
+                          "libtether_threads", "libm.so", "libasan", "libtsan", "libubsan"}) {
+    if (base.rfind(lib, 0) == 0) return true;
+  }
+  return false;
+}
+
+bool IsSystemHeader(const std::string& file) {
+  return file.rfind("/usr/include/", 0) == 0 || file.rfind("/usr/lib/", 0) == 0 ||
+         file.rfind("/usr/local/include/", 0) == 0 || Contains(file, "/include/c++/") ||
+         Contains(file, "/bits/");
+}
+
+std::string Hex(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+struct Frame {
+  std::string file;  // "" without debug info
+  int line = 0;
+  std::string function;
+};
+
+class Symbolizer {
+ public:
+  // The frames at (object, file address), innermost inlined frame first.
+  std::vector<Frame> At(const std::string& object, std::uint64_t address) {
+    std::vector<Frame> frames;
+#ifdef TETHER_HAVE_LLVM_SYMBOLIZER
+    auto info = symbolizer_.symbolizeInlinedCode(
+        object, {address, llvm::object::SectionedAddress::UndefSection});
+    if (!info) {
+      llvm::consumeError(info.takeError());
+      return frames;
+    }
+    for (std::uint32_t i = 0; i < info->getNumberOfFrames(); ++i) {
+      const llvm::DILineInfo& f = info->getFrame(i);
+      Frame frame;
+      if (f.FileName != llvm::DILineInfo::BadString) frame.file = f.FileName;
+      frame.line = static_cast<int>(f.Line);
+      if (f.FunctionName != llvm::DILineInfo::BadString) frame.function = f.FunctionName;
+      frames.push_back(std::move(frame));
+    }
+#else
+    (void)object;
+    (void)address;
+#endif
+    return frames;
+  }
+
+ private:
+#ifdef TETHER_HAVE_LLVM_SYMBOLIZER
+  llvm::symbolize::LLVMSymbolizer symbolizer_;
+#endif
+};
+
+const trace::ModuleRecord* ModuleOf(const trace::Trace& t, std::uint64_t pc) {
+  for (const trace::ModuleRecord& m : t.modules) {
+    if (pc >= m.lo && pc < m.hi) return &m;
+  }
+  return nullptr;
+}
+
+// The site of one stack: the first frame of the program's own code.
+trace::Site SiteOf(const trace::Trace& t, const std::vector<std::uint64_t>& pcs,
+                   Symbolizer& symbolizer) {
+  trace::Site fallback;
+  for (std::uint64_t pc : pcs) {
+    const trace::ModuleRecord* m = ModuleOf(t, pc);
+    if (m == nullptr || IsRuntimeObject(m->path)) continue;
+    // A return address points after the call: look up the call itself.
+    const std::uint64_t address = pc - m->bias - 1;
+    std::vector<Frame> frames = symbolizer.At(m->path, address);
+    for (const Frame& f : frames) {
+      if (!f.file.empty() && !IsSystemHeader(f.file)) {
+        return trace::Site{std::filesystem::path(f.file).lexically_normal().string(), f.line,
+                           f.function};
+      }
+    }
+    if (fallback.file.empty()) {
+      // No line of the program's own here (no debug info, or only system
+      // headers): keep the object and function + offset, go on looking.
+      const std::string object = m->path.substr(m->path.find_last_of('/') + 1);
+      fallback.file = object;
+      fallback.function = !frames.empty() && !frames.back().function.empty()
+                              ? frames.back().function + " (" + object + "+" + Hex(address) + ")"
+                              : object + "+" + Hex(address);
+    }
+  }
+  return fallback;
+}
+
+}  // namespace
+
+void ResolveThreadSites(trace::Trace* trace) {
+  Symbolizer symbolizer;
+  for (auto& [id, task] : trace->tasks) {
+    if (task.pcs.empty() || !task.site.file.empty()) continue;
+    task.site = SiteOf(*trace, task.pcs, symbolizer);
+  }
+}
+
+}  // namespace tether::tool
