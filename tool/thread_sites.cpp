@@ -32,6 +32,11 @@ bool IsRuntimeObject(const std::string& path) {
 }
 
 bool IsSystemHeader(const std::string& file) {
+  const std::string scope_header = "tether/trace/scope.h";  // TETHER_SCOPE's guard
+  if (file.size() >= scope_header.size() &&
+      file.compare(file.size() - scope_header.size(), scope_header.size(), scope_header) == 0) {
+    return true;
+  }
   return file.rfind("/usr/include/", 0) == 0 || file.rfind("/usr/lib/", 0) == 0 ||
          file.rfind("/usr/local/include/", 0) == 0 || Contains(file, "/include/c++/") ||
          Contains(file, "/bits/");
@@ -122,9 +127,13 @@ trace::Site SiteOf(const trace::Trace& t, const std::vector<std::uint64_t>& pcs,
 
 void ResolveThreadSites(trace::Trace* trace) {
   Symbolizer symbolizer;
-  for (auto& [id, task] : trace->tasks) {
-    if (task.pcs.empty() || !task.site.file.empty()) continue;
-    task.site = SiteOf(*trace, task.pcs, symbolizer);
+  for (const auto& [id, stack] : trace->stacks) {
+    if (auto t = trace->tasks.find(id); t != trace->tasks.end() && t->second.site.file.empty()) {
+      t->second.site = SiteOf(*trace, stack, symbolizer);
+    }
+    if (auto s = trace->scopes.find(id); s != trace->scopes.end() && s->second.site.file.empty()) {
+      s->second.site = SiteOf(*trace, stack, symbolizer);
+    }
   }
 }
 

@@ -33,6 +33,9 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
+
+#include "tether/trace/scope.h"
 
 #include "file_sink.hpp"
 
@@ -59,6 +62,10 @@ thread_local std::uint64_t t_task = 0;
 std::mutex g_ids_mu;
 std::unordered_map<pthread_t, std::uint64_t>* g_ids = nullptr;  // guarded by g_ids_mu; never freed
 std::terminate_handler g_previous_terminate = nullptr;
+
+// The scopes this thread began (tether/trace/scope.h) and has not ended,
+// innermost last; a thread created while one is open is charged to it.
+thread_local std::vector<std::uint64_t> t_scopes;
 
 template <class Fn>
 Fn Real(const char* name) {
@@ -200,7 +207,8 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
   FileSink* sink = g_sink.load(std::memory_order_acquire);
   if (sink == nullptr) return RealCreate()(thread, attr, fn, arg);
   const std::uint64_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
-  sink->PutNamed(EventType::kSpawn, kSpawnKindThread, id, 0, 0, 0, 0, kNoSite, "thread",
+  const std::uint64_t scope = t_scopes.empty() ? 0 : t_scopes.back();
+  sink->PutNamed(EventType::kSpawn, kSpawnKindThread, id, 0, 0, scope, 0, kNoSite, "thread",
                  t_task);
   RecordStack(sink, id);
   auto* args = new StartArgs{fn, arg, id};
@@ -244,5 +252,33 @@ __attribute__((visibility("default"), noreturn)) void pthread_exit(void* result)
   RealExit()(result);
   __builtin_unreachable();
 }
+
+std::uint64_t ScopeBegin(const char* name) {
+  FileSink* sink = g_sink.load(std::memory_order_acquire);
+  if (sink == nullptr) return 0;
+  const std::uint64_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
+  sink->PutNamed(EventType::kScopeBegin, 0, id, 0, 0, 0, 0, kNoSite, name ? name : "");
+  RecordStack(sink, id);  // the caller's site, symbolized by the tool
+  t_scopes.push_back(id);
+  return id;
+}
+
+void ScopeEnd(std::uint64_t id) {
+  FileSink* sink = g_sink.load(std::memory_order_acquire);
+  if (sink == nullptr || id == 0) return;
+  // Ended out of order, the scope is removed where it is; ended by another
+  // thread, the opening thread's list keeps it (not tracked across threads).
+  for (auto it = t_scopes.rbegin(); it != t_scopes.rend(); ++it) {
+    if (*it == id) {
+      t_scopes.erase(std::next(it).base());
+      break;
+    }
+  }
+  sink->Put(EventType::kScopeEnd, 0, id, 0, 0, 0, 0, kNoSite);
+  sink->FlushThisThread();  // written through, as libtether's scope ends are
+}
+
+// Not const: a const object would have internal linkage in C++.
+__attribute__((visibility("default"))) tether_scope_api_v1 tether_scope_api_v1{ScopeBegin, ScopeEnd};
 
 }  // extern "C"

@@ -155,13 +155,12 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
     t.id = r.U64("task");
     (ev == "join" ? t.joined : t.detached_thread) = true;
   } else if (ev == "stack") {
-    TaskRecord& t = trace->tasks[r.U64("id")];
-    t.id = r.U64("id");
+    std::vector<std::uint64_t>& stack = trace->stacks[r.U64("id")];
     const json& pcs = obj.at("pcs");
     if (!pcs.is_array()) throw FieldError{"field 'pcs' must be an array of addresses"};
     for (const json& pc : pcs) {
       if (!pc.is_number_unsigned()) throw FieldError{"field 'pcs' must be an array of addresses"};
-      t.pcs.push_back(pc.get<std::uint64_t>());
+      stack.push_back(pc.get<std::uint64_t>());
     }
   } else if (ev == "module") {
     trace->modules.push_back(
@@ -252,6 +251,7 @@ Error LoadTrace(const std::string& path, Trace* out) {
 void MergeThreads(const Trace& threads, Trace* into) {
   for (const auto& [id, task] : threads.tasks) into->tasks[id] = task;
   for (const auto& [id, scope] : threads.scopes) into->scopes.emplace(id, scope);
+  for (const auto& [id, stack] : threads.stacks) into->stacks.emplace(id, stack);
   into->modules.insert(into->modules.end(), threads.modules.begin(), threads.modules.end());
   into->lost_events += threads.lost_events;
   into->terminate_called = into->terminate_called || threads.terminate_called;

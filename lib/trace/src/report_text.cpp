@@ -123,7 +123,11 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
     auto s = trace.scopes.find(f.scope);
     const bool after_end = s != trace.scopes.end() && s->second.end_ns &&
                            task.spawn_ns > *s->second.end_ns;
-    if (after_end) {
+    if (task.kind == "thread") {
+      out << "  created by a thread charged to scope " << ScopeName(trace, f.scope)
+          << (after_end ? ", after the scope had ended" : ", while the scope was running")
+          << " (stop or join it before the scope ends)\n";
+    } else if (after_end) {
       // Charged through its spawner (a task of the scope that outlived it):
       // the scope was not running then, so the line to fix is the spawner's.
       out << "  detached: spawned with a root context after scope " << ScopeName(trace, f.scope)

@@ -2,7 +2,8 @@
 // `tether trace` thread lit tests (libtether_threads.so). Threads that must
 // be running at exit wait on a condition nobody signals, never on a sleep.
 //
-//   threads-probe pool | detached | never-joined | terminate | async | jthread
+//   threads-probe pool | detached | never-joined | terminate | async | jthread |
+//                 scope-zombie | c-scope
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -13,6 +14,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "tether/trace/scope.h"
 
 namespace {
 
@@ -104,6 +107,31 @@ int JThread() {
   return 0;
 }
 
+// A thread a scope started outlives it: a zombie of that scope, and so is
+// the thread that thread starts. Another scope's joined worker is clean.
+int ScopeZombie() {
+  {
+    TETHER_SCOPE("request 7");
+    std::thread([] {
+      std::thread(Forever).detach();
+      Forever();
+    }).detach();
+  }
+  {
+    TETHER_SCOPE("request 8");
+    std::thread([] {}).join();
+  }
+  return 0;
+}
+
+// The C API: begin and end by hand.
+int CScope() {
+  uint64_t id = tether_scope_begin("job c");
+  std::thread(Forever).detach();
+  tether_scope_end(id);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -114,6 +142,9 @@ int main(int argc, char** argv) {
   if (what == "terminate") return Terminate();
   if (what == "async") return Async();
   if (what == "jthread") return JThread();
-  std::fprintf(stderr, "usage: threads-probe pool|detached|never-joined|terminate|async|jthread\n");
+  if (what == "scope-zombie") return ScopeZombie();
+  if (what == "c-scope") return CScope();
+  std::fprintf(stderr, "usage: threads-probe pool|detached|never-joined|terminate|async|jthread|"
+               "scope-zombie|c-scope\n");
   return 2;
 }

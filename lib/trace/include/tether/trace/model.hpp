@@ -45,12 +45,10 @@ struct TaskRecord {
   std::uint64_t thread = 0;
   std::uint64_t parent_task = 0;    // the task whose thread spawned it (0: not spawned by a task)
   // Threads recorded by libtether_threads.so (kind "thread"): whether the
-  // pthread was joined or detached, and the return addresses at its creation
-  // (symbolized into site by the tool).
+  // pthread was joined or detached.
   std::string kind;                 // "" (a libtether task) or "thread"
   bool joined = false;
   bool detached_thread = false;
-  std::vector<std::uint64_t> pcs;
 };
 
 // An object loaded in the traced process: pc - bias is its file address.
@@ -96,6 +94,9 @@ struct Trace {
   std::map<std::uint64_t, ScopeRecord> scopes;
   std::vector<std::uint64_t> closed_channels;
   std::vector<ModuleRecord> modules;
+  // Return addresses recorded at a thread's creation or a scope.h scope's
+  // begin, by id: the tool symbolizes them into the record's site.
+  std::map<std::uint64_t, std::vector<std::uint64_t>> stacks;
   bool terminate_called = false;        // std::terminate ran (libtether_threads.so saw it)
 };
 

@@ -1,0 +1,83 @@
+/* Scopes without libtether: mark a unit of work (a request, a build, a job)
+ * in any C or C++ program, so that `tether trace` charges the threads it
+ * starts to it and reports those still running when it ends (zombies).
+ *
+ *   uint64_t id = tether_scope_begin("request 42");
+ *   ...                                  // threads created here belong to it
+ *   tether_scope_end(id);
+ *
+ *   { TETHER_SCOPE("request 42"); ... }  // C++: ends at the closing brace
+ *
+ * Header-only. The functions are found at run time in libtether_threads.so
+ * (which `tether trace` preloads); when it is not loaded, tether_scope_begin
+ * returns 0 and tether_scope_end(0) does nothing: after the first call, one
+ * load and one predictable branch. The scope's site is where
+ * tether_scope_begin (or TETHER_SCOPE) is called, found from the return
+ * addresses at report time. A scope belongs to the thread that began it: a
+ * thread that thread creates while the scope is open is charged to it, and so
+ * are the threads those threads create. */
+#ifndef TETHER_TRACE_SCOPE_H
+#define TETHER_TRACE_SCOPE_H
+
+#include <dlfcn.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exported by libtether_threads.so under the name "tether_scope_api_v1". */
+struct tether_scope_api_v1 {
+  uint64_t (*begin)(const char* name);
+  void (*end)(uint64_t id);
+};
+
+/* The API, or null when the program is not traced. Each translation unit
+ * looks it up once (a racing first lookup is harmless: both find the same). */
+static inline const struct tether_scope_api_v1* tether_scope_api_(void) {
+  static const struct tether_scope_api_v1* cached = (const struct tether_scope_api_v1*)1;
+  const struct tether_scope_api_v1* api = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (__builtin_expect((uintptr_t)api == 1, 0)) {
+    /* (void*)0 is RTLD_DEFAULT (glibc), spelled so without _GNU_SOURCE. */
+    api = (const struct tether_scope_api_v1*)dlsym((void*)0, "tether_scope_api_v1");
+    __atomic_store_n(&cached, api, __ATOMIC_RELAXED);
+  }
+  return api;
+}
+
+static inline uint64_t tether_scope_begin(const char* name) {
+  const struct tether_scope_api_v1* api = tether_scope_api_();
+  if (__builtin_expect(api == 0, 1)) return 0;
+  return api->begin(name);
+}
+
+static inline void tether_scope_end(uint64_t id) {
+  if (__builtin_expect(id == 0, 1)) return;
+  tether_scope_api_()->end(id);
+}
+
+#ifdef __cplusplus
+}  /* extern "C" */
+
+namespace tether::trace {
+/* TETHER_SCOPE's object: begins the scope, ends it when destroyed. */
+class ScopeMark {
+ public:
+  explicit ScopeMark(const char* name) : id_(tether_scope_begin(name)) {}
+  ~ScopeMark() { tether_scope_end(id_); }
+  ScopeMark(const ScopeMark&) = delete;
+  ScopeMark& operator=(const ScopeMark&) = delete;
+  uint64_t id() const { return id_; }
+
+ private:
+  uint64_t id_;
+};
+}  // namespace tether::trace
+
+#define TETHER_SCOPE_CAT2_(a, b) a##b
+#define TETHER_SCOPE_CAT_(a, b) TETHER_SCOPE_CAT2_(a, b)
+#define TETHER_SCOPE(name) \
+  ::tether::trace::ScopeMark TETHER_SCOPE_CAT_(tether_scope_mark_, __LINE__)(name)
+#endif
+
+#endif /* TETHER_TRACE_SCOPE_H */
