@@ -127,12 +127,20 @@ trace::Site SiteOf(const trace::Trace& t, const std::vector<std::uint64_t>& pcs,
 
 void ResolveThreadSites(trace::Trace* trace) {
   Symbolizer symbolizer;
+  // A program creates its threads from a few places: each distinct stack is
+  // symbolized once (100k threads from one line are one lookup).
+  std::map<std::vector<std::uint64_t>, trace::Site> resolved;
+  auto site_of = [&](const std::vector<std::uint64_t>& stack) {
+    auto [it, fresh] = resolved.try_emplace(stack);
+    if (fresh) it->second = SiteOf(*trace, stack, symbolizer);
+    return it->second;
+  };
   for (const auto& [id, stack] : trace->stacks) {
     if (auto t = trace->tasks.find(id); t != trace->tasks.end() && t->second.site.file.empty()) {
-      t->second.site = SiteOf(*trace, stack, symbolizer);
+      t->second.site = site_of(stack);
     }
     if (auto s = trace->scopes.find(id); s != trace->scopes.end() && s->second.site.file.empty()) {
-      s->second.site = SiteOf(*trace, stack, symbolizer);
+      s->second.site = site_of(stack);
     }
   }
 }

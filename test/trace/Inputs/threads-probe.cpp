@@ -3,9 +3,10 @@
 // be running at exit wait on a condition nobody signals, never on a sleep.
 //
 //   threads-probe pool | detached | never-joined | terminate | async | jthread |
-//                 scope-zombie | c-scope
+//                 scope-zombie | c-scope | churn N
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstdio>
 #include <functional>
 #include <future>
@@ -132,6 +133,12 @@ int CScope() {
   return 0;
 }
 
+// Creates and joins n threads one after another (the cost benchmark).
+int Churn(int n) {
+  for (int i = 0; i < n; ++i) std::thread([] {}).join();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -144,7 +151,8 @@ int main(int argc, char** argv) {
   if (what == "jthread") return JThread();
   if (what == "scope-zombie") return ScopeZombie();
   if (what == "c-scope") return CScope();
+  if (what == "churn" && argc == 3) return Churn(std::atoi(argv[2]));
   std::fprintf(stderr, "usage: threads-probe pool|detached|never-joined|terminate|async|jthread|"
-               "scope-zombie|c-scope\n");
+               "scope-zombie|c-scope|churn N\n");
   return 2;
 }
