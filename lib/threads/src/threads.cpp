@@ -51,7 +51,6 @@ using DetachFn = int (*)(pthread_t);
 using ExitFn = void (*)(void*);
 
 const std::source_location kNoSite{};
-constexpr int kMaxFrames = 9;  // the interposer itself, then eight callers
 
 std::atomic<FileSink*> g_sink{nullptr};
 std::atomic<std::uint64_t> g_next_id{std::uint64_t{1} << 48};
@@ -97,17 +96,8 @@ ExitFn RealExit() {
 
 std::uint64_t ThisThreadTid() { return static_cast<std::uint64_t>(syscall(SYS_gettid)); }
 
-void RecordStack(FileSink* sink, std::uint64_t id) {
-  void* frames[kMaxFrames];
-  const int n = backtrace(frames, kMaxFrames);
-  std::uint64_t pcs[kMaxFrames - 1] = {};
-  for (int i = 1; i < n; ++i) pcs[i - 1] = reinterpret_cast<std::uintptr_t>(frames[i]);
-  for (int i = 0; i + 1 < n; i += 4) {
-    sink->Put(EventType::kStack, 0, id, pcs[i], i + 1 < kMaxFrames - 1 ? pcs[i + 1] : 0,
-              i + 2 < kMaxFrames - 1 ? pcs[i + 2] : 0, i + 3 < kMaxFrames - 1 ? pcs[i + 3] : 0,
-              kNoSite);
-  }
-}
+// The shim's entry points call this: skip it and the entry point itself.
+void RecordStack(FileSink* sink, std::uint64_t id) { sink->PutStack(id, 1); }
 
 void Remember(pthread_t thread, std::uint64_t id) {
   std::lock_guard<std::mutex> lock(g_ids_mu);
@@ -152,28 +142,6 @@ void OnTerminate() {
   std::abort();
 }
 
-int RecordModule(dl_phdr_info* info, size_t, void* data) {
-  auto* sink = static_cast<FileSink*>(data);
-  std::uint64_t lo = UINT64_MAX, hi = 0;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD) continue;
-    lo = std::min<std::uint64_t>(lo, info->dlpi_addr + ph.p_vaddr);
-    hi = std::max<std::uint64_t>(hi, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
-  }
-  if (hi == 0) return 0;
-  std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
-  if (path.empty()) {  // the main program
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return 0;
-    path.assign(exe, static_cast<std::size_t>(n));
-  }
-  if (path.rfind("linux-vdso", 0) == 0) return 0;
-  sink->PutNamed(EventType::kModule, 0, info->dlpi_addr, lo, hi, 0, 0, kNoSite, path);
-  return 0;
-}
-
 // Before main (and before the program's own constructors: a preloaded
 // object's run first).
 __attribute__((constructor)) void StartFromEnvironment() {
@@ -192,7 +160,7 @@ __attribute__((constructor)) void StartFromEnvironment() {
                  err.message().c_str());
     return;
   }
-  dl_iterate_phdr(RecordModule, sink);
+  sink->PutModulesOnce();
   g_previous_terminate = std::set_terminate(OnTerminate);
   g_sink.store(sink, std::memory_order_release);
 }

@@ -1,6 +1,8 @@
 #include "file_sink.hpp"
 
+#include <execinfo.h>
 #include <fcntl.h>
+#include <link.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -426,6 +428,47 @@ void FileSink::FlushAll() {
     std::lock_guard<std::mutex> lock(ring->consume_mu);
     DrainAndWrite(*ring);
   }
+}
+
+void FileSink::PutStack(std::uint64_t id, int skip) {
+  PutModulesOnce();
+  constexpr int kMaxFrames = 12;
+  void* frames[kMaxFrames];
+  const int n = backtrace(frames, kMaxFrames);
+  std::uint64_t pcs[kMaxFrames + 4] = {};
+  int count = 0;
+  for (int i = skip + 1; i < n; ++i) pcs[count++] = reinterpret_cast<std::uintptr_t>(frames[i]);
+  for (int i = 0; i < count && i < 8; i += 4) {
+    Put(EventType::kStack, 0, id, pcs[i], pcs[i + 1], pcs[i + 2], pcs[i + 3], std::source_location{});
+  }
+}
+
+void FileSink::PutModulesOnce() {
+  std::call_once(modules_once_, [this] {
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* data) {
+          auto* sink = static_cast<FileSink*>(data);
+          std::uint64_t lo = UINT64_MAX, hi = 0;
+          for (int i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+            if (ph.p_type != PT_LOAD) continue;
+            lo = std::min<std::uint64_t>(lo, info->dlpi_addr + ph.p_vaddr);
+            hi = std::max<std::uint64_t>(hi, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+          }
+          std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+          if (path.empty()) {  // the main program
+            char exe[4096];
+            ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+            if (n <= 0) return 0;
+            path.assign(exe, static_cast<std::size_t>(n));
+          }
+          if (hi == 0 || path.rfind("linux-vdso", 0) == 0) return 0;
+          sink->PutNamed(EventType::kModule, 0, info->dlpi_addr, lo, hi, 0, 0,
+                         std::source_location{}, path);
+          return 0;
+        },
+        this);
+  });
 }
 
 void FileSink::FlushThisThread() {

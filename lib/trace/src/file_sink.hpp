@@ -83,6 +83,15 @@ class FileSink {
     ring->Commit(1);
   }
 
+  // Records the calling thread's return addresses as `stack` records for id,
+  // skipping the innermost `skip` frames (the caller's own), so the tool can
+  // symbolize a site that no std::source_location gives (threads, scopes
+  // made through std::make_unique).
+  void PutStack(std::uint64_t id, int skip);
+  // Records every loaded object (`module`), for symbolizing stacks: once, on
+  // the first PutStack.
+  void PutModulesOnce();
+
   // Writes out every ring now (any thread).
   void FlushAll();
   // Writes out the calling thread's ring now: a record that must survive a
@@ -133,7 +142,8 @@ class FileSink {
   std::atomic<std::uint64_t> lost_{0};       // records that could not be written
   std::uint64_t lost_reported_ = 0;          // guarded by file_mu_
 
-  SpawnSites sites_;  // the interned (name, site) pairs of kSpawnSite records
+  SpawnSites sites_;
+  std::once_flag modules_once_;  // the interned (name, site) pairs of kSpawnSite records
 
   std::mutex flusher_mu_;
   std::condition_variable flusher_cv_;

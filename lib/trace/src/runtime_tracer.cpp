@@ -98,9 +98,26 @@ void RuntimeTracer::GroupDestroyedUnwaited(std::uint64_t group, std::uint64_t ru
   }
 }
 
+// A source_location defaulted inside a library header (a Scope made through
+// std::make_unique<Scope>(...) gets unique_ptr.h's line): not the user's.
+static bool InSystemHeader(const std::source_location& loc) {
+  const std::string_view file = loc.file_name();
+  return file.starts_with("/usr/include/") || file.starts_with("/usr/lib/") ||
+         file.find("/include/c++/") != std::string_view::npos;
+}
+
 void RuntimeTracer::ScopeBegin(std::uint64_t scope, std::uint64_t ctx, std::string_view name,
                                const std::source_location& loc) {
-  if (FileSink* f = file()) f->PutNamed(EventType::kScopeBegin, 0, scope, ctx, 0, 0, 0, loc, name);
+  if (FileSink* f = file()) {
+    if (__builtin_expect(InSystemHeader(loc), 0)) {
+      // No site: the tool symbolizes the return addresses instead, from the
+      // frame that called Scope's constructor (skipping this one and it).
+      f->PutNamed(EventType::kScopeBegin, 0, scope, ctx, 0, 0, 0, kNoSite, name);
+      f->PutStack(scope, 2);
+    } else {
+      f->PutNamed(EventType::kScopeBegin, 0, scope, ctx, 0, 0, 0, loc, name);
+    }
+  }
   if (LiveTable* l = live()) l->ScopeBegan(scope, name);
 }
 
