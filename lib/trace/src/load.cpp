@@ -1,6 +1,7 @@
 // LoadTrace: reads a streamed-JSON trace file (docs/trace-format.md) into the
 // Trace model. Lines may arrive out of time order (each thread flushes its own
 // buffer), so every record fills in the entity it names, whichever comes first.
+#include <atomic>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include "tether/io/json.hpp"
 #include "tether/io/read_file.hpp"
 #include "tether/trace/model.hpp"
+#include "fast_record.hpp"
 #include "trace_reader.hpp"
 
 namespace tether::trace {
@@ -163,6 +165,20 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
   }
 }
 
+// What the hook is told of a record Apply has accepted.
+detail::RecordSeen Seen(const json& obj) {
+  detail::RecordSeen seen;
+  seen.ev = obj.at("ev").get_ref<const std::string&>();
+  const char* id_key = seen.ev == "scope_end" ? "id" : "task";
+  if (auto id = obj.find(id_key); id != obj.end() && id->is_number_integer()) {
+    seen.id = id->get<std::uint64_t>();  // Apply has checked it is not negative
+  }
+  if (auto t = obj.find("t"); t != obj.end() && t->is_number_integer()) {
+    seen.t = t->get<std::int64_t>();
+  }
+  return seen;
+}
+
 Error LineError(const std::string& path, int line, std::size_t col, const std::string& what) {
   return Error(ErrorCode::kInvalidArgument,
                path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": error: " + what);
@@ -171,6 +187,12 @@ Error LineError(const std::string& path, int line, std::size_t col, const std::s
 }  // namespace
 
 namespace detail {
+
+namespace {
+std::atomic<bool> g_fast_path{true};
+}  // namespace
+
+void SetFastPathForTesting(bool enabled) { g_fast_path.store(enabled); }
 
 Error ReadTrace(const std::string& path, Trace* out, RecordHook* hook) {
   *out = Trace();
@@ -184,6 +206,18 @@ Error ReadTrace(const std::string& path, Trace* out, RecordHook* hook) {
   auto handle = [&](std::string_view line, bool complete) -> bool {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
+    if (saw_header && g_fast_path.load(std::memory_order_relaxed)) {
+      FastRecord fast = ApplyFast(line, out);
+      if (fast.kind != FastKind::kNone) {
+        if (hook != nullptr) {
+          hook->AfterRecord(detail::RecordSeen{fast.kind == FastKind::kSpawn   ? "spawn"
+                                       : fast.kind == FastKind::kStart ? "start"
+                                                                       : "end",
+                                       fast.task, fast.t});
+        }
+        return true;
+      }
+    }
     if (std::optional<std::size_t> deep = io::FindJsonTooDeep(line)) {
       failure = LineError(path, line_no, *deep + 1,
                           "record nested more than " + std::to_string(io::kMaxJsonDepth) +
@@ -222,7 +256,7 @@ Error ReadTrace(const std::string& path, Trace* out, RecordHook* hook) {
     }
     try {
       Apply(obj, out, &saw_exit);
-      if (hook != nullptr) hook->AfterRecord(obj);
+      if (hook != nullptr) hook->AfterRecord(Seen(obj));
     } catch (const FieldError& e) {
       failure = LineError(path, line_no, 1, e.message);
       return false;

@@ -24,8 +24,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "tether/trace/model.hpp"
 #include "tether/trace/saturate.hpp"
 #include "trace_reader.hpp"
@@ -47,15 +45,13 @@ class StreamAnalysis : public detail::RecordHook {
  public:
   StreamAnalysis(Trace* trace, const AnalysisOptions& options) : trace_(*trace), options_(options) {}
 
-  void AfterRecord(const nlohmann::json& record) override {
-    const std::string& ev = record.at("ev").get_ref<const std::string&>();
-    if (TimesTheEnd(ev)) {
-      const std::int64_t ns = record.at("t").get<std::int64_t>();
-      if (!any_time_ || ns > last_ns_) last_ns_ = ns;
+  void AfterRecord(const detail::RecordSeen& record) override {
+    if (TimesTheEnd(record.ev)) {
+      if (!any_time_ || record.t > last_ns_) last_ns_ = record.t;
       any_time_ = true;
     }
-    if (ev == "spawn") {
-      const std::uint64_t id = record.at("task").get<std::uint64_t>();
+    if (record.ev == "spawn") {
+      const std::uint64_t id = record.id;
       spawned_.insert(id);
       ++spawns_;
       const TaskRecord& task = trace_.tasks.at(id);
@@ -67,10 +63,10 @@ class StreamAnalysis : public detail::RecordHook {
         keep_.insert(task.parent_task);
       }
       Consider(id);
-    } else if (ev == "start" || ev == "end") {
-      Consider(record.at("task").get<std::uint64_t>());
-    } else if (ev == "scope_end") {
-      ScopeEnded(record.at("id").get<std::uint64_t>());
+    } else if (record.ev == "start" || record.ev == "end") {
+      Consider(record.id);
+    } else if (record.ev == "scope_end") {
+      ScopeEnded(record.id);
     }
   }
 
@@ -96,7 +92,7 @@ class StreamAnalysis : public detail::RecordHook {
 
  private:
   // The records whose time Analyze's TraceEnd takes the latest of.
-  static bool TimesTheEnd(const std::string& ev) {
+  static bool TimesTheEnd(std::string_view ev) {
     return ev == "header" || ev == "ctx" || ev == "ctx_done" || ev == "spawn" || ev == "start" ||
            ev == "end" || ev == "group" || ev == "wait_begin" || ev == "wait_end" ||
            ev == "scope_begin" || ev == "scope_end";
