@@ -294,8 +294,12 @@ int RunTrace(int argc, char** argv) {
     }
   }
 
+  trace::AnalysisOptions analysis;
+  analysis.grace_ns = opt.grace_ns;
   trace::Trace loaded;
-  Error err = trace::LoadTrace(trace_path, &loaded);
+  std::vector<trace::Finding> findings;
+  // One pass, memory bounded by the tasks alive at a time (not the trace).
+  Error err = trace::LoadAndAnalyze(trace_path, analysis, &loaded, &findings);
   if (remove_after) std::remove(trace_path.c_str());
   if (!err.ok()) {
     std::cerr << "tether trace: " << err.message() << "\n";
@@ -312,9 +316,6 @@ int RunTrace(int argc, char** argv) {
   input.trace = &loaded;
   input.trace_path = remove_after ? std::string() : trace_path;
 
-  trace::AnalysisOptions analysis;
-  analysis.grace_ns = opt.grace_ns;
-  std::vector<trace::Finding> findings = trace::Analyze(loaded, analysis);
   input.findings = &findings;
   if (opt.format == "json") {
     trace::WriteJsonReport(std::cout, input);

@@ -3,6 +3,7 @@
 // The file format is docs/trace-format.md.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -81,6 +82,9 @@ struct Trace {
   std::map<std::uint64_t, GroupRecord> groups;
   std::map<std::uint64_t, ScopeRecord> scopes;
   std::vector<std::uint64_t> closed_channels;
+  // Tasks in the file. LoadTrace keeps them all (tasks.size()); LoadAndAnalyze
+  // keeps in `tasks` only those its findings need.
+  std::size_t task_count = 0;
 };
 
 // Loads a trace file. A file cut short by a crash loads (truncated = true);
@@ -111,5 +115,14 @@ struct AnalysisOptions {
 };
 
 std::vector<Finding> Analyze(const Trace& trace, const AnalysisOptions& options);
+
+// LoadTrace and Analyze in one pass over the file, for traces of any length:
+// memory grows with the tasks running at a time (plus those ended in a scope
+// whose end the file has not reached yet, a few dozen bytes each) and the
+// findings, not with the trace. The findings are Analyze's on the whole trace;
+// *out holds what the reports read: every context, group and scope, the tasks
+// of the findings, and task_count. Errors are LoadTrace's.
+Error LoadAndAnalyze(const std::string& path, const AnalysisOptions& options, Trace* out,
+                     std::vector<Finding>* findings);
 
 }  // namespace tether::trace
