@@ -6,6 +6,7 @@
 // RUN: FileCheck --check-prefix=CHECK-FIXES %s --input-file=%t.cpp
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <utility>
 
 #include <tether/context.hpp>
@@ -87,7 +88,80 @@ void ExecStep(const tether::Context& ctx) {
   logs.group.Wait();
 }
 
+// Deferred regions found by what runs them, not by their spelling: a guard
+// template that calls its callable through a member function and is made by
+// a factory; a unique_ptr whose deleter is a lambda; a hand-written RAII type
+// whose destructor uses the context it was constructed with.
+template <class F>
+class OnLeave {
+ public:
+  explicit OnLeave(F f) : f_(std::move(f)) {}
+  ~OnLeave() { Fire(); }
+
+ private:
+  void Fire() { f_(); }
+  F f_;
+};
+template <class F>
+OnLeave<F> Later(F f) { return OnLeave<F>(std::move(f)); }
+template <class F>
+void Now(F f) { f(); }
+tether::Error SaveJournal(const tether::Context& ctx);
+
+void Journal(const tether::Context& parent, tether::TimePoint until) {
+  auto [jctx, stop] = tether::WithDeadline(parent, until);
+  auto save = Later([&] { SaveJournal(jctx); });
+  // CHECK: :[[@LINE-1]]:39: warning: call to 'SaveJournal' in a scope guard is passed context 'jctx', which 'tether::WithDeadline' may already have ended
+  // CHECK: :[[@LINE-3]]:23: note: 'tether::WithDeadline' derives the context here
+  // CHECK-FIXES: {{^}}  auto save = Later([&] { SaveJournal(tether::WithoutCancel(jctx)); });{{$}}
+  Now([&] { SaveJournal(jctx); });  // runs at once, while jctx is live
+  ExecBuild(jctx);
+  stop();
+}
+
+struct Socket;
+Socket* Dial(const tether::Context& ctx);
+void Hangup(const tether::Context& ctx, Socket* s);
+
+void Call(const tether::Context& parent) {
+  auto [cctx, cancel] = tether::WithCancel(parent);
+  auto hangup = [cctx](Socket* s) { Hangup(cctx, s); };
+  // CHECK: :[[@LINE-1]]:44: warning: call to 'Hangup' in a scope guard is passed context 'cctx', which 'tether::WithCancel' may already have ended
+  // CHECK: :[[@LINE-3]]:25: note: 'tether::WithCancel' derives the context here
+  // CHECK-FIXES: {{^}}  auto hangup = [cctx](Socket* s) { Hangup(tether::WithoutCancel(cctx), s); };{{$}}
+  std::unique_ptr<Socket, decltype(hangup)> sock(Dial(cctx), hangup);
+  cancel();
+}
+
+tether::Error Detach(const tether::Context& ctx, int volume);
+class VolumeLease {
+ public:
+  VolumeLease(tether::Context ctx, int volume) : ctx_(std::move(ctx)), volume_(volume) {}
+  ~VolumeLease() { Detach(ctx_, volume_); }
+  // CHECK: :[[@LINE-1]]:27: warning: call to 'Detach' in a destructor is passed context 'ctx_', which 'tether::TaskGroup::WithContext' may already have ended
+  // CHECK: :[[@LINE+10]]:15: note: 'VolumeLease' is constructed here with a context that may already be done
+  // CHECK: :[[@LINE+8]]:12: note: 'tether::TaskGroup::WithContext' derives the context here
+  // CHECK-FIXES: {{^}}  ~VolumeLease() { Detach(tether::WithoutCancel(ctx_), volume_); }{{$}}
+
+ private:
+  tether::Context ctx_;
+  int volume_;
+};
+void Mount(const tether::Context& parent) {
+  auto r = tether::TaskGroup::WithContext(parent);
+  VolumeLease lease{r.ctx, 7};
+  r.group.Go([c = r.ctx] { return ExecBuild(c); });
+  r.group.Wait();
+}
+
 // ---- Not findings -------------------------------------------------------
+
+// The RAII type built on a context of its own.
+void MountDetached(const tether::Context& parent) {
+  // tether:detached(the lease must be released after the build's cancellation)
+  VolumeLease lease{tether::WithoutCancel(parent), 8};
+  ExecBuild(parent);
+}
 
 // The sanctioned form: the cleanup's own deadline on WithoutCancel.
 void Sanctioned(const tether::Context& ctx) {

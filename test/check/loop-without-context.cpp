@@ -1,6 +1,7 @@
 // REQUIRES: checker
 // RUN: not %tether check --quiet --model builtin:libtether --model builtin:std-stop-token --checks=-*,tether-loop-without-context %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
 // RUN:   | FileCheck %s -implicit-check-not="warning:" -implicit-check-not="note:"
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -202,5 +203,25 @@ void Run(int& beats) {
   while (beats < 1) std::this_thread::sleep_for(1ms);
   t.request_stop();
   (void)mine;
+}
+// A token variable the function fills later from the thread it owns: until
+// then it is an empty token nothing can stop; it is no context the function
+// was given.
+void Handshake(std::atomic<int>& ready) {
+  std::stop_token later;
+  std::jthread peer([&ready] { ready = 1; });
+  do std::this_thread::sleep_for(2ms);
+  while (ready.load() == 0);
+  later = peer.get_stop_token();
+}
+// The token of a carrier the function was handed is the function's.
+struct Lane {
+  std::stop_token Token() const;
+  bool Empty() const;
+};
+void Flush(const Lane& lane) {
+  while (!lane.Empty()) std::this_thread::sleep_for(3ms);
+  // CHECK: :[[@LINE-1]]:43: warning: blocking call in a loop that never reads context 'lane.Token()'
+  // CHECK: :[[@LINE-2]]:3: note: this loop has no constant bound and does not check 'lane.Token()' (check lane.Token().stop_requested() or pass 'lane.Token()' to the blocking call)
 }
 }  // namespace summary

@@ -10,7 +10,7 @@ void Poll(std::stop_token st);
 
 void Worker(std::stop_token st) {
   Poll(std::stop_token{});
-  // CHECK: :[[@LINE-1]]:8: warning: root context 'std::stop_token{}' created in 'Worker', which can reach context 'st'; {{.*}} [tether-detached-context]
+  // CHECK: :[[@LINE-1]]:8: warning: root context 'std::stop_token{}' created in 'Worker', which can reach context 'st'; pass it on, or say why it must not stop with a tether:detached(<why>) comment [tether-detached-context]
 }
 
 void Unjoined(std::stop_token st, bool early) {

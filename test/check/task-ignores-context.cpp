@@ -3,6 +3,7 @@
 // RUN:   | FileCheck %s -implicit-check-not="warning:" -implicit-check-not="note:"
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <istream>
@@ -147,3 +148,15 @@ class Pump {
   tether::Context ctx_;
   std::thread thread_;
 };
+
+// Std code gets std's words: a jthread's stop_token, ignored while it sleeps.
+void Heartbeat(std::atomic<int>& beats) {
+  std::jthread pulse([&beats](std::stop_token halt) {
+    // CHECK: :[[@LINE-1]]:16: warning: task started here has stop_token 'halt' but never reads it (no stop_requested(), no stop_callback, never passes it on) while it blocks; it keeps running after a stop is requested [tether-task-ignores-context]
+    for (;;) {
+      ++beats;
+      std::this_thread::sleep_for(50ms);
+      // CHECK: :[[@LINE-1]]:7: note: the task blocks here: 'std::this_thread::sleep_for' blocks without a context
+    }
+  });
+}

@@ -99,28 +99,35 @@ void CarriedContexts(QualType t, const std::string& object, bool pointer, const 
   std::string access = object + (pointer ? "->" : ".");
   for (const FieldDecl* f : rd->fields())
     if (f->getAccess() == AS_public && IsContextType(f->getType(), m))
-      out->push_back({access + f->getNameAsString(), where, "carried by '" + object + "'"});
+      out->push_back({access + f->getNameAsString(), where, "carried by '" + object + "'", f->getType()});
   for (const CXXMethodDecl* md : rd->methods())
     if (md->getAccess() == AS_public && md->param_empty() && !md->isStatic() &&
         md->getIdentifier() && IsContextType(md->getReturnType(), m))
-      out->push_back({access + md->getNameAsString() + "()", where, "carried by '" + object + "'"});
+      out->push_back(
+          {access + md->getNameAsString() + "()", where, "carried by '" + object + "'", md->getReturnType()});
 }
 
 void MemberContexts(const CXXRecordDecl* cls, const ApiModel& m, std::vector<ReachableContext>* out) {
   if (!cls || !cls->hasDefinition()) return;
   for (const FieldDecl* f : cls->fields())
     if (IsContextType(f->getType(), m))
-      out->push_back({f->getNameAsString(), f->getLocation(), "member"});
+      out->push_back({f->getNameAsString(), f->getLocation(), "member", f->getType()});
 }
 
 }  // namespace
+
+bool IsStdContext(QualType t) { return RecordName(t).rfind("std::", 0) == 0; }
+
+std::string HowToReadContext(const std::string& spelling, QualType t) {
+  return IsStdContext(t) ? "check " + spelling + ".stop_requested()" : "read " + spelling + ".Err()";
+}
 
 std::vector<ReachableContext> ReachableContexts(const FunctionDecl* fn, const ApiModel& m) {
   std::vector<ReachableContext> out;
   for (const ParmVarDecl* p : fn->parameters()) {
     if (!p->getIdentifier()) continue;  // an unnamed parameter is deliberately unused
     if (IsContextType(p->getType(), m))
-      out.push_back({p->getNameAsString(), p->getLocation(), "parameter"});
+      out.push_back({p->getNameAsString(), p->getLocation(), "parameter", p->getType()});
     else if (p->getType()->isPointerType())
       CarriedContexts(p->getType(), p->getNameAsString(), true, m, p->getLocation(), &out);
     else
@@ -135,7 +142,7 @@ std::vector<ReachableContext> ReachableContexts(const FunctionDecl* fn, const Ap
       if (!c.capturesVariable()) continue;
       const ValueDecl* v = c.getCapturedVar();
       if (IsContextType(v->getType(), m))
-        out.push_back({v->getNameAsString(), v->getLocation(), "captured variable"});
+        out.push_back({v->getNameAsString(), v->getLocation(), "captured variable", v->getType()});
     }
     // With a default capture the enclosing function's contexts can be named
     // here just by writing them.

@@ -32,8 +32,15 @@ struct ReachableContext {
   std::string spelling;        // "ctx", "ctx_", "req.ctx", "c->Context()"
   clang::SourceLocation where; // its declaration
   std::string how;             // "parameter", "captured variable", "member", "carried by"
+  clang::QualType type;        // the context's type (messages speak its API's words)
 };
 std::vector<ReachableContext> ReachableContexts(const clang::FunctionDecl* fn, const ApiModel& m);
+
+// Messages speak the code's own API: a context of a std type
+// (std::stop_token) gets std's words, any other the libtether words.
+bool IsStdContext(clang::QualType t);
+// "read ctx.Err()" or "check st.stop_requested()".
+std::string HowToReadContext(const std::string& spelling, clang::QualType t);
 
 // main, a GoogleTest body, or a factory (returns a context): roots are fine.
 bool MayCreateRoots(const clang::FunctionDecl* fn, const ApiModel& m);

@@ -74,6 +74,11 @@ class FactCollector : public RecursiveASTVisitor<FactCollector> {
     std::string end_file;
     SetPos(fn->getEndLoc(), &end_file, &f.end_line);
     std::vector<ReachableContext> reachable = ReachableContexts(fn, tu_.model());
+    // A template's parameters of dependent type carry what its instantiations
+    // say (HandleLookup<Req>(const Req& req) with req.ctx).
+    if (const FunctionTemplateDecl* t = fn->getDescribedFunctionTemplate(); t && reachable.empty())
+      for (const FunctionDecl* spec : t->specializations())
+        if (reachable.empty()) reachable = ReachableContexts(spec, tu_.model());
     f.receives_context = !reachable.empty();
     f.takes_context = false;
     for (const ReachableContext& r : reachable) f.takes_context |= r.how != "member";

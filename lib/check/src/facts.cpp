@@ -36,12 +36,14 @@ bool FindChain(const Facts& facts, const std::string& callee, unsigned max_depth
     std::vector<Item> next;
     for (const Item& item : frontier) {
       const FunctionFact& f = *item.path.back();
-      // A function that is given a context answers for its roots itself
-      // (tether-detached-context). One that only holds a context in a member,
-      // or a factory that takes none (NewBuildContext()), does not: its root
-      // is what its caller gets instead of the caller's context. main and
-      // test bodies are never on a chain.
-      if (f.takes_context || f.entry_point) continue;
+      // A function that has a context of its own (a parameter, a carrier, a
+      // member) answers for its roots itself: they are its
+      // tether-detached-context findings, fixed there, and the caller is not
+      // wrong for not passing one. A factory that takes none
+      // (NewBuildContext()) does not: its root is what its caller gets
+      // instead of the caller's context. main and test bodies are never on a
+      // chain.
+      if (f.receives_context || f.entry_point) continue;
       if (const RootSite* root = FirstUnjustifiedRoot(f)) {
         out->functions = item.path;
         out->root = root;

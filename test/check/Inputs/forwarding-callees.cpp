@@ -15,8 +15,8 @@ void Deliberate() {
 }
 void Pure() {}
 
-// Holds its context in a member and makes a root anyway: the caller's
-// context is lost at the call (the member is not the caller's).
+// Holds its context in a member and makes a root anyway: it answers for
+// that root itself (tether-detached-context); its callers are not wrong.
 class Uploader {
  public:
   void Flush();

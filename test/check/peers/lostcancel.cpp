@@ -63,6 +63,16 @@ void A3() {
 }
 // CHECK: :[[@LINE-1]]:1: note: this path reaches the end of the scope without calling 'cancel3'
 
+// The var form: the cancel taken from the derivation's result as it is declared.
+void A3v() {
+  tether::CancelFunc cancel3v = tether::WithCancel(bg).cancel;
+  // CHECK: :[[@LINE-1]]:22: warning: the cancel function 'cancel3v' is not called on every path
+  if (false) {
+    (void)cancel3v;
+  }
+}
+// CHECK: :[[@LINE-1]]:1: note: this path reaches the end of the scope without calling 'cancel3v'
+
 void A4() {
   tether::Context ctx = tether::WithCancel(bg).ctx;
   // CHECK: :[[@LINE-1]]:25: warning: the cancel function returned by 'tether::WithCancel' is discarded
@@ -239,6 +249,28 @@ void T2() {
   auto [_, cancel] = tether::WithCancel(bg);
   Defer deferred{cancel};  // ok
 }
+
+// The var and assignment forms in templates.
+template <class T>
+void T1v() {
+  tether::CancelFunc cancel = tether::WithTimeout(bg, 0s).cancel;
+  // CHECK: :[[@LINE-1]]:22: warning: the cancel function 'cancel' is not called on every path
+  if (false) {
+    (void)cancel;
+  }
+}
+// CHECK: :[[@LINE-1]]:1: note: this path reaches the end of the scope without calling 'cancel'
+
+template <class T>
+void T1a() {
+  tether::CancelFunc cancel;
+  cancel = tether::WithDeadline(bg, tether::TimePoint{}).cancel;
+  // CHECK: :[[@LINE-1]]:3: warning: the cancel function 'cancel' is not called on every path
+  if (false) {
+    (void)cancel;
+  }
+}
+// CHECK: :[[@LINE-1]]:1: note: this path reaches the end of the scope without calling 'cancel'
 
 // A context of a user-defined (template) type that is still a context.
 template <class P1, class P2>

@@ -4,6 +4,7 @@
 /// caller in this TU, may already have ended: Vela's "DestroyBuild continues
 /// after timeout". The sanctioned form is WithTimeout(WithoutCancel(ctx), d).
 /// Docs: docs/checks/cleanup-on-cancellable-context.md
+#include <functional>
 #include <map>
 
 #include "../ast_util.hpp"
@@ -18,7 +19,8 @@ using namespace clang::ast_matchers;
 // Where a context came from, when it can end before the cleanup runs.
 struct Cancellable {
   const CallExpr* derivation = nullptr;  // WithTimeout(...), TaskGroup::WithContext(...)
-  const CallExpr* via_call = nullptr;    // the caller's call that passed it (caller case)
+  const Expr* via = nullptr;             // the call or construction that passed it on
+  std::string via_name;                  // what via calls or builds ("FinishStream", "StopOnExit")
 };
 
 class CleanupOnCancellableContextCheck : public Check {
@@ -43,7 +45,7 @@ class CleanupOnCancellableContextCheck : public Check {
     std::string where;
     if (ApiModel::MatchesPattern(model().cleanup_calls, PlainQualifiedName(callee), callee->getNameAsString()))
       where = "cleanup call '" + callee->getNameAsString() + "'";
-    else if (InScopeGuard(call))
+    else if (InScopeGuard(call) || InDeferredLambda(call))
       where = "call to '" + callee->getNameAsString() + "' in a scope guard";
     else if (isa<CXXDestructorDecl>(fn))
       where = "call to '" + callee->getNameAsString() + "' in a destructor";
@@ -62,9 +64,10 @@ class CleanupOnCancellableContextCheck : public Check {
                             "outlives the work: pass WithoutCancel(" + spelling +
                             ") (with its own deadline: WithTimeout(WithoutCancel(ctx), d))");
       if (!f) continue;
-      if (c.via_call)
-        note(f, c.via_call->getBeginLoc(), "'" + DisplayName(WrittenFunction(c.via_call->getDirectCallee())) +
-                                               "' is called here with a context that may already be done");
+      if (c.via)
+        note(f, c.via->getBeginLoc(), "'" + c.via_name + "' is " +
+                                          (isa<CXXConstructExpr>(c.via) ? "constructed" : "called") +
+                                          " here with a context that may already be done");
       note(f, c.derivation->getBeginLoc(), "'" + derived + "' derives the context here; its "
                                            "deadline or cancel ends it before the cleanup");
       if (!model().sanctioned_detaches.empty())
@@ -83,6 +86,10 @@ class CleanupOnCancellableContextCheck : public Check {
       return Origin(ctor->getArg(0), fn, depth + 1, out);
     if (const auto* me = dyn_cast<MemberExpr>(e)) {  // WithTimeout(...).ctx, or r.ctx of a local r
       const Expr* base = me->getBase()->IgnoreImplicit();
+      // ctx_ read in a destructor: the context the object was constructed with.
+      if (isa<CXXThisExpr>(base) && depth == 0 && isa<CXXDestructorDecl>(fn))
+        if (const auto* field = dyn_cast<FieldDecl>(me->getMemberDecl()))
+          return FromConstructions(field, out);
       if (const auto* call = dyn_cast<CallExpr>(base)) return FromCall(call, fn, depth, out);
       const auto* ref = dyn_cast<DeclRefExpr>(base);
       const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
@@ -161,11 +168,74 @@ class CleanupOnCancellableContextCheck : public Check {
       Cancellable c;
       if (Origin(site->getArg(index), caller, 1, &c)) {
         *out = c;
-        out->via_call = site;
+        out->via = site;
+        out->via_name = DisplayName(WrittenFunction(site->getDirectCallee()));
         return true;
       }
     }
     return false;
+  }
+
+  // The RAII case: field is initialised from a constructor parameter; every
+  // construction of the class in this TU whose argument for it is
+  // cancellable. The first one found is reported.
+  bool FromConstructions(const FieldDecl* field, Cancellable* out) {
+    const auto* record = dyn_cast<CXXRecordDecl>(field->getParent());
+    if (!record || record->isLambda() || !IsContextType(field->getType(), model())) return false;
+    for (const CXXConstructorDecl* ctor : record->ctors()) {
+      const CXXConstructorDecl* def = ctor;
+      if (const FunctionDecl* body = nullptr; ctor->hasBody(body)) def = cast<CXXConstructorDecl>(body);
+      for (const CXXCtorInitializer* init : def->inits()) {
+        if (init->getMember() != field || !init->getInit()) continue;
+        const ParmVarDecl* p = ParameterIn(init->getInit());
+        if (!p) continue;
+        unsigned index = p->getFunctionScopeIndex();
+        for (const CXXConstructExpr* site : ConstructionsOf(ctor)) {
+          const FunctionDecl* caller = CallerOf(site);
+          if (index >= site->getNumArgs() || !caller) continue;
+          Cancellable c;
+          if (Origin(site->getArg(index), caller, 1, &c)) {
+            *out = c;
+            out->via = site;
+            out->via_name = record->getNameAsString();
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  // The parameter an initialiser copies (through conversions and copies).
+  static const ParmVarDecl* ParameterIn(const Expr* e) {
+    for (int hops = 0; e && hops < 4; ++hops) {
+      e = e->IgnoreImplicit()->IgnoreParens()->IgnoreImplicit();
+      if (const auto* ctor = dyn_cast<CXXConstructExpr>(e); ctor && ctor->getNumArgs() == 1) {
+        e = ctor->getArg(0);
+        continue;
+      }
+      if (const auto* call = dyn_cast<CallExpr>(e); call && call->getNumArgs() == 1 && call->isCallToStdMove()) {
+        e = call->getArg(0);
+        continue;
+      }
+      const auto* dre = dyn_cast<DeclRefExpr>(e);
+      return dre ? dyn_cast<ParmVarDecl>(dre->getDecl()) : nullptr;
+    }
+    return nullptr;
+  }
+
+  const std::vector<const CXXConstructExpr*>& ConstructionsOf(const CXXConstructorDecl* ctor) {
+    if (!constructions_built_) {
+      constructions_built_ = true;
+      auto found = match(translationUnitDecl(forEachDescendant(cxxConstructExpr().bind("c"))),
+                         *ast().getTranslationUnitDecl(), ast());
+      for (const BoundNodes& b : found)
+        if (const auto* c = b.getNodeAs<CXXConstructExpr>("c"); c && c->getConstructor())
+          constructions_[c->getConstructor()->getCanonicalDecl()].push_back(c);
+    }
+    static const std::vector<const CXXConstructExpr*> none;
+    auto it = constructions_.find(ctor->getCanonicalDecl());
+    return it == constructions_.end() ? none : it->second;
   }
 
   const std::vector<const CallExpr*>& CallsOf(const FunctionDecl* fn) {
@@ -240,12 +310,78 @@ class CleanupOnCancellableContextCheck : public Check {
     return dtor && dtor->isUserProvided();
   }
 
+  // The call is in a lambda whose closure a local object's destructor calls:
+  // whatever the object is (a guard returned by a finally() factory, a
+  // unique_ptr's deleter, a guard template over F), the lambda runs when the
+  // object goes out of scope. A closure type is unique to its lambda, so the
+  // destructor's calls say it exactly.
+  bool InDeferredLambda(const CallExpr* call) {
+    const LambdaExpr* lambda = EnclosingLambda(call);
+    if (!lambda) return false;
+    auto known = deferred_.find(lambda);
+    if (known != deferred_.end()) return known->second;
+    bool deferred = false;
+    const FunctionDecl* owner = CallerOf(lambda);
+    if (owner && owner->getBody()) {
+      const CXXMethodDecl* op = lambda->getCallOperator();
+      auto locals = match(stmt(forEachDescendant(varDecl(hasLocalStorage()).bind("v"))), *owner->getBody(), ast());
+      for (const BoundNodes& b : locals) {
+        const auto* v = b.getNodeAs<VarDecl>("v");
+        const CXXRecordDecl* rd = v ? v->getType()->getAsCXXRecordDecl() : nullptr;
+        if (!rd || isa<ParmVarDecl>(v) || v->getType()->isReferenceType() || !rd->hasDefinition()) continue;
+        const CXXDestructorDecl* dtor = rd->getDestructor();
+        if (dtor && Invokes(dtor, op->getParent(), 0)) {
+          deferred = true;
+          break;
+        }
+      }
+    }
+    return deferred_[lambda] = deferred;
+  }
+
+  // fn's body calls the closure's call operator, directly or through up to
+  // two further member functions of the objects it calls them on.
+  static bool Invokes(const FunctionDecl* fn, const CXXRecordDecl* closure, int depth) {
+    const FunctionDecl* def = nullptr;
+    if (depth > 2 || !fn->hasBody(def) || !def->getBody()) return false;
+    std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s) return false;
+      if (const auto* c = dyn_cast<CallExpr>(s)) {
+        const auto* md = dyn_cast_or_null<CXXMethodDecl>(c->getDirectCallee());
+        if (md && md->getParent() == closure) return true;
+        if (md && !md->getParent()->isLambda() && Invokes(md, closure, depth + 1)) return true;
+      }
+      for (const Stmt* child : s->children())
+        if (walk(child)) return true;
+      return false;
+    };
+    return walk(def->getBody());
+  }
+
+  // The lambda the call is in, through its call operator; null if the call
+  // is in a plain function first.
+  const LambdaExpr* EnclosingLambda(const CallExpr* call) {
+    DynTypedNodeList parents = ast().getParents(*call);
+    for (int hops = 0; hops < 64 && !parents.empty(); ++hops) {
+      if (const auto* l = parents[0].get<LambdaExpr>()) return l;
+      if (const auto* f = parents[0].get<FunctionDecl>()) {
+        const auto* md = dyn_cast<CXXMethodDecl>(f);
+        if (!md || !md->getParent()->isLambda()) return nullptr;
+      }
+      parents = ast().getParents(parents[0]);
+    }
+    return nullptr;
+  }
+
   std::string Text(SourceRange r) {
     return std::string(Lexer::getSourceText(CharSourceRange::getTokenRange(r), sm(), ast().getLangOpts()));
   }
 
   bool calls_built_ = false;
   std::map<const FunctionDecl*, std::vector<const CallExpr*>> calls_;
+  bool constructions_built_ = false;
+  std::map<const CXXConstructorDecl*, std::vector<const CXXConstructExpr*>> constructions_;
+  std::map<const LambdaExpr*, bool> deferred_;
 };
 
 }  // namespace

@@ -40,7 +40,9 @@ class DetachedContextCheck : public Check {
     std::string msg = "root context '" + shown + "' created in '" + DisplayName(fn) +
                       "', which can reach context '" + reachable[0].spelling + "'";
     if (reachable.size() > 1) msg += " (and " + std::to_string(reachable.size() - 1) + " more)";
-    msg += "; pass it on, or detach visibly with WithoutCancel and a tether:detached(<why>) comment";
+    msg += IsStdContext(root->getType())
+               ? "; pass it on, or say why it must not stop with a tether:detached(<why>) comment"
+               : "; pass it on, or detach visibly with WithoutCancel and a tether:detached(<why>) comment";
     Finding* f = diag(root->getBeginLoc(), msg);
     if (!f) return;
     for (const ReachableContext& r : reachable)

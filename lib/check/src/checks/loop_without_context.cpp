@@ -46,7 +46,8 @@ class LoopWithoutContextCheck : public Check {
     }
     const Stmt* loop = InnermostUnboundedLoop(call, fn->getBody());
     if (!loop || ReadsContext(loop, model())) return;
-    std::string ctx = ContextOf(fn, loop);
+    const ReachableContext context = ContextOf(fn, loop);
+    const std::string& ctx = context.spelling;
     if (ctx.empty()) return;
     // A call that blocks only through its callee is reported when nothing in
     // the loop blocks directly: one finding per loop is enough to fix it.
@@ -63,7 +64,7 @@ class LoopWithoutContextCheck : public Check {
     std::string message = "blocking call in a loop that never reads context '" + ctx + "': ";
     std::string tail = ", and the loop has no bound; it keeps running after '" + ctx + "' is cancelled";
     std::string loop_note = "this loop has no constant bound and does not check '" + ctx +
-                            "' (read ctx.Err() or pass '" + ctx + "' to the blocking call)";
+                            "' (" + HowToReadContext(ctx, context.type) + " or pass '" + ctx + "' to the blocking call)";
     if (!direct && !def) {
       BlockCandidate c;
       if (!tu().MakeFinding(sm(), name(), CalleeLoc(call), message + "'" + DisplayName(callee) +
@@ -122,14 +123,14 @@ class LoopWithoutContextCheck : public Check {
   // (not in a nested lambda: that is the task's) that the function cannot
   // stop itself. A token it took from its own thread or stop_source
   // (t.get_stop_token(), src.get_token()), or a context whose cancel it holds,
-  // is one it stops: it is the canceller, not the cancelled. "" when none.
-  std::string ContextOf(const FunctionDecl* fn, const Stmt* loop) {
+  // is one it stops: it is the canceller, not the cancelled. Empty when none.
+  ReachableContext ContextOf(const FunctionDecl* fn, const Stmt* loop) {
     auto it = context_of_.find(fn);
     if (it == context_of_.end()) {
       std::vector<ReachableContext> reachable = ReachableContexts(fn, model());
-      it = context_of_.emplace(fn, reachable.empty() ? "" : reachable[0].spelling).first;
+      it = context_of_.emplace(fn, reachable.empty() ? ReachableContext{} : reachable[0]).first;
     }
-    if (!it->second.empty()) return it->second;
+    if (!it->second.spelling.empty()) return it->second;
     auto locals = match(stmt(forEachDescendant(decl(anyOf(varDecl(), bindingDecl())).bind("d"))),
                         *fn->getBody(), ast());
     for (const BoundNodes& b : locals) {
@@ -137,11 +138,30 @@ class LoopWithoutContextCheck : public Check {
       if (!d || !IsContextType(d->getType(), model()) || d->getDeclContext() != fn) continue;
       if (!sm().isBeforeInTranslationUnit(d->getLocation(), loop->getBeginLoc())) continue;
       if (isa<BindingDecl>(d)) continue;  // auto [ctx, cancel] = ...: the function holds the cancel
+      // The local must carry a context the function was given: initialised
+      // from one (not a root, not a default-constructed token that nothing
+      // can stop, not a child's token), and never assigned a child's later.
       const auto* v = dyn_cast<VarDecl>(d);
-      if (v && v->getInit() && FromOwnedObject(v->getInit())) continue;
-      return d->getNameAsString();
+      const Expr* init = v ? v->getInit() : nullptr;
+      if (!init || !RootName(init, model()).empty() || FromOwnedObject(init) ||
+          !ReadsContext(init, model()) || AssignedFromOwnedObject(v, fn))
+        continue;
+      return {d->getNameAsString(), d->getLocation(), "local", d->getType()};
     }
-    return "";
+    return {};
+  }
+
+  // Somewhere in fn, v = <a token read from a local object>.
+  bool AssignedFromOwnedObject(const VarDecl* v, const FunctionDecl* fn) {
+    auto assigns = match(stmt(forEachDescendant(
+                             cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                                                 hasArgument(0, declRefExpr(to(varDecl(equalsNode(v))))))
+                                 .bind("a"))),
+                         *fn->getBody(), ast());
+    for (const BoundNodes& b : assigns)
+      if (const auto* a = b.getNodeAs<CXXOperatorCallExpr>("a"); a && a->getNumArgs() == 2 && FromOwnedObject(a->getArg(1)))
+        return true;
+    return false;
   }
 
   // t.get_stop_token(), src.get_token(), r.ctx: read from a local object.
@@ -166,7 +186,7 @@ class LoopWithoutContextCheck : public Check {
     return call->getBeginLoc();
   }
 
-  std::map<const FunctionDecl*, std::string> context_of_;
+  std::map<const FunctionDecl*, ReachableContext> context_of_;
   std::map<const Stmt*, bool> blocks_directly_;
   std::unique_ptr<MayBlock> may_block_;
 };

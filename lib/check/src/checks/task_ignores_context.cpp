@@ -34,12 +34,14 @@ class TaskIgnoresContextCheck : public Check {
       args.assign(ctor->arg_begin(), ctor->arg_end());
     const LambdaExpr* lambda = nullptr;
     std::string given;  // a context handed to the spawn itself: Go(ctx, f), std::thread(f, ctx)
+    QualType given_type;
     for (const Expr* arg : args) {
       if (isa<CXXDefaultArgExpr>(arg)) continue;
       if (const LambdaExpr* l = LambdaOf(arg)) {
         if (!lambda) lambda = l;
       } else if (given.empty() && IsContextType(arg->getType(), model())) {
         given = Spelling(arg);
+        given_type = arg->getType();
       }
     }
     if (!lambda) return;
@@ -49,18 +51,24 @@ class TaskIgnoresContextCheck : public Check {
     // The contexts the task has: its own context parameters, what it
     // captures or can name, and what the spawn hands it.
     std::string ctx_name;
+    QualType ctx_type;
     bool has_param = false;
     for (const ParmVarDecl* p : op->parameters()) {
       if (!IsContextType(p->getType(), model())) continue;
       has_param = true;
+      if (ctx_type.isNull()) ctx_type = p->getType();
       if (ctx_name.empty() && p->getIdentifier()) ctx_name = p->getNameAsString();
     }
-    if (ctx_name.empty()) ctx_name = given;
+    if (ctx_name.empty()) {
+      ctx_name = given;
+      if (ctx_type.isNull()) ctx_type = given_type;
+    }
     if (ctx_name.empty() && has_param) ctx_name = "the context parameter";
     if (ctx_name.empty()) {
       std::vector<ReachableContext> reachable = ReachableContexts(op, model());
       if (reachable.empty()) return;
       ctx_name = reachable[0].spelling;
+      ctx_type = reachable[0].type;
     }
     if (ReadsContext(op->getBody(), model())) return;
     if (!may_block_) may_block_ = std::make_unique<MayBlock>(model(), ast());
@@ -69,9 +77,15 @@ class TaskIgnoresContextCheck : public Check {
     const bool blocks = may_block_->Find(op->getBody(), true, &path, &external);
     if (!blocks && external.empty()) return;
 
-    const std::string message = "task started here has context '" + ctx_name +
-                                "' but never reads it (no Done/Err/Value, never passes it on) "
-                                "while it blocks; it keeps running after '" + ctx_name + "' is cancelled";
+    const bool std_words = !ctx_type.isNull() && IsStdContext(ctx_type);
+    if (std_words && ctx_name == "the context parameter") ctx_name = "the stop_token parameter";
+    const std::string message =
+        std_words ? "task started here has stop_token '" + ctx_name +
+                        "' but never reads it (no stop_requested(), no stop_callback, never passes it on) "
+                        "while it blocks; it keeps running after a stop is requested"
+                  : "task started here has context '" + ctx_name +
+                        "' but never reads it (no Done/Err/Value, never passes it on) "
+                        "while it blocks; it keeps running after '" + ctx_name + "' is cancelled";
     if (!blocks) {
       // Whether it blocks is decided from the facts of the callees' TUs.
       for (const ExternalCall& x : external) {
