@@ -66,7 +66,8 @@ PY
 mapfile -t files < "$work/files.txt"
 n=${#files[@]}
 
-# Runs a command under /usr/bin/time -v; prints "wall_seconds max_rss_kb load".
+# Runs a command under /usr/bin/time -v; prints "wall_seconds max_rss_kb load cpu_seconds"
+# (cpu = user + system: less sensitive than wall to other work on the machine).
 measure() {
   /usr/bin/time -v -o "$work/time.txt" "$@" > /dev/null 2>> "$work/log.txt" || true
   python3 - "$work/time.txt" <<'PY'
@@ -76,20 +77,21 @@ m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+
 wall = int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
 rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
 load = open("/proc/loadavg").read().split()[0]
-print(f"{wall:.2f} {rss} {load}")
+cpu = sum(float(re.search(rf"{k} time \(seconds\): ([\d.]+)", t).group(1)) for k in ("User", "System"))
+print(f"{wall:.2f} {rss} {load} {cpu:.2f}")
 PY
 }
 
-read -r t1 m1 l1 < <(measure "$tether" check -p "$work/db" -j 1 --quiet "${files[@]}")
-read -r ts ms ls < <(measure bash "$work/syntax.sh")
+read -r t1 m1 l1 c1 < <(measure "$tether" check -p "$work/db" -j 1 --quiet "${files[@]}")
+read -r ts ms ls cs < <(measure bash "$work/syntax.sh")
 if [[ "${TETHER_BENCH_SKIP_TIDY:-0}" == 1 ]]; then
-  tt=0 mt=0 lt=skipped
+  tt=0 mt=0 lt=skipped ct=0
 else
-  read -r tt mt lt < <(measure clang-tidy-16 -p "$work/db" --quiet --checks='-*,bugprone-use-after-move' "${files[@]}")
+  read -r tt mt lt ct < <(measure clang-tidy-16 -p "$work/db" --quiet --checks='-*,bugprone-use-after-move' "${files[@]}")
 fi
-read -r t2 m2 l2 < <(measure "$tether" check -p "$work/db" -j 2 --quiet "${files[@]}")
-read -r tc mc lc < <(measure "$tether" check -p "$work/db" -j 1 --quiet --cache-dir "$work/cache" "${files[@]}")
-read -r tw mw lw < <(measure "$tether" check -p "$work/db" -j 1 --quiet --cache-dir "$work/cache" "${files[@]}")
+read -r t2 m2 l2 c2 < <(measure "$tether" check -p "$work/db" -j 2 --quiet "${files[@]}")
+read -r tc mc lc cc < <(measure "$tether" check -p "$work/db" -j 1 --quiet --cache-dir "$work/cache" "${files[@]}")
+read -r tw mw lw cw < <(measure "$tether" check -p "$work/db" -j 1 --quiet --cache-dir "$work/cache" "${files[@]}")
 
 tether_summary="$(grep -m1 '^tether check: [0-9]' "$work/log.txt" || true)"
 cache_lines="$(grep '^tether check: cache: ' "$work/log.txt" | tr '\n' ';' || true)"
@@ -106,14 +108,14 @@ Input: $n of Tether's own translation units from \`$build/compile_commands.json\
 (${TETHER_BENCH_SAMPLE:+a sample spread evenly over the tree (TETHER_BENCH_SAMPLE=$TETHER_BENCH_SAMPLE) of }every existing
 project file: lib/, tool/, worker-reference/, test/).
 
-| run | wall (s) | peak RSS (MB) | load at end | ratio |
-|---|---|---|---|---|
-| \`tether check -j 1\` (all checks) | $t1 | $((m1 / 1024)) | $l1 | 1.00 |
-| \`clang++-16 -fsyntax-only\`, same flags, one process per TU | $ts | $((ms / 1024)) | $ls | tether / syntax-only = **$(ratio "$t1" "$ts")x** (target <= 1.25x) |
-| \`clang-tidy-16 --checks=-*,bugprone-use-after-move\` | $tt | $((mt / 1024)) | $lt | tether / clang-tidy = **$(ratio "$t1" "$tt")x** (target <= 1.0x) |
-| \`tether check -j 2\` | $t2 | $((m2 / 1024)) | $l2 | speed-up -j2 over -j1 = **$(ratio "$t1" "$t2")x** (target >= 1.6x) |
-| \`tether check -j 1 --cache-dir\`, empty cache (fills it) | $tc | $((mc / 1024)) | $lc | over no cache = $(ratio "$tc" "$t1")x |
-| \`tether check -j 1 --cache-dir\`, warm cache (nothing changed) | $tw | $((mw / 1024)) | $lw | warm / first = **$(ratio "$tw" "$tc")x** (target <= 0.1x) |
+| run | wall (s) | CPU (s) | peak RSS (MB) | load at end | ratio (wall; CPU) |
+|---|---|---|---|---|---|
+| \`tether check -j 1\` (all checks) | $t1 | $c1 | $((m1 / 1024)) | $l1 | 1.00 |
+| \`clang++-16 -fsyntax-only\`, same flags, one process per TU | $ts | $cs | $((ms / 1024)) | $ls | tether / syntax-only = **$(ratio "$t1" "$ts")x**; CPU $(ratio "$c1" "$cs")x (target <= 1.0x) |
+| \`clang-tidy-16 --checks=-*,bugprone-use-after-move\` | $tt | $ct | $((mt / 1024)) | $lt | tether / clang-tidy = **$(ratio "$t1" "$tt")x**; CPU $(ratio "$c1" "$ct")x (target <= 1.0x) |
+| \`tether check -j 2\` | $t2 | $c2 | $((m2 / 1024)) | $l2 | speed-up -j2 over -j1 = **$(ratio "$t1" "$t2")x** (target >= 1.6x) |
+| \`tether check -j 1 --cache-dir\`, empty cache (fills it) | $tc | $cc | $((mc / 1024)) | $lc | over no cache = $(ratio "$tc" "$t1")x |
+| \`tether check -j 1 --cache-dir\`, warm cache (nothing changed) | $tw | $cw | $((mw / 1024)) | $lw | warm / first = **$(ratio "$tw" "$tc")x**; CPU $(ratio "$cw" "$cc")x (target <= 0.05x) |
 
 Cache runs said: $cache_lines
 

@@ -88,6 +88,19 @@ void ExecStep(const tether::Context& ctx) {
   logs.group.Wait();
 }
 
+// The verbs real code tears down with are cleanup by default (Unmount*,
+// Release*, Shutdown*, Flush*, Deregister*, Delete*, Stop*, Kill*, ...).
+tether::Error UnmountScratch(const tether::Context& ctx, int volume);
+void Scratch(const tether::Context& parent) {
+  auto [sctx, stop] = tether::WithTimeout(parent, 5min);
+  ExecBuild(sctx);
+  UnmountScratch(sctx, 3);
+  // CHECK: :[[@LINE-1]]:18: warning: cleanup call 'UnmountScratch' is passed context 'sctx', which 'tether::WithTimeout' may already have ended
+  // CHECK: :[[@LINE-4]]:23: note: 'tether::WithTimeout' derives the context here
+  // CHECK-FIXES: {{^}}  UnmountScratch(tether::WithoutCancel(sctx), 3);{{$}}
+  stop();
+}
+
 // Deferred regions found by what runs them, not by their spelling: a guard
 // template that calls its callable through a member function and is made by
 // a factory; a unique_ptr whose deleter is a lambda; a hand-written RAII type

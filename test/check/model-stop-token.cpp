@@ -3,6 +3,7 @@
 // constructed token is a root, std::thread must be joined on every path.
 // RUN: not %tether check --quiet --model=builtin:std-stop-token %s -- -std=c++20 2>&1 \
 // RUN:   | FileCheck %s -implicit-check-not="warning:"
+#include <functional>
 #include <stop_token>
 #include <thread>
 
@@ -25,4 +26,41 @@ void Joined(std::stop_token st) {
   t.join();
   std::jthread j([](std::stop_token s) { Poll(s); });  // its destructor requests stop and joins
   Poll(st);
+}
+
+// The std form of a detached context: a stop state of its own where a token
+// is in reach, not linked to it.
+void Work(std::stop_token st);
+void Fanout(std::stop_token st) {
+  std::stop_source inner;
+  // CHECK: :[[@LINE-1]]:20: warning: stop source 'inner' in 'Fanout' has a stop state of its own, not linked to context 'st': a stop requested on 'st' never reaches it; link them with std::stop_callback (a callback that calls inner.request_stop()), or say why with a tether:detached(<why>) comment [tether-detached-context]
+  Work(inner.get_token());
+}
+void Gather(std::stop_token st) {
+  std::jthread fetch([](std::stop_token own) { Work(own); });
+  // CHECK: :[[@LINE-1]]:16: warning: thread 'fetch' in 'Gather' has a stop state of its own, not linked to context 'st'
+  fetch.join();  // waits for a thread that a stop on 'st' never reaches
+}
+// Linked: a stop on 'st' is passed on.
+void Relay(std::stop_token st) {
+  std::stop_source inner;
+  std::stop_callback forward(st, [&inner] { inner.request_stop(); });
+  std::jthread fetch([](std::stop_token own) { Work(own); });
+  std::stop_callback forward_too(st, [&] { fetch.request_stop(); });
+  Work(inner.get_token());
+  fetch.join();
+}
+// No token in reach, an empty source, a justified one.
+void Top() {
+  std::stop_source everything;
+  Work(everything.get_token());
+}
+void Empty(std::stop_token st) {
+  std::stop_source none(std::nostopstate);
+  Work(st);
+}
+void Own(std::stop_token st) {
+  // tether:detached(the flush must finish even when the caller stops)
+  std::stop_source flush;
+  Work(flush.get_token());
 }

@@ -30,7 +30,7 @@ std::string Hex(const std::array<uint8_t, 16>& bytes) {
 std::string ModelKey(const ApiModel& m) {
   const auto& [names, context_types, root_factories, default_root, derivations, sanctioned,
                cancel_types, task_groups, detached_spawns, sibling_suffixes, task_spawns,
-               blocking_calls, cleanup_calls] = m;
+               blocking_calls, cleanup_calls, root_sources, root_spawns, link_types] = m;
   nlohmann::json groups = nlohmann::json::array();
   for (const TaskGroupModel& g : task_groups) {
     const auto& [type, spawn, join, neutral, on_construct] = g;
@@ -39,7 +39,7 @@ std::string ModelKey(const ApiModel& m) {
   (void)names;  // the files' names do not change what is found
   return nlohmann::json({context_types, root_factories, default_root, derivations, sanctioned,
                          cancel_types, groups, detached_spawns, sibling_suffixes, task_spawns,
-                         blocking_calls, cleanup_calls})
+                         blocking_calls, cleanup_calls, root_sources, root_spawns, link_types})
       .dump();
 }
 

@@ -40,7 +40,8 @@ const char* const kKnownKeys[] = {"name", "description", "context_types", "root_
                                   "default_constructed_context_is_root", "derivations",
                                   "sanctioned_detaches", "cancel_types", "task_groups",
                                   "detached_spawns", "sibling_suffixes", "task_spawns",
-                                  "blocking_calls", "cleanup_calls"};
+                                  "blocking_calls", "cleanup_calls", "root_sources", "root_spawns",
+                                  "link_types"};
 
 // '*' matches any run of characters.
 bool Glob(std::string_view p, std::string_view s) {
@@ -95,6 +96,9 @@ void ApiModel::Merge(const ApiModel& o) {
   add(task_spawns, o.task_spawns);
   add(blocking_calls, o.blocking_calls);
   add(cleanup_calls, o.cleanup_calls);
+  add(root_sources, o.root_sources);
+  add(root_spawns, o.root_spawns);
+  add(link_types, o.link_types);
 }
 
 bool ApiModel::MatchesPattern(const std::vector<std::string>& patterns, std::string_view qualified,
@@ -164,7 +168,10 @@ bool ParseModelJson(std::string_view text, std::string_view source, ApiModel* mo
       !ReadStrings(doc, text, "sibling_suffixes", &m.sibling_suffixes, &problem, &where) ||
       !ReadStrings(doc, text, "task_spawns", &m.task_spawns, &problem, &where) ||
       !ReadStrings(doc, text, "blocking_calls", &m.blocking_calls, &problem, &where) ||
-      !ReadStrings(doc, text, "cleanup_calls", &m.cleanup_calls, &problem, &where))
+      !ReadStrings(doc, text, "cleanup_calls", &m.cleanup_calls, &problem, &where) ||
+      !ReadStrings(doc, text, "root_sources", &m.root_sources, &problem, &where) ||
+      !ReadStrings(doc, text, "root_spawns", &m.root_spawns, &problem, &where) ||
+      !ReadStrings(doc, text, "link_types", &m.link_types, &problem, &where))
     return fail();
   if (doc.contains("default_constructed_context_is_root")) {
     if (!doc["default_constructed_context_is_root"].is_boolean()) {

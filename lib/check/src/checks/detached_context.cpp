@@ -3,6 +3,8 @@
 /// or inside a lambda that is returned from a function that has a context
 /// (the lambda runs on that function's behalf; it should capture the context).
 /// Docs: docs/checks/detached-context.md
+#include <functional>
+
 #include "../ast_util.hpp"
 #include "../check_base.hpp"
 
@@ -23,9 +25,21 @@ class DetachedContextCheck : public Check {
       finder->addMatcher(callExpr(callee(functionDecl(hasAnyName(roots))), in_function).bind("root"), this);
     if (model().default_constructed_context_is_root)
       finder->addMatcher(cxxTemporaryObjectExpr(argumentCountIs(0), in_function).bind("root"), this);
+    std::vector<StringRef> sources(model().root_sources.begin(), model().root_sources.end());
+    sources.insert(sources.end(), model().root_spawns.begin(), model().root_spawns.end());
+    if (!sources.empty())
+      finder->addMatcher(varDecl(hasLocalStorage(), unless(parmVarDecl()),
+                                 hasType(hasUnqualifiedDesugaredType(
+                                     recordType(hasDeclaration(cxxRecordDecl(hasAnyName(sources)))))))
+                             .bind("source"),
+                         this);
   }
 
   void check(const MatchFinder::MatchResult& result) override {
+    if (const auto* source = result.Nodes.getNodeAs<VarDecl>("source")) {
+      CheckRootSource(source);
+      return;
+    }
     const auto* root = result.Nodes.getNodeAs<Expr>("root");
     const auto* fn = result.Nodes.getNodeAs<FunctionDecl>("fn");
     if (!root || !fn) return;
@@ -51,6 +65,75 @@ class DetachedContextCheck : public Check {
   }
 
  private:
+  // The std form: a local stop_source, or a jthread started with a callable
+  // that the function joins, has a stop state of its own. Where the function
+  // can reach a context and no link object (std::stop_callback) built in the
+  // function names the new object, a stop requested on that context never
+  // reaches it.
+  void CheckRootSource(const VarDecl* v) {
+    const auto* fn = dyn_cast<FunctionDecl>(v->getDeclContext());
+    if (!fn || !fn->hasBody() || MayCreateRoots(fn, model()) || InTemplateInstantiation(fn)) return;
+    const auto* ctor = v->getInit() ? dyn_cast<CXXConstructExpr>(v->getInit()->IgnoreImplicit()) : nullptr;
+    if (!ctor) return;
+    unsigned args = 0;
+    for (const Expr* a : ctor->arguments()) args += !isa<CXXDefaultArgExpr>(a);
+    const std::string type = RecordName(v->getType());
+    const bool source = ApiModel::Contains(model().root_sources, type) && args == 0;
+    const bool spawn = ApiModel::Contains(model().root_spawns, type) && args > 0 &&
+                       RecordName(ctor->getArg(0)->getType()) != type;
+    // A thread's own stop state is requested by its destructor at scope exit;
+    // it matters when the function waits for the thread first (join).
+    if (!source && !(spawn && Joins(v, fn))) return;
+    std::vector<ReachableContext> reachable = ReachableContexts(fn, model());
+    if (reachable.empty() || Linked(v, fn)) return;
+    const std::string name = v->getNameAsString();
+    const std::string link = model().link_types.empty() ? "a stop callback" : model().link_types[0];
+    const std::string what = source ? "stop source '" + name + "'" : "thread '" + name + "'";
+    Finding* f = diag(v->getLocation(),
+                      what + " in '" + DisplayName(fn) + "' has a stop state of its own, not linked to context '" +
+                          reachable[0].spelling + "': a stop requested on '" + reachable[0].spelling +
+                          "' never reaches it; link them with " + link + " (a callback that calls " + name +
+                          ".request_stop()), or say why with a tether:detached(<why>) comment");
+    if (!f) return;
+    for (const ReachableContext& r : reachable)
+      note(f, r.where, "context '" + r.spelling + "' is reachable here (" + r.how + ")");
+  }
+
+  // fn calls v.join().
+  bool Joins(const VarDecl* v, const FunctionDecl* fn) {
+    auto joins = match(stmt(forEachDescendant(
+                           cxxMemberCallExpr(on(declRefExpr(to(varDecl(equalsNode(v))))),
+                                             callee(cxxMethodDecl(hasName("join"))))
+                               .bind("j"))),
+                       *fn->getBody(), ast());
+    return !joins.empty();
+  }
+
+  // A link object (model link_types) constructed in fn names v in its
+  // arguments or in the callback it is given.
+  bool Linked(const VarDecl* v, const FunctionDecl* fn) {
+    std::function<bool(const Stmt*)> names_v = [&](const Stmt* s) {
+      if (!s) return false;
+      if (const auto* ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == v) return true;
+      if (const auto* lambda = dyn_cast<LambdaExpr>(s)) return names_v(lambda->getBody());
+      for (const Stmt* child : s->children())
+        if (names_v(child)) return true;
+      return false;
+    };
+    std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s) return false;
+      if (const auto* c = dyn_cast<CXXConstructExpr>(s);
+          c && ApiModel::Contains(model().link_types, RecordName(c->getType())))
+        for (const Expr* a : c->arguments())
+          if (names_v(a)) return true;
+      if (const auto* lambda = dyn_cast<LambdaExpr>(s)) return walk(lambda->getBody());
+      for (const Stmt* child : s->children())
+        if (walk(child)) return true;
+      return false;
+    };
+    return walk(fn->getBody());
+  }
+
   // fn is the body of a lambda that its enclosing function returns (through
   // any number of returned lambdas): the function that has a context hands
   // out work that makes its own root (contextcheck's "f16$1" case).

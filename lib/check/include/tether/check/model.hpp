@@ -36,6 +36,13 @@ struct ApiModel {
   std::vector<std::string> task_spawns;      // calls/constructors that start a task from a callable
   std::vector<std::string> blocking_calls;   // calls that block without a context
   std::vector<std::string> cleanup_calls;    // calls that release resources (must run after cancel)
+  // Qualified type names. A default-constructed root source (std::stop_source)
+  // or a root spawn constructed with a callable (std::jthread) starts a
+  // cancellation of its own; a link type (std::stop_callback) built from a
+  // context, whose callback names the object, ties it to that context.
+  std::vector<std::string> root_sources;
+  std::vector<std::string> root_spawns;
+  std::vector<std::string> link_types;
 
   // Adds every list of other to this one.
   void Merge(const ApiModel& other);
