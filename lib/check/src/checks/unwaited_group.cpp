@@ -58,8 +58,16 @@ class UnwaitedGroupCheck : public Check {
 
 }  // namespace
 
-std::unique_ptr<Check> MakeUnwaitedGroupCheck(TuContext& tu) {
-  return std::make_unique<UnwaitedGroupCheck>("tether-unwaited-group", tu);
+CheckRegistration UnwaitedGroupCheckRegistration() {
+  return RegisterCheck<UnwaitedGroupCheck>({
+      "tether-unwaited-group",
+      "A task group spawns a task but is not waited for on every path.",
+      "A TaskGroup (or another modelled group) that spawns on some path is not joined on every "
+      "path out of its scope (early returns and throws included). Its tasks outlive the code "
+      "that owns them. A group that escapes (returned, moved, passed on, captured by a lambda) "
+      "is its new owner's responsibility.",
+      "Call Wait() on every path, for example once after the last spawn and before any return.",
+      "medium"});
 }
 
 }  // namespace tether::check
