@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "tether/cli/options.hpp"
 #include "tether/duration.hpp"
 #include "tether/graph/input.hpp"
 #include "tether/graph/static_join.hpp"
@@ -94,63 +95,26 @@ int RunReport(int argc, char** argv) {
   std::string input, format = "json", output, static_path;
   std::size_t group_above = graph::kGroupTasksAbove;
   graph::LoadOptions options;
-  SeenFlags seen;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    // Each option once: a repeated one is a mistake, not an override.
-    for (auto [flag, canonical] : {std::pair{"--format", "--format"}, {"-o", "--output"}, {"--output", "--output"},
-                                   {"--grace", "--grace"}, {"--group-above", "--group-above"},
-                                   {"--static", "--static"}}) {
-      std::string_view f(flag);
-      if ((arg == f || (arg.starts_with(f) && arg.size() > f.size() && arg[f.size()] == '=')) &&
-          !seen.First(canonical)) {
-        return Usage(std::string(canonical) + " given twice");
-      }
-    }
-    // The option's value: the next argument, or null when there is none.
-    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (arg == "-h" || arg == "--help") {
-      std::cout << kReportUsage;
-      return 0;
-    } else if (arg == "--format" || arg.starts_with("--format=")) {
-      const char* v = arg == "--format" ? value() : argv[i] + 9;
-      if (!v) return Usage("--format needs a value");
-      format = v;
-    } else if (arg == "-o" || arg == "--output") {
-      const char* v = value();
-      if (!v) return Usage("-o needs a file name");
-      output = v;
-    } else if (arg == "--grace") {
-      const char* v = value();
-      Duration grace{};
-      if (!v || !ParseDuration(v, &grace).ok() || grace < Duration::zero()) {
-        return Usage("--grace needs a duration such as 50ms or 2s");
-      }
-      options.grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
-    } else if (arg == "--group-above") {
-      const char* v = value();
-      if (!v || !*v || std::string_view(v).find_first_not_of("0123456789") != std::string_view::npos) {
-        return Usage("--group-above needs a number of tasks");
-      }
-      errno = 0;
-      unsigned long long n = std::strtoull(v, nullptr, 10);
-      if (errno == ERANGE || n > std::numeric_limits<std::size_t>::max()) {
-        return Usage(std::string("--group-above: ") + v + " is too large (at most " +
-                     std::to_string(std::numeric_limits<std::size_t>::max()) + ")");
-      }
-      group_above = static_cast<std::size_t>(n);
-    } else if (arg == "--static") {
-      const char* v = value();
-      if (!v || !*v) return Usage("--static needs a static graph (tether check --graph F.json)");
-      static_path = v;
-    } else if (arg.starts_with("-") && arg != "-") {
-      return Usage("unknown option '" + std::string(arg) + "'");
-    } else if (input.empty()) {
-      input = arg;
-    } else {
-      return Usage("more than one input ('" + input + "' and '" + std::string(arg) + "')");
-    }
+  Duration grace{};
+  std::uint64_t group = group_above;  // std::size_t is std::uint64_t here
+  std::vector<std::string> inputs;
+  cli::Options cli;
+  cli.Text("--format", &format, "--format needs a value");
+  cli.Text("-o,--output", &output, "-o needs a file name");
+  cli.NonNegativeDuration("--grace", &grace, "--grace needs a duration such as 50ms or 2s");
+  cli.Count("--group-above", &group, "--group-above needs a number of tasks");
+  cli.Text("--static", &static_path, "--static needs a static graph (tether check --graph F.json)")
+      ->check(cli::Options::NonEmpty());
+  cli.Operands(&inputs);
+  if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
+  if (cli.Help()) {
+    std::cout << kReportUsage;
+    return 0;
   }
+  if (inputs.size() > 1) return Usage("more than one input ('" + inputs[0] + "' and '" + inputs[1] + "')");
+  if (!inputs.empty()) input = inputs[0];
+  group_above = static_cast<std::size_t>(group);
+  options.grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
   if (input.empty()) return Usage("no input given");
   if (format != "json" && format != "dot" && format != "svg" && format != "html" && format != "perfetto" &&
       format != "timeline-svg" && format != "text") {

@@ -434,12 +434,28 @@ int RunTrace(int argc, char** argv) {
     }
   }
 
+  trace::AnalysisOptions analysis;
+  analysis.grace_ns = opt.grace_ns;
   trace::Trace loaded;
-  Error err = trace::LoadTrace(trace_path, &loaded);
-  if (err.ok() && !threads_path.empty() && threads_path != trace_path) {
-    trace::Trace threads;
-    if (trace::LoadTrace(threads_path, &threads).ok()) trace::MergeThreads(threads, &loaded);
-    std::remove(threads_path.c_str());
+  std::vector<trace::Finding> findings;
+  analysis.program_end_ns = input.program.ended_ns;
+  Error err;
+  if (!threads_path.empty()) {
+    // Threads (libtether_threads.so), alone or merged with a libtether trace:
+    // loaded and analysed whole (the one-pass analysis does not know thread
+    // records yet).
+    err = trace::LoadTrace(trace_path, &loaded);
+    if (threads_path != trace_path) {
+      trace::Trace threads;
+      if (err.ok() && trace::LoadTrace(threads_path, &threads).ok()) {
+        trace::MergeThreads(threads, &loaded);
+      }
+      std::remove(threads_path.c_str());
+    }
+    if (err.ok()) findings = trace::Analyze(loaded, analysis);
+  } else {
+    // One pass, memory bounded by the tasks alive at a time (not the trace).
+    err = trace::LoadAndAnalyze(trace_path, analysis, &loaded, &findings);
   }
   if (remove_after) std::remove(trace_path.c_str());
   if (!err.ok()) {
@@ -459,10 +475,6 @@ int RunTrace(int argc, char** argv) {
   input.trace = &loaded;
   input.trace_path = remove_after ? std::string() : trace_path;
 
-  trace::AnalysisOptions analysis;
-  analysis.grace_ns = opt.grace_ns;
-  analysis.program_end_ns = input.program.ended_ns;
-  std::vector<trace::Finding> findings = trace::Analyze(loaded, analysis);
   input.findings = &findings;
   if (opt.format == "json") {
     trace::WriteJsonReport(std::cout, input);

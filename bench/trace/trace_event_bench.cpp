@@ -58,7 +58,7 @@ void BM_BareRingAppend(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
-BENCHMARK(BM_BareRingAppend)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_BareRingAppend)->Threads(1)->Threads(2)->Threads(8)->UseRealTime();
 
 // The tracer: the hook call libtether makes at every task end.
 void BM_TracerEvent(benchmark::State& state) {
@@ -73,7 +73,7 @@ void BM_TracerEvent(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
-BENCHMARK(BM_TracerEvent)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_TracerEvent)->Threads(1)->Threads(2)->Threads(8)->UseRealTime();
 
 // A spawn: a name and a site (one slot once its pair is interned).
 void BM_TracerSpawnEvent(benchmark::State& state) {

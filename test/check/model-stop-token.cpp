@@ -6,6 +6,7 @@
 #include <functional>
 #include <stop_token>
 #include <thread>
+#include <vector>
 
 void Poll(std::stop_token st);
 
@@ -63,4 +64,29 @@ void Own(std::stop_token st) {
   // tether:detached(the flush must finish even when the caller stops)
   std::stop_source flush;
   Work(flush.get_token());
+}
+
+// A vector of threads: each must be joined on every path (an early return or
+// a throw before the join loop destroys joinable threads: std::terminate).
+bool Ready(int shard);
+void Shards(std::stop_token st, int n) {
+  std::vector<std::thread> shards;
+  for (int i = 0; i < n; ++i) {
+    shards.emplace_back([st, i] { Poll(st); });
+    // CHECK: :[[@LINE-1]]:5: warning: a thread put into 'shards' here is not joined on every path (a joinable thread destroyed with it calls std::terminate); join each one (for (auto& t : shards) t.join();) before 'shards' goes out of scope [tether-unwaited-group]
+    if (!Ready(i)) return;
+  }
+  for (auto& s : shards) s.join();
+}
+void ShardsJoined(std::stop_token st, int n) {
+  std::vector<std::thread> shards;
+  shards.reserve(n);
+  for (int i = 0; i < n; ++i) shards.push_back(std::thread([st] { Poll(st); }));
+  for (std::thread& s : shards)
+    if (s.joinable()) s.join();
+}
+std::vector<std::thread> Handed(std::stop_token st) {
+  std::vector<std::thread> shards;
+  shards.emplace_back([st] { Poll(st); });
+  return shards;  // the caller owns them now
 }

@@ -34,11 +34,12 @@ grep -o "Tether 0\.[0-9.]* from $prefix/lib/cmake/Tether" "$log" | sed "s|$prefi
 timeout 600 cmake --build "$work/cmake-build" >"$log" 2>&1 || fail "build consumer"
 step "built with find_package"
 
-# pkg-config: the same program compiled by hand with the flags tether.pc gives.
+# pkg-config: the same program compiled by hand with the flags tether.pc gives,
+# and no -std of its own: tether.pc's Cflags carry -std=c++20.
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 pkg-config --modversion tether
 read -r -a flags <<<"$(pkg-config --cflags --libs tether)"
-timeout 600 c++ -std=c++20 -O1 "$here/Inputs/consumer/main.cpp" -o "$work/consumer-pc" "${flags[@]}" \
+timeout 600 c++ -O1 "$here/Inputs/consumer/main.cpp" -o "$work/consumer-pc" "${flags[@]}" \
   >"$log" 2>&1 || fail "build with pkg-config"
 step "built with pkg-config"
 

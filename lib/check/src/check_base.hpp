@@ -1,6 +1,9 @@
 // The shape every check has (after clang-tidy's ClangTidyCheck): a class that
-// registers its matchers and turns each match into diag()/note()/fix-its.
-// Checks are created per translation unit and write into its TuContext.
+// registers its matchers and turns each match into diag()/note()/fix-its,
+// may report more at the end of the TU (EndOfTranslationUnit), and may decide
+// the rest once every TU's facts are in (Finish). Checks are created per
+// translation unit and write into its TuContext. A check is registered once,
+// with what it is (CheckInfo), beside its class (registry.cpp lists them).
 #pragma once
 
 #include <functional>
@@ -14,6 +17,7 @@
 #include "tether/check/finding.hpp"
 #include "tether/check/model.hpp"
 #include "tether/check/suppress.hpp"
+#include "tether/check/writers.hpp"
 
 namespace tether::check {
 
@@ -37,14 +41,8 @@ class TuContext {
   // Fix-its; false when the range is in a macro or otherwise not editable.
   bool AddReplacement(const clang::SourceManager& sm, const clang::LangOptions& lang,
                       clang::CharSourceRange range, std::string text, Finding* f);
-  // Reports tether:detached()/NOLINT(tether-...) markers with no reason in fid.
-  void ReportEmptyJustifications(const clang::SourceManager& sm, clang::FileID fid);
-
-  std::vector<Finding> findings;
-  Facts facts;
-  unsigned suppressed = 0;
-
- private:
+  // A file of the TU as the checks see it: its real path, its lines and its
+  // justification markers (scanned once per file).
   struct FileInfo {
     std::string path;
     std::vector<std::string_view> lines;
@@ -52,6 +50,13 @@ class TuContext {
   };
   const FileInfo& Info(const clang::SourceManager& sm, clang::FileID fid);
 
+  std::vector<Finding> findings;
+  Facts facts;
+  unsigned suppressed = 0;
+  // How many calls deep a cross-TU chain is followed (--max-chain-depth).
+  unsigned max_chain_depth = 3;
+
+ private:
   const ApiModel& model_;
   std::string checks_;
   std::map<unsigned, FileInfo> files_;  // by FileID hash
@@ -66,6 +71,14 @@ class Check : public clang::ast_matchers::MatchFinder::MatchCallback {
     result_ = &result;
     check(result);
   }
+  // After every match of the TU (and after its facts are collected): for what
+  // a check reports from the TU as a whole rather than from one match.
+  virtual void EndOfTranslationUnit(clang::ASTContext& ast) {}
+  // A check that decides part of its findings from the facts (facts.hpp)
+  // says so: `tether check` calls Finish once with every TU's facts merged,
+  // the clang-tidy module with the facts of its one TU.
+  virtual bool UsesFacts() const { return false; }
+  virtual std::vector<Finding> Finish(const Facts& facts) { return {}; }
   const std::string& name() const { return name_; }
 
  protected:
@@ -87,9 +100,19 @@ class Check : public clang::ast_matchers::MatchFinder::MatchCallback {
 };
 
 using CheckFactory = std::function<std::unique_ptr<Check>(TuContext&)>;
-// Gathers the per-function facts of a parsed TU into tu.facts (runner.cpp).
-void CollectFacts(TuContext& tu, clang::ASTContext& ctx);
-// The module: every check by name (registry.cpp).
-const std::vector<std::pair<std::string, CheckFactory>>& CheckFactories();
+// A check as the module knows it: what it is and how to make one.
+struct CheckRegistration {
+  CheckInfo info;
+  CheckFactory make;
+};
+// Each check file defines its registration with this, the one place its
+// name, summary and severity are written.
+template <class C>
+CheckRegistration RegisterCheck(CheckInfo info) {
+  std::string name = info.name;
+  return {std::move(info), [name](TuContext& tu) { return std::make_unique<C>(name, tu); }};
+}
+// The module: every check, in the order they are listed (registry.cpp).
+const std::vector<CheckRegistration>& CheckRegistry();
 
 }  // namespace tether::check

@@ -1,6 +1,7 @@
 // The CFG engine behind tether-unwaited-group and tether-lost-cancel.
 #include "obligation.hpp"
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -43,6 +44,58 @@ const FieldDecl* FieldOfKind(QualType t, const ApiModel& m, bool groups) {
   for (const FieldDecl* f : rd->fields())
     if (groups ? GroupOf(f->getType(), m) != nullptr : IsCancelType(f->getType(), m)) return f;
   return nullptr;
+}
+
+// std::vector/std::deque/std::list of a group type built by construction
+// (std::thread): the container's own model, one per element model and
+// thread (checks run on several threads), kept for the thread's life.
+const TaskGroupModel* ContainerOfThreads(QualType t, const ApiModel& m) {
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+  if (!spec || spec->getTemplateArgs().size() == 0 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return nullptr;
+  const std::string name = QualifiedName(spec->getSpecializedTemplate());
+  if (name != "std::vector" && name != "std::deque" && name != "std::list") return nullptr;
+  const TaskGroupModel* element = GroupOf(spec->getTemplateArgs()[0].getAsType(), m);
+  if (!element || !element->spawn_on_construct) return nullptr;
+  thread_local std::map<const TaskGroupModel*, TaskGroupModel> containers;
+  auto [it, added] = containers.try_emplace(element);
+  if (added) {
+    it->second.type = name + "<" + element->type + ">";
+    it->second.spawn = {"emplace_back", "push_back", "emplace", "emplace_front", "push_front"};
+    it->second.join = element->join;
+    it->second.neutral = {"size", "empty", "reserve", "capacity"};
+  }
+  return &it->second;
+}
+
+// The range-for whose range is ref (`for (auto& t : ref)`), or null.
+const CXXForRangeStmt* RangeForOver(ASTContext& ctx, const DeclRefExpr* ref) {
+  DynTypedNodeList parents = ctx.getParents(*ref);
+  for (int hops = 0; hops < 6 && !parents.empty(); ++hops) {
+    if (const auto* loop = parents[0].get<CXXForRangeStmt>()) return loop;
+    const DynTypedNode p = parents[0];
+    if (!p.get<ImplicitCastExpr>() && !p.get<VarDecl>() && !p.get<DeclStmt>()) return nullptr;
+    parents = ctx.getParents(p);
+  }
+  return nullptr;
+}
+
+// The loop's body calls one of join on its loop variable.
+bool JoinsEach(const CXXForRangeStmt* loop, const std::vector<std::string>& join) {
+  const VarDecl* element = loop->getLoopVariable();
+  std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s) return false;
+    if (const auto* call = dyn_cast<CXXMemberCallExpr>(s))
+      if (const auto* ref = dyn_cast<DeclRefExpr>(call->getImplicitObjectArgument()->IgnoreParenImpCasts());
+          ref && ref->getDecl() == element && call->getMethodDecl() &&
+          ApiModel::Contains(join, call->getMethodDecl()->getNameAsString()))
+        return true;
+    for (const Stmt* child : s->children())
+      if (walk(child)) return true;
+    return false;
+  };
+  return walk(loop->getBody());
 }
 
 class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
@@ -112,7 +165,7 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
       for (Obligation& existing : out)
         if (existing.decl == var && existing.field == field && !existing.group) o = &existing;
       if (!o) {
-        out.push_back({var, const_cast<VarDecl*>(var), field, nullptr, false, {}});
+        out.push_back({var, const_cast<VarDecl*>(var), field, nullptr, false, {}, false});
         o = &out.back();
       }
       o->armed_by.push_back(ref);
@@ -122,6 +175,10 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
     QualType t = d->getType();
     if (t->isReferenceType()) return;  // not the owner
     if (groups_) {
+      if (const TaskGroupModel* c = ContainerOfThreads(t, m_)) {
+        out.push_back({d, owner, nullptr, c, false, {}, true});
+        return;
+      }
       if (const TaskGroupModel* g = GroupOf(t, m_)) {
         bool armed = false;
         if (g->spawn_on_construct && init) {
@@ -129,22 +186,22 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
           if (const auto* ce = dyn_cast<CXXConstructExpr>(e))
             armed = ce->getNumArgs() > 0 && !ce->getConstructor()->isCopyOrMoveConstructor();
         }
-        out.push_back({d, owner, nullptr, g, armed, {}});
+        out.push_back({d, owner, nullptr, g, armed, {}, false});
         return;
       }
       // `auto r = TaskGroup::WithContext(ctx); r.group.Go(..)`.
       if (derived && isa<VarDecl>(d))
         if (const FieldDecl* f = FieldOfKind(t, m_, true)) {
-          out.push_back({d, owner, f, GroupOf(f->getType(), m_), false, {}});
+          out.push_back({d, owner, f, GroupOf(f->getType(), m_), false, {}, false});
           return;
         }
     }
     if (!cancels_ || !derived) return;
     if (IsCancelType(t, m_)) {
-      out.push_back({d, owner, nullptr, nullptr, true, {}});
+      out.push_back({d, owner, nullptr, nullptr, true, {}, false});
     } else if (isa<VarDecl>(d)) {
       // `auto r = WithCancel(ctx); ... r.cancel();`
-      if (const FieldDecl* f = FieldOfKind(t, m_, false)) out.push_back({d, owner, f, nullptr, true, {}});
+      if (const FieldDecl* f = FieldOfKind(t, m_, false)) out.push_back({d, owner, f, nullptr, true, {}, false});
     }
   }
   const ApiModel& m_;
@@ -202,6 +259,9 @@ Event Classify(ASTContext& ctx, const DeclRefExpr* ref, const Obligation& o) {
     use = member;
   }
   if (!o.group) return Event::kDischarge;  // cancel: any use counts (lostcancel)
+  if (o.container)
+    if (const CXXForRangeStmt* loop = RangeForOver(ctx, ref))
+      return JoinsEach(loop, o.group->join) ? Event::kDischarge : Event::kNone;
   std::string method;
   if (!MethodCallOn(ctx, use, &method)) return Event::kEscape;  // passed, returned, moved, captured
   if (ApiModel::Contains(o.group->spawn, method)) return Event::kArm;

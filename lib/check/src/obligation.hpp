@@ -26,6 +26,10 @@ struct Obligation {
   // The declared-then-assigned form: `cancel = r.cancel;`, `std::tie(c, cancel) = ...`:
   // the references to decl that assign it a fresh cancel function (each arms it).
   std::vector<const clang::DeclRefExpr*> armed_by;
+  // A container of thread-like group objects (std::vector<std::thread>):
+  // emplace_back/push_back arm it, a range-for that joins each element
+  // discharges it; group is then the container's model (join: the element's).
+  bool container = false;
   std::string Name() const;                // "cancel", "r.cancel"
 };
 

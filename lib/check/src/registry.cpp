@@ -1,30 +1,41 @@
-// The module: every check registered by name, in one place. The name is the
-// only way in (--checks globs, NOLINT(...), SARIF rule ids).
+// The module: every check, listed once, in the order --list-checks and the
+// SARIF rules show them. Each check's name, summary and severity are written
+// beside its class (checks/*.cpp); the name is the only way in (--checks
+// globs, NOLINT(...), SARIF rule ids).
 #include "check_base.hpp"
+#include "tether/check/runner.hpp"
 
 namespace tether::check {
 
-std::unique_ptr<Check> MakeDetachedContextCheck(TuContext& tu);
-std::unique_ptr<Check> MakeContextNotForwardedCheck(TuContext& tu);
-std::unique_ptr<Check> MakeUnwaitedGroupCheck(TuContext& tu);
-std::unique_ptr<Check> MakeLostCancelCheck(TuContext& tu);
-std::unique_ptr<Check> MakeDetachedTaskCheck(TuContext& tu);
-std::unique_ptr<Check> MakeTaskIgnoresContextCheck(TuContext& tu);
-std::unique_ptr<Check> MakeLoopWithoutContextCheck(TuContext& tu);
-std::unique_ptr<Check> MakeCleanupOnCancellableContextCheck(TuContext& tu);
+CheckRegistration DetachedContextCheckRegistration();
+CheckRegistration ContextNotForwardedCheckRegistration();
+CheckRegistration UnwaitedGroupCheckRegistration();
+CheckRegistration LostCancelCheckRegistration();
+CheckRegistration DetachedTaskCheckRegistration();
+CheckRegistration TaskIgnoresContextCheckRegistration();
+CheckRegistration LoopWithoutContextCheckRegistration();
+CheckRegistration CleanupOnCancellableContextCheckRegistration();
+CheckRegistration JustificationCheckRegistration();
 
-const std::vector<std::pair<std::string, CheckFactory>>& CheckFactories() {
-  static const std::vector<std::pair<std::string, CheckFactory>> factories = {
-      {"tether-detached-context", MakeDetachedContextCheck},
-      {"tether-context-not-forwarded", MakeContextNotForwardedCheck},
-      {"tether-unwaited-group", MakeUnwaitedGroupCheck},
-      {"tether-lost-cancel", MakeLostCancelCheck},
-      {"tether-detached-task", MakeDetachedTaskCheck},
-      {"tether-task-ignores-context", MakeTaskIgnoresContextCheck},
-      {"tether-loop-without-context", MakeLoopWithoutContextCheck},
-      {"tether-cleanup-on-cancellable-context", MakeCleanupOnCancellableContextCheck},
+const std::vector<CheckRegistration>& CheckRegistry() {
+  static const std::vector<CheckRegistration> registry = {
+      DetachedContextCheckRegistration(),
+      ContextNotForwardedCheckRegistration(),
+      UnwaitedGroupCheckRegistration(),
+      LostCancelCheckRegistration(),
+      DetachedTaskCheckRegistration(),
+      TaskIgnoresContextCheckRegistration(),
+      LoopWithoutContextCheckRegistration(),
+      CleanupOnCancellableContextCheckRegistration(),
+      JustificationCheckRegistration(),
   };
-  return factories;
+  return registry;
+}
+
+std::vector<CheckInfo> AllCheckInfos() {
+  std::vector<CheckInfo> infos;
+  for (const CheckRegistration& r : CheckRegistry()) infos.push_back(r.info);
+  return infos;
 }
 
 }  // namespace tether::check

@@ -18,6 +18,7 @@
 #include "blocking.hpp"
 #include "cache.hpp"
 #include "check_base.hpp"
+#include "fact_collector.hpp"
 #include "phase_times.hpp"
 #include "tether/check/read_input.hpp"
 
@@ -26,101 +27,6 @@ namespace tether::check {
 using namespace clang;
 
 namespace {
-
-// Per-function facts for the transitive check and the static graph.
-class FactCollector : public RecursiveASTVisitor<FactCollector> {
- public:
-  FactCollector(TuContext& tu, ASTContext& ctx) : tu_(tu), ctx_(ctx), sm_(ctx.getSourceManager()) {}
-
-  bool TraverseDecl(Decl* d) {
-    auto* fn = dyn_cast_or_null<FunctionDecl>(d);
-    if (!fn || !fn->doesThisDeclarationHaveABody()) return RecursiveASTVisitor::TraverseDecl(d);
-    if (sm_.isInSystemHeader(fn->getLocation())) return true;
-    Push(fn);
-    bool ok = RecursiveASTVisitor::TraverseDecl(d);
-    stack_.pop_back();
-    return ok;
-  }
-  bool TraverseLambdaExpr(LambdaExpr* e) {
-    Push(e->getCallOperator());
-    bool ok = RecursiveASTVisitor::TraverseLambdaExpr(e);
-    stack_.pop_back();
-    return ok;
-  }
-  bool VisitCallExpr(CallExpr* call) {
-    if (stack_.empty()) return true;
-    FunctionFact& f = *stack_.back();
-    if (std::string root = RootName(call, tu_.model()); !root.empty()) AddRoot(f, call, root);
-    const FunctionDecl* callee = call->getDirectCallee();
-    if (std::string why; f.blocks.empty() && IsBlockingCall(call, tu_.model(), &why)) {
-      f.blocks = ChainName(callee);
-      Note n = tu_.MakeNote(sm_, call->getBeginLoc(), "");
-      f.blocks_file = n.file;
-      f.blocks_line = n.line;
-      f.blocks_col = n.col;
-    }
-    if (!callee || IsUnresolvableCall(call) || sm_.isInSystemHeader(callee->getLocation())) return true;
-    CallFact c;
-    c.to = Usr(WrittenFunction(callee));
-    c.to_name = DisplayName(callee);
-    SetPos(call->getBeginLoc(), &c.file, &c.line);
-    for (const Expr* arg : call->arguments()) c.passes_context |= IsContextType(arg->getType(), tu_.model());
-    if (!c.to.empty()) f.calls.push_back(std::move(c));
-    return true;
-  }
-  bool VisitCXXTemporaryObjectExpr(CXXTemporaryObjectExpr* e) {
-    if (stack_.empty()) return true;
-    if (std::string root = RootName(e, tu_.model()); !root.empty()) AddRoot(*stack_.back(), e, root);
-    return true;
-  }
-
- private:
-  void SetPos(SourceLocation loc, std::string* file, unsigned* line) {
-    Note n = tu_.MakeNote(sm_, loc, "");
-    *file = n.file;
-    *line = n.line;
-  }
-  void Push(const FunctionDecl* fn) {
-    std::string id = Usr(fn);
-    FunctionFact& f = tu_.facts.functions[id.empty() ? DisplayName(fn) : id];
-    f.id = id;
-    f.name = fn->getNameAsString();
-    f.qualified_name = DisplayName(fn);
-    SetPos(fn->getLocation(), &f.file, &f.line);
-    std::string end_file;
-    SetPos(fn->getEndLoc(), &end_file, &f.end_line);
-    std::vector<ReachableContext> reachable = ReachableContexts(fn, tu_.model());
-    // A template's parameters of dependent type carry what its instantiations
-    // say (HandleLookup<Req>(const Req& req) with req.ctx).
-    if (const FunctionTemplateDecl* t = fn->getDescribedFunctionTemplate(); t && reachable.empty())
-      for (const FunctionDecl* spec : t->specializations())
-        if (reachable.empty()) reachable = ReachableContexts(spec, tu_.model());
-    f.receives_context = !reachable.empty();
-    f.takes_context = false;
-    for (const ReachableContext& r : reachable) f.takes_context |= r.how != "member";
-    f.returns_context = MayCreateRoots(fn, tu_.model());
-    f.entry_point = f.returns_context && !ReturnsContext(fn, tu_.model());
-    f.creates_roots.clear();
-    f.calls.clear();
-    f.blocks.clear();
-    stack_.push_back(&f);
-  }
-  void AddRoot(FunctionFact& f, const Expr* e, const std::string& root) {
-    RootSite r;
-    Note n = tu_.MakeNote(sm_, e->getBeginLoc(), "");
-    r.file = n.file;
-    r.line = n.line;
-    r.col = n.col;
-    r.call = root;
-    r.justified = tu_.Justified(sm_, e->getBeginLoc(), "tether-context-not-forwarded");
-    f.creates_roots.push_back(std::move(r));
-  }
-
-  TuContext& tu_;
-  ASTContext& ctx_;
-  const SourceManager& sm_;
-  std::vector<FunctionFact*> stack_;
-};
 
 using Deps = std::vector<std::pair<std::string, std::string>>;
 
@@ -196,8 +102,8 @@ struct AstOutcome {
 class CheckConsumer : public ASTConsumer {
  public:
   CheckConsumer(TuContext& tu, AstOutcome& out) : tu_(tu), out_(out) {
-    for (const auto& [name, make] : CheckFactories())
-      if (tu_.Enabled(name)) checks_.push_back(make(tu_));
+    for (const CheckRegistration& r : CheckRegistry())
+      if (tu_.Enabled(r.info.name)) checks_.push_back(r.make(tu_));
     for (auto& c : checks_) c->registerMatchers(&finder_);
   }
   // A TU with compile errors is checked too, on the AST Clang recovered (as
@@ -222,7 +128,7 @@ class CheckConsumer : public ASTConsumer {
     if (times) times->matched = Stamp::Now();
     CollectFacts(tu_, ctx);
     if (times) times->facts_done = Stamp::Now();
-    tu_.ReportEmptyJustifications(ctx.getSourceManager(), ctx.getSourceManager().getMainFileID());
+    for (auto& c : checks_) c->EndOfTranslationUnit(ctx);
     if (out_.record_deps) RecordDeps(ctx.getSourceManager(), &out_.deps);
     if (times) times->deps_done = Stamp::Now();
   }
@@ -405,10 +311,6 @@ std::string InferredCommandNote(const tooling::CompilationDatabase& db, const st
 
 }  // namespace
 
-void CollectFacts(TuContext& tu, ASTContext& ctx) {
-  FactCollector(tu, ctx).TraverseDecl(ctx.getTranslationUnitDecl());
-}
-
 RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
   const bool time_phases = TimePhasesRequested();
   const Stamp run_start = Stamp::Now();
@@ -463,10 +365,8 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
     }
     return result;
   }
-  for (const auto& [name, make] : CheckFactories())
-    if (CheckEnabled(options.checks, name)) result.summary.enabled_checks.push_back(name);
-  if (CheckEnabled(options.checks, "tether-justification"))
-    result.summary.enabled_checks.push_back("tether-justification");
+  for (const CheckRegistration& r : CheckRegistry())
+    if (CheckEnabled(options.checks, r.info.name)) result.summary.enabled_checks.push_back(r.info);
 
   std::unique_ptr<ResultCache> cache;
   if (!options.cache_dir.empty()) {
@@ -564,10 +464,16 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
     result.summary.suppressed += u.suppressed;
     result.facts.Merge(std::move(u.facts));
   }
-  // Candidates are deduplicated like findings (a header seen by several TUs).
-  if (CheckEnabled(options.checks, "tether-context-not-forwarded"))
-    for (Finding& f : ResolveForwardCandidates(result.facts, options.max_chain_depth))
-      result.summary.findings.push_back(std::move(f));
+  // Each enabled check's cross-TU half, over every TU's facts. Its findings
+  // are deduplicated like the others (a header seen by several TUs).
+  TuContext whole(model, options.checks);
+  whole.max_chain_depth = options.max_chain_depth;
+  for (const CheckRegistration& r : CheckRegistry()) {
+    if (!whole.Enabled(r.info.name)) continue;
+    std::unique_ptr<Check> check = r.make(whole);
+    if (!check->UsesFacts()) continue;
+    for (Finding& f : check->Finish(result.facts)) result.summary.findings.push_back(std::move(f));
+  }
   // A task or loop whose blocking is in another TU (the may-block summary).
   for (Finding& f : ResolveBlockCandidates(result.facts, kMaxBlockingDepth))
     result.summary.findings.push_back(std::move(f));

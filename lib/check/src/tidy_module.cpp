@@ -8,14 +8,15 @@
 // its notes and fix-its. No check logic lives here.
 //
 // What differs from `tether check` (docs/checker.md, "clang-tidy plugin"):
-// clang-tidy sees one TU at a time, so the transitive form of
-// tether-context-not-forwarded is resolved from that TU's facts only (a callee
-// whose body is in another TU is not followed).
+// clang-tidy sees one TU at a time, so a check's cross-TU half (Check::Finish,
+// the transitive form of context-not-forwarded) is given that TU's facts only
+// (a callee whose body is in another TU is not followed).
 #include <clang-tidy/ClangTidyCheck.h>
 #include <clang-tidy/ClangTidyModule.h>
 #include <clang-tidy/ClangTidyModuleRegistry.h>
 
 #include "check_base.hpp"
+#include "fact_collector.hpp"
 #include "tether/check/model.hpp"
 #include "tether/check/writers.hpp"
 
@@ -53,15 +54,15 @@ class TetherTidyCheck : public tidy::ClangTidyCheck {
   }
 
   void registerMatchers(MatchFinder* finder) override {
-    // With tether-justification on, a finding marked by a reasonless marker
-    // is left to its report (TuContext::MakeFinding), as in `tether check`.
+    // The TU sees which tether checks clang-tidy runs (a finding marked by a
+    // reasonless marker is left to the marker's report, TuContext::MakeFinding),
+    // as in `tether check`.
     std::string checks = name_;
-    if (context_->isCheckEnabled("tether-justification")) checks += ",tether-justification";
+    for (const CheckRegistration& r : CheckRegistry())
+      if (r.info.name != name_ && context_->isCheckEnabled(r.info.name)) checks += "," + r.info.name;
     tu_ = std::make_unique<TuContext>(model_, checks);
-    if (make_) {
-      check_ = make_(*tu_);
-      check_->registerMatchers(finder);
-    }
+    check_ = make_(*tu_);
+    check_->registerMatchers(finder);
     // Matches once per TU: gives the adapter the ASTContext for the end of TU.
     finder->addMatcher(translationUnitDecl().bind("tu"), this);
   }
@@ -69,12 +70,12 @@ class TetherTidyCheck : public tidy::ClangTidyCheck {
   void check(const MatchFinder::MatchResult& result) override { ast_ = result.Context; }
 
   void onEndOfTranslationUnit() override {
-    if (!ast_ || !tu_) return;
+    if (!ast_ || !tu_ || !check_) return;
     const SourceManager& sm = ast_->getSourceManager();
-    if (name_ == "tether-justification") tu_->ReportEmptyJustifications(sm, sm.getMainFileID());
-    if (name_ == "tether-context-not-forwarded") {
+    check_->EndOfTranslationUnit(*ast_);
+    if (check_->UsesFacts()) {
       CollectFacts(*tu_, *ast_);
-      for (Finding& f : ResolveForwardCandidates(tu_->facts, 3)) tu_->findings.push_back(std::move(f));
+      for (Finding& f : check_->Finish(tu_->facts)) tu_->findings.push_back(std::move(f));
     }
     SortAndDedupe(&tu_->findings);
     for (const Finding& f : tu_->findings) Emit(sm, f);
@@ -124,15 +125,12 @@ class TetherTidyCheck : public tidy::ClangTidyCheck {
 class TetherTidyModule : public tidy::ClangTidyModule {
  public:
   void addCheckFactories(tidy::ClangTidyCheckFactories& factories) override {
-    for (const auto& [name, make] : CheckFactories()) {
-      CheckFactory m = make;
-      factories.registerCheckFactory(name, [m](StringRef n, tidy::ClangTidyContext* c) {
-        return std::make_unique<TetherTidyCheck>(n, c, m);
+    for (const CheckRegistration& r : CheckRegistry()) {
+      CheckFactory make = r.make;
+      factories.registerCheckFactory(r.info.name, [make](StringRef n, tidy::ClangTidyContext* c) {
+        return std::make_unique<TetherTidyCheck>(n, c, make);
       });
     }
-    factories.registerCheckFactory("tether-justification", [](StringRef n, tidy::ClangTidyContext* c) {
-      return std::make_unique<TetherTidyCheck>(n, c, nullptr);
-    });
   }
 };
 

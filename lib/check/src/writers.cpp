@@ -74,8 +74,10 @@ std::string JsonReport(const RunSummary& run) {
   // findings are in "findings", maybe not all of them).
   for (const FailedUnit& u : run.failed)
     failed.push_back({{"file", u.file}, {"errors", u.errors}, {"partial", u.partial}});
+  json checks = json::array();
+  for (const CheckInfo& info : run.enabled_checks) checks.push_back(info.name);
   json doc = {{"tether_check", 1},
-              {"checks", run.enabled_checks},
+              {"checks", checks},
               {"units", run.units},
               {"suppressed", run.suppressed},
               {"baselined", run.baselined},

@@ -121,9 +121,8 @@ std::uint64_t NewTimerKey();  // unique, never 0
 void AddTimer(TimePoint when, std::uint64_t key, std::weak_ptr<ContextNode> node);
 void RemoveTimer(TimePoint when, std::uint64_t key);  // no-op if gone
 
-// Runs f on a thread owned by the process-wide detached-thread registry
-// (detached.cpp): finished threads are joined by later spawns and at exit;
-// threads still running at exit are detached, never left joinable.
+// Runs f on a thread of its own from the process-wide thread cache
+// (thread_cache.cpp): an idle cached thread, or a new one. Nobody joins it.
 void RunDetachedThread(std::function<void()> f);
 
 }  // namespace tether::detail

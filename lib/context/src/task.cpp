@@ -6,9 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <list>
 #include <mutex>
-#include <thread>
 
 #include "context_node.hpp"
 #include "tether/hooks.hpp"
@@ -42,6 +40,7 @@ Error RunTask(const TaskFunc& f, std::uint64_t task, std::uint64_t scope) {
     if (auto* t = hooks::Active()) t->TaskEnded(task, err.code());
   }
   g_tasks_running.fetch_sub(1, std::memory_order_relaxed);
+  SetCurrentScope(0);  // the cached thread may run another task next
   return err;
 }
 
@@ -60,14 +59,11 @@ std::uint64_t ReportSpawn(const Context& ctx, std::uint64_t group, std::string_v
 }  // namespace
 
 // The shared state of one TaskGroup. Lives at a fixed address (the group
-// holds it by unique_ptr) until the group's destructor has joined every task.
+// holds it by unique_ptr) until the group's destructor has seen every task
+// return. Tasks run on cached threads (thread_cache.cpp) that nobody joins:
+// the group waits for `active` to reach zero instead.
 class GroupState {
  public:
-  struct Task {
-    std::thread thread;
-  };
-  using TaskList = std::list<Task>;
-
   GroupState(const Context& parent, std::source_location where)
       : node(NewCancellable(parent, hooks::ContextKind::kGroup, where)), ctx(node), loc(where) {
     if (auto* t = hooks::Active()) {
@@ -76,77 +72,56 @@ class GroupState {
     }
   }
 
-  // Starts a task; the caller holds mu and has checked the limit.
-  void StartLocked(std::string name, TaskFunc f, std::source_location spawn_loc) {
-    std::uint64_t task = ReportSpawn(ctx, id, name, spawn_loc);
-    running.emplace_back();
-    TaskList::iterator rec = std::prev(running.end());
+  // Counts a task in; the caller holds mu and has checked the limit. Start
+  // it with Start after releasing mu (a task ending meanwhile takes mu).
+  void ReserveLocked() {
     ++active;
     unwaited = true;
+  }
+
+  // Starts a reserved task (mu not held).
+  void Start(std::string name, TaskFunc f, std::source_location spawn_loc) {
+    std::uint64_t task = ReportSpawn(ctx, id, name, spawn_loc);
     try {
-      // Started under mu: the record has its thread before anyone can join it.
-      rec->thread = std::thread([this, rec, task, f = std::move(f)] {
-        Error err = RunTask(f, task, ctx.scope_id());
-        Finish(rec, err);
+      RunDetachedThread([this, task, f = std::move(f)]() mutable {
+        Error err;
+        {
+          TaskFunc run = std::move(f);
+          err = RunTask(run, task, ctx.scope_id());
+        }  // its captures are destroyed before Wait can return, as when a thread was joined
+        Finish(err);
       });
     } catch (...) {
-      running.erase(rec);
+      std::lock_guard<std::mutex> lock(mu);
       --active;
+      slot_freed.notify_all();
       throw;
     }
   }
 
-  // A task's last act: record its error, move its record to `finished` (O(1);
-  // list iterators stay valid across splices) and free its slot.
-  void Finish(TaskList::iterator rec, const Error& err) {
-    bool first_failure = false;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!err.ok() && first_err.ok()) {
-        first_err = err;
-        first_failure = true;
-      }
-      --active;
-      finished.splice(finished.end(), running, rec);
+  // A task's last act: record its error and free its slot. Notifies under mu:
+  // the group may be destroyed as soon as mu is released after the last task.
+  void Finish(const Error& err) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!err.ok() && first_err.ok()) {
+      first_err = err;
       // Go's errgroup: the first error cancels the group's context, with the
       // error as its cause; before the slot is freed, so a task started in
       // that slot already sees the cancelled context.
-      if (first_failure) node->Cancel(true, Error::Canceled(), err);
+      node->Cancel(true, Error::Canceled(), err);
     }
+    --active;
     slot_freed.notify_all();
   }
 
-  // Joins the tasks that have finished, so that a long-lived group does not
-  // keep their threads.
-  void JoinFinished() {
-    TaskList done;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      done.swap(finished);
-    }
-    for (Task& t : done) t.thread.join();
-  }
-
-  // Joins every task, including tasks started by tasks while joining.
+  // Waits for every task to return, including tasks started by tasks meanwhile
+  // (a task starting another counts it before it ends itself).
   void JoinAll() {
     std::unique_lock<std::mutex> lock(mu);
-    for (;;) {
-      if (!finished.empty()) {
-        TaskList done;
-        done.swap(finished);
-        lock.unlock();
-        for (Task& t : done) t.thread.join();
-        lock.lock();
-        continue;
-      }
-      if (running.empty()) {
-        unwaited = false;
-        return;
-      }
-      // Wait joins every task whatever the context (its contract): ctx only asks tasks to end.
-      // NOLINTNEXTLINE(tether-loop-without-context): joining must not stop on cancellation
-      slot_freed.wait(lock, [&] { return !finished.empty(); });
-    }
+    // Wait joins every task whatever the context (its contract): ctx only asks tasks to end.
+    // NOLINTNEXTLINE(tether-loop-without-context): joining must not stop on cancellation
+    slot_freed.wait(lock, [&] { return active == 0; });
+    unwaited = false;
   }
 
   const std::shared_ptr<ContextNode> node;  // the group context's node (we cancel it)
@@ -157,11 +132,9 @@ class GroupState {
   std::mutex mu;
   std::condition_variable slot_freed;  // notified whenever a task finishes
   int limit = -1;                      // guarded by mu; < 0: unlimited
-  int active = 0;                      // guarded by mu; started, not finished
+  int active = 0;                      // guarded by mu; started, not returned
   bool unwaited = false;               // guarded by mu; a task started after the last Wait
   Error first_err;                     // guarded by mu
-  TaskList running;                    // guarded by mu; started, not finished
-  TaskList finished;                   // guarded by mu; finished, not joined
 };
 
 void SpawnDetached(const Context& ctx, std::string name, std::function<void()> f,
@@ -230,18 +203,22 @@ TaskGroup::~TaskGroup() {
 
 void TaskGroup::GoImpl(std::string name, TaskFunc f, std::source_location loc) {
   detail::GroupState& g = *state_;
-  g.JoinFinished();
-  std::unique_lock<std::mutex> lock(g.mu);
-  g.slot_freed.wait(lock, [&] { return g.limit < 0 || g.active < g.limit; });
-  g.StartLocked(std::move(name), std::move(f), loc);
+  {
+    std::unique_lock<std::mutex> lock(g.mu);
+    g.slot_freed.wait(lock, [&] { return g.limit < 0 || g.active < g.limit; });
+    g.ReserveLocked();
+  }
+  g.Start(std::move(name), std::move(f), loc);
 }
 
 bool TaskGroup::TryGoImpl(std::string name, TaskFunc f, std::source_location loc) {
   detail::GroupState& g = *state_;
-  g.JoinFinished();
-  std::lock_guard<std::mutex> lock(g.mu);
-  if (g.limit >= 0 && g.active >= g.limit) return false;
-  g.StartLocked(std::move(name), std::move(f), loc);
+  {
+    std::lock_guard<std::mutex> lock(g.mu);
+    if (g.limit >= 0 && g.active >= g.limit) return false;
+    g.ReserveLocked();
+  }
+  g.Start(std::move(name), std::move(f), loc);
   return true;
 }
 

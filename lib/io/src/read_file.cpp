@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 namespace tether::io {
 namespace {
@@ -85,9 +86,27 @@ std::uint64_t MaxInputBytes() {
 std::optional<ReadError> ReadInputFile(const std::string& path, std::string* contents,
                                        const ReadOptions& options) {
   contents->clear();
-  auto fail = [&](std::string message) -> std::optional<ReadError> {
+  bool sized = false;
+  std::optional<ReadError> err = ReadInputFileChunks(
+      path,
+      [&](std::string_view chunk, std::uint64_t size_hint) {
+        if (!sized && size_hint > 0) contents->reserve(static_cast<std::size_t>(size_hint));
+        sized = true;
+        contents->append(chunk);
+        return true;
+      },
+      options);
+  if (err) {
     contents->clear();
     contents->shrink_to_fit();
+  }
+  return err;
+}
+
+std::optional<ReadError> ReadInputFileChunks(
+    const std::string& path, const std::function<bool(std::string_view, std::uint64_t)>& sink,
+    const ReadOptions& options) {
+  auto fail = [&](std::string message) -> std::optional<ReadError> {
     return ReadError{path, std::move(message)};
   };
   std::uint64_t cap = options.max_bytes;
@@ -132,7 +151,8 @@ std::optional<ReadError> ReadInputFile(const std::string& path, std::string* con
   };
   if (static_cast<std::uint64_t>(st.st_size) > cap) return too_big();
   // st_size is a hint only (files under /proc report 0; a file may grow).
-  if (st.st_size > 0) contents->reserve(static_cast<std::size_t>(st.st_size));
+  const std::uint64_t size_hint = st.st_size > 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  std::uint64_t total = 0;
   char buf[64 * 1024];
   for (;;) {
     ssize_t n = ::read(fd.get(), buf, sizeof buf);
@@ -141,8 +161,9 @@ std::optional<ReadError> ReadInputFile(const std::string& path, std::string* con
       return fail(std::string("cannot read: ") + std::strerror(errno));
     }
     if (n == 0) break;
-    if (contents->size() + static_cast<std::uint64_t>(n) > cap) return too_big();
-    contents->append(buf, static_cast<std::size_t>(n));
+    total += static_cast<std::uint64_t>(n);
+    if (total > cap) return too_big();
+    if (!sink(std::string_view(buf, static_cast<std::size_t>(n)), size_hint)) break;
   }
   return std::nullopt;
 }

@@ -7,6 +7,7 @@
 
 #include "tether/trace/model.hpp"
 #include "tether/trace/saturate.hpp"
+#include "trace_reader.hpp"
 
 namespace tether::trace {
 namespace {
@@ -96,8 +97,12 @@ std::tuple<std::string, int> SiteKey(const Trace& t, const Finding& f) {
 }  // namespace
 
 std::vector<Finding> Analyze(const Trace& trace, const AnalysisOptions& options) {
+  return detail::AnalyzeUntil(trace, options, TraceEnd(trace, options));
+}
+
+std::vector<Finding> detail::AnalyzeUntil(const Trace& trace, const AnalysisOptions& options,
+                                          std::int64_t trace_end) {
   std::vector<Finding> findings;
-  const std::int64_t trace_end = TraceEnd(trace, options);
 
   for (const auto& [id, task] : trace.tasks) {
     if (task.spawn_ns == 0 && task.site.file.empty() && task.end_ns) continue;  // spawn lost, ended

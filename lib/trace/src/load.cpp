@@ -1,6 +1,8 @@
 // LoadTrace: reads a streamed-JSON trace file (docs/trace-format.md) into the
 // Trace model. Lines may arrive out of time order (each thread flushes its own
 // buffer), so every record fills in the entity it names, whichever comes first.
+#include <atomic>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -9,6 +11,8 @@
 #include "tether/io/json.hpp"
 #include "tether/io/read_file.hpp"
 #include "tether/trace/model.hpp"
+#include "fast_record.hpp"
+#include "trace_reader.hpp"
 
 namespace tether::trace {
 namespace {
@@ -16,6 +20,7 @@ namespace {
 using nlohmann::json;
 
 constexpr int kMaxVersion = 1;
+constexpr std::uint64_t kMaxTraceBytes = std::uint64_t{64} << 30;  // 64 GiB
 
 // A record that lacks a required field or has one of the wrong type.
 struct FieldError {
@@ -178,6 +183,20 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
   }
 }
 
+// What the hook is told of a record Apply has accepted.
+detail::RecordSeen Seen(const json& obj) {
+  detail::RecordSeen seen;
+  seen.ev = obj.at("ev").get_ref<const std::string&>();
+  const char* id_key = seen.ev == "scope_end" ? "id" : "task";
+  if (auto id = obj.find(id_key); id != obj.end() && id->is_number_integer()) {
+    seen.id = id->get<std::uint64_t>();  // Apply has checked it is not negative
+  }
+  if (auto t = obj.find("t"); t != obj.end() && t->is_number_integer()) {
+    seen.t = t->get<std::int64_t>();
+  }
+  return seen;
+}
+
 Error LineError(const std::string& path, int line, std::size_t col, const std::string& what) {
   return Error(ErrorCode::kInvalidArgument,
                path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": error: " + what);
@@ -185,33 +204,44 @@ Error LineError(const std::string& path, int line, std::size_t col, const std::s
 
 }  // namespace
 
-Error LoadTrace(const std::string& path, Trace* out) {
-  *out = Trace();
-  std::string text;
-  if (std::optional<io::ReadError> err = io::ReadInputFile(path, &text)) {
-    return Error(ErrorCode::kIo, err->ToString());
-  }
-  if (text.empty()) {
-    return LineError(path, 1, 1, "empty trace file (the program wrote no trace header)");
-  }
-  if (std::optional<std::size_t> deep = io::FindJsonTooDeep(text)) {
-    io::TextPosition at = io::PositionAt(text, *deep);
-    return LineError(path, static_cast<int>(at.line), at.column,
-                     "record nested more than " + std::to_string(io::kMaxJsonDepth) + " levels deep");
-  }
+namespace detail {
 
+namespace {
+std::atomic<bool> g_fast_path{true};
+}  // namespace
+
+void SetFastPathForTesting(bool enabled) { g_fast_path.store(enabled); }
+
+Error ReadTrace(const std::string& path, Trace* out, RecordHook* hook) {
+  *out = Trace();
   bool saw_header = false;
   bool saw_exit = false;
-  std::size_t begin = 0;
+  bool any_bytes = false;
+  bool stop = false;
   int line_no = 0;
-  while (begin < text.size()) {
+  Error failure;
+  // Handles one line; false stops the read (an error, or a cut-short end).
+  auto handle = [&](std::string_view line, bool complete) -> bool {
     ++line_no;
-    std::size_t nl = text.find('\n', begin);
-    bool complete = nl != std::string::npos;
-    std::string_view line(text.data() + begin, (complete ? nl : text.size()) - begin);
-    begin = complete ? nl + 1 : text.size();
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
+    if (saw_header && g_fast_path.load(std::memory_order_relaxed)) {
+      FastRecord fast = ApplyFast(line, out);
+      if (fast.kind != FastKind::kNone) {
+        if (hook != nullptr) {
+          hook->AfterRecord(detail::RecordSeen{fast.kind == FastKind::kSpawn   ? "spawn"
+                                       : fast.kind == FastKind::kStart ? "start"
+                                                                       : "end",
+                                       fast.task, fast.t});
+        }
+        return true;
+      }
+    }
+    if (std::optional<std::size_t> deep = io::FindJsonTooDeep(line)) {
+      failure = LineError(path, line_no, *deep + 1,
+                          "record nested more than " + std::to_string(io::kMaxJsonDepth) +
+                              " levels deep");
+      return false;
+    }
     json obj;
     try {
       obj = json::parse(line);
@@ -219,37 +249,104 @@ Error LoadTrace(const std::string& path, Trace* out) {
       // The last line of a file cut short by a crash: keep what came before.
       if (!complete) {
         out->truncated = true;
-        break;
+        return false;
       }
       io::JsonProblem p = io::DescribeJsonException(e, line);
-      return LineError(path, line_no, p.offset + 1, "malformed record: " + p.message);
+      failure = LineError(path, line_no, p.offset + 1, "malformed record: " + p.message);
+      return false;
     } catch (const json::exception& e) {
       // A number out of range (1e400) and the like: no cut-short excuse.
       io::JsonProblem p = io::DescribeJsonException(e, line);
-      return LineError(path, line_no, p.offset + 1, "malformed record: " + p.message);
+      failure = LineError(path, line_no, p.offset + 1, "malformed record: " + p.message);
+      return false;
     }
-    if (!obj.is_object()) return LineError(path, line_no, 1, "record is not a JSON object");
+    if (!obj.is_object()) {
+      failure = LineError(path, line_no, 1, "record is not a JSON object");
+      return false;
+    }
     if (!saw_header) {
       auto ev = obj.find("ev");
       if (ev == obj.end() || *ev != "header") {
-        return LineError(path, line_no, 1, "first record is not a trace header (not a tether trace?)");
+        failure = LineError(path, line_no, 1,
+                            "first record is not a trace header (not a tether trace?)");
+        return false;
       }
     }
     try {
       Apply(obj, out, &saw_exit);
+      if (hook != nullptr) hook->AfterRecord(Seen(obj));
     } catch (const FieldError& e) {
-      return LineError(path, line_no, 1, e.message);
+      failure = LineError(path, line_no, 1, e.message);
+      return false;
     } catch (const json::exception& e) {
-      return LineError(path, line_no, 1, io::JsonExceptionMessage(e));
+      failure = LineError(path, line_no, 1, io::JsonExceptionMessage(e));
+      return false;
     }
     saw_header = true;
+    return true;
+  };
+
+  // Lines are cut out of the chunks as they come; only a line that spans two
+  // chunks is copied (into partial).
+  std::string partial;
+  // A trace is read a chunk at a time, so the memory cap on whole-file inputs
+  // does not apply; its own default is far larger (TETHER_MAX_INPUT_BYTES,
+  // when set, still rules).
+  io::ReadOptions options;
+  const char* env_cap = std::getenv(io::kMaxInputBytesEnv);
+  if (env_cap == nullptr || *env_cap == '\0') options.max_bytes = kMaxTraceBytes;
+  std::optional<io::ReadError> read_err = io::ReadInputFileChunks(
+      path, [&](std::string_view chunk, std::uint64_t) {
+        any_bytes = true;
+        std::size_t begin = 0;
+        while (begin < chunk.size()) {
+          std::size_t nl = chunk.find('\n', begin);
+          if (nl == std::string_view::npos) {
+            partial.append(chunk.substr(begin));
+            break;
+          }
+          std::string_view piece = chunk.substr(begin, nl - begin);
+          begin = nl + 1;
+          bool ok;
+          if (partial.empty()) {
+            ok = handle(piece, true);
+          } else {
+            partial.append(piece);
+            ok = handle(partial, true);
+            partial.clear();
+          }
+          if (!ok) {
+            stop = true;
+            return false;
+          }
+        }
+        return true;
+      },
+      options);
+  if (read_err) {
+    *out = Trace();
+    return Error(ErrorCode::kIo, read_err->ToString());
   }
+  if (!any_bytes) {
+    return LineError(path, 1, 1, "empty trace file (the program wrote no trace header)");
+  }
+  if (!stop && !partial.empty()) stop = !handle(partial, false);
+  if (!failure.ok()) return failure;
   if (!saw_exit) out->truncated = true;
   return Error();
 }
 
+}  // namespace detail
+
+Error LoadTrace(const std::string& path, Trace* out) {
+  Error err = detail::ReadTrace(path, out, nullptr);
+  out->task_count = out->tasks.size();
+  return err;
+}
+
 void MergeThreads(const Trace& threads, Trace* into) {
   for (const auto& [id, task] : threads.tasks) into->tasks[id] = task;
+  into->task_count += threads.task_count;
   for (const auto& [id, scope] : threads.scopes) into->scopes.emplace(id, scope);
   for (const auto& [id, stack] : threads.stacks) into->stacks.emplace(id, stack);
   into->modules.insert(into->modules.end(), threads.modules.begin(), threads.modules.end());

@@ -1,4 +1,6 @@
 // The JSON report: the same findings as the text report, for tools.
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "report_common.hpp"
@@ -98,7 +100,7 @@ void WriteJsonReport(std::ostream& out, const ReportInput& in) {
   summary["zombies"] = counts[static_cast<int>(FindingKind::kZombie)];
   summary["leaks"] = counts[static_cast<int>(FindingKind::kLeak)];
   summary["unwaited_groups"] = counts[static_cast<int>(FindingKind::kUnwaitedGroup)];
-  summary["tasks"] = trace.tasks.size();
+  summary["tasks"] = std::max(trace.task_count, trace.tasks.size());
   summary["scopes"] = trace.scopes.size();
   summary["lost_events"] = trace.lost_events;
   summary["truncated"] = trace.truncated;

@@ -1,5 +1,6 @@
 // The text report: one block per spawn site, the first finding in full and
 // "N more like this" for its repeats, then a summary.
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <set>
@@ -236,7 +237,8 @@ void WriteTextReport(std::ostream& out, const ReportInput& in) {
   }
   out << "SUMMARY: ";
   if (groups.empty()) {
-    out << "no zombie tasks, no leaks, no unwaited groups (" << Plural(trace.tasks.size(), "task", "tasks")
+    const std::size_t tasks = std::max(trace.task_count, trace.tasks.size());
+    out << "no zombie tasks, no leaks, no unwaited groups (" << Plural(tasks, "task", "tasks")
         << " in " << Plural(trace.scopes.size(), "scope", "scopes") << ", grace "
         << FormatReportDuration(in.grace_ns) << ")\n";
     return;

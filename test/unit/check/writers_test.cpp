@@ -51,7 +51,7 @@ TEST(Writers, YamlQuotesAndListsReplacements) {
 
 TEST(Writers, SarifIsRepoRelativeWithFingerprints) {
   RunSummary run;
-  run.enabled_checks = {"tether-detached-context"};
+  run.enabled_checks = {{"tether-detached-context", "summary", "description", "help", "high"}};
   run.findings.push_back(MakeFinding());
   std::string sarif = SarifReport(run, "/repo", "0.1.0");
   EXPECT_NE(sarif.find("\"uri\": \"src/a.cpp\""), std::string::npos) << sarif;

@@ -5,8 +5,10 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tether/tether.hpp"
@@ -371,6 +373,28 @@ TEST_F(Hooks, AfterFuncCancelFromAnotherContextIsReported) {
   tracer_.AwaitEvent("ContextDone", b.id());
   EXPECT_EQ(tracer_.Of("ContextDone", b.id()).size(), 1u);
   cancel_b();
+}
+
+// NextId hands each thread its own block of ids: unique across threads and
+// never 0, whichever thread asks.
+TEST(HookIds, NextIdIsUniqueAcrossThreadsAndNeverZero) {
+  constexpr int kThreads = 8, kPerThread = 5000;  // several blocks per thread
+  std::vector<std::vector<std::uint64_t>> seen(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&seen, i] {
+      for (int k = 0; k < kPerThread; ++k) seen[i].push_back(hooks::NextId());
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::set<std::uint64_t> all;
+  for (const auto& ids : seen) {
+    for (std::uint64_t id : ids) {
+      EXPECT_NE(id, 0u);
+      all.insert(id);
+    }
+  }
+  EXPECT_EQ(all.size(), static_cast<std::size_t>(kThreads * kPerThread));
 }
 
 }  // namespace

@@ -386,8 +386,18 @@ class CleanupOnCancellableContextCheck : public Check {
 
 }  // namespace
 
-std::unique_ptr<Check> MakeCleanupOnCancellableContextCheck(TuContext& tu) {
-  return std::make_unique<CleanupOnCancellableContextCheck>("tether-cleanup-on-cancellable-context", tu);
+CheckRegistration CleanupOnCancellableContextCheckRegistration() {
+  return RegisterCheck<CleanupOnCancellableContextCheck>({
+      "tether-cleanup-on-cancellable-context",
+      "Cleanup runs on a context that a timeout or cancel may already have ended.",
+      "A cleanup call (a model cleanup_calls name: Destroy*, Cleanup*, Close*, Remove*, ...; or "
+      "any call in a scope guard or a destructor) is passed a context derived by WithTimeout, "
+      "WithDeadline, WithCancel or TaskGroup::WithContext in the same function, or in a caller "
+      "in the same TU. When the deadline passes or the cancel runs, the cleanup fails at once or "
+      "is cut short: Vela's DestroyBuild after the build timeout.",
+      "Run cleanup on WithoutCancel(ctx) with a deadline of its own: "
+      "WithTimeout(WithoutCancel(ctx), d), justified with // tether:detached(<why>).",
+      "medium"});
 }
 
 }  // namespace tether::check

@@ -3,7 +3,8 @@
 /// that takes a context. Transitive form: the callee takes none but creates a
 /// root (itself or through its callees: one that holds a context only in a
 /// member, or a factory that takes none); that needs every TU's facts, so
-/// here it only records a candidate that facts.cpp resolves after all TUs.
+/// here it only records a candidate that Finish resolves from the facts of all
+/// TUs (facts.cpp).
 /// Docs: docs/checks/context-not-forwarded.md
 #include <map>
 
@@ -62,6 +63,13 @@ class ContextNotForwardedCheck : public Check {
     if (!c.callee_id.empty()) tu().facts.candidates.push_back(std::move(c));
   }
 
+  // The transitive form: a candidate whose callee creates a root, through at
+  // most max_chain_depth calls, becomes a finding with the chain (facts.cpp).
+  bool UsesFacts() const override { return true; }
+  std::vector<Finding> Finish(const Facts& facts) override {
+    return ResolveForwardCandidates(facts, tu().max_chain_depth);
+  }
+
  private:
   const std::vector<ReachableContext>& Reachable(const FunctionDecl* fn) {
     auto it = reachable_.find(fn);
@@ -105,8 +113,16 @@ class ContextNotForwardedCheck : public Check {
 
 }  // namespace
 
-std::unique_ptr<Check> MakeContextNotForwardedCheck(TuContext& tu) {
-  return std::make_unique<ContextNotForwardedCheck>("tether-context-not-forwarded", tu);
+CheckRegistration ContextNotForwardedCheckRegistration() {
+  return RegisterCheck<ContextNotForwardedCheck>({
+      "tether-context-not-forwarded",
+      "A call drops the context the caller has.",
+      "The callee has an overload or a sibling (X / XWithContext) that takes a context, or it "
+      "takes none but creates a root context itself (directly or through the functions it "
+      "calls, up to a bounded depth). The callee's work cannot be cancelled by the caller.",
+      "Call the overload that takes the context, or give the callee a context parameter and "
+      "pass it on.",
+      "medium"});
 }
 
 }  // namespace tether::check

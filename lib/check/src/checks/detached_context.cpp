@@ -194,8 +194,17 @@ class DetachedContextCheck : public Check {
 
 }  // namespace
 
-std::unique_ptr<Check> MakeDetachedContextCheck(TuContext& tu) {
-  return std::make_unique<DetachedContextCheck>("tether-detached-context", tu);
+CheckRegistration DetachedContextCheckRegistration() {
+  return RegisterCheck<DetachedContextCheck>({
+      "tether-detached-context",
+      "A root context is created where a context is already reachable.",
+      "A function that can reach a context (a parameter, a captured variable, a member, or a "
+      "context carried by a request-like object) creates a fresh root (Background(), TODO(), a "
+      "default-constructed context) instead. Work started with it is not cancelled with the "
+      "caller's work: the zombie tasks of the Vela worker issue.",
+      "Pass the reachable context on. If the work must outlive the caller, detach visibly with "
+      "WithoutCancel(ctx) and say why in a // tether:detached(<why>) comment.",
+      "high"});
 }
 
 }  // namespace tether::check

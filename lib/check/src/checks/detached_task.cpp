@@ -116,8 +116,15 @@ class DetachedTaskCheck : public Check {
 
 }  // namespace
 
-std::unique_ptr<Check> MakeDetachedTaskCheck(TuContext& tu) {
-  return std::make_unique<DetachedTaskCheck>("tether-detached-task", tu);
+CheckRegistration DetachedTaskCheckRegistration() {
+  return RegisterCheck<DetachedTaskCheck>({
+      "tether-detached-task",
+      "A detached task is started without a justification.",
+      "tether::Go or std::thread::detach starts work that nobody joins. That is sometimes right, "
+      "but it must be a visible, explained decision.",
+      "Give the task an owner (a TaskGroup that is waited for), or justify the detach with "
+      "// tether:detached(<why>) on the line or the line above.",
+      "high"});
 }
 
 }  // namespace tether::check

@@ -193,8 +193,18 @@ class LoopWithoutContextCheck : public Check {
 
 }  // namespace
 
-std::unique_ptr<Check> MakeLoopWithoutContextCheck(TuContext& tu) {
-  return std::make_unique<LoopWithoutContextCheck>("tether-loop-without-context", tu);
+CheckRegistration LoopWithoutContextCheckRegistration() {
+  return RegisterCheck<LoopWithoutContextCheck>({
+      "tether-loop-without-context",
+      "A loop blocks without a bound and never reads the context it has.",
+      "A loop with a blocking call that passes no context (a sleep, a condition-variable wait, "
+      "Recv without a context, a model-listed blocking call, or the context-less X of an "
+      "X/XWithContext pair), in a function that can reach a context, where nothing in the loop "
+      "reads the context and the loop has no constant bound. Cancelling the context does not "
+      "end it: Go's wait.ExponentialBackoff where ExponentialBackoffWithContext was meant.",
+      "Check ctx.Err() in the loop, pass the context to the blocking call (or call its "
+      "context-taking sibling), or wait on ctx.Done() together with the timer (tether::Select).",
+      "medium"});
 }
 
 }  // namespace tether::check

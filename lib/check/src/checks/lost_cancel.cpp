@@ -90,8 +90,16 @@ class LostCancelCheck : public Check {
 
 }  // namespace
 
-std::unique_ptr<Check> MakeLostCancelCheck(TuContext& tu) {
-  return std::make_unique<LostCancelCheck>("tether-lost-cancel", tu);
+CheckRegistration LostCancelCheckRegistration() {
+  return RegisterCheck<LostCancelCheck>({
+      "tether-lost-cancel",
+      "A cancel function is not called on every path.",
+      "The CancelFunc returned by WithCancel/WithTimeout/WithDeadline is not used on every path "
+      "to the end of its scope (go vet's lostcancel). Until it is called, the derived context "
+      "and its timer stay attached to the parent.",
+      "Call the cancel function on every path, usually with a scope guard right after the "
+      "derivation.",
+      "medium"});
 }
 
 }  // namespace tether::check

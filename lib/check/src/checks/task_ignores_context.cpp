@@ -147,8 +147,18 @@ class TaskIgnoresContextCheck : public Check {
 
 }  // namespace
 
-std::unique_ptr<Check> MakeTaskIgnoresContextCheck(TuContext& tu) {
-  return std::make_unique<TaskIgnoresContextCheck>("tether-task-ignores-context", tu);
+CheckRegistration TaskIgnoresContextCheckRegistration() {
+  return RegisterCheck<TaskIgnoresContextCheck>({
+      "tether-task-ignores-context",
+      "A task has a context but never reads it while it blocks.",
+      "A task (TaskGroup::Go, tether::Go, AfterFunc, a std::thread or std::jthread lambda) is "
+      "given a context or can capture one, but neither its body nor the same-TU functions it "
+      "calls read it (no Done/Err/Value, never passed on), while it blocks: it reads a pipe or "
+      "stream, waits, sleeps or loops without a bound. Cancelling the context does not stop it: "
+      "the log goroutine of Vela's TailContainer.",
+      "Read the context in the task: pass it to the blocking call, wait on ctx.Done() together "
+      "with the other source (tether::Select), or check ctx.Err() in the loop.",
+      "medium"});
 }
 
 }  // namespace tether::check

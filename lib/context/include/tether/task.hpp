@@ -1,8 +1,11 @@
 // Tasks: Go's errgroup and `go` statement, with one owner per task.
 //
-// Each task runs on its own std::thread (tasks block on processes and pipes,
-// so a pool would starve). Every spawn records its std::source_location so
-// the tracer and the reports can name the line that started it.
+// Each task has a thread of its own from its start to its return (tasks block
+// on processes and pipes, so a bounded pool would starve): an idle thread of
+// the process's thread cache, or a new thread when none is idle. Idle threads
+// exit after a few seconds without a task. Every spawn records its
+// std::source_location so the tracer and the reports can name the line that
+// started it.
 //
 //   auto [group, gctx] = tether::TaskGroup::WithContext(ctx);
 //   group.Go([gctx] { return Fetch(gctx); });       // returns tether::Error (or void)
@@ -67,7 +70,7 @@ class TaskGroup {
   TaskGroup& operator=(const TaskGroup&) = delete;
   ~TaskGroup();  // see the ownership rule above
 
-  // Starts f on a new thread; blocks while the limit is reached.
+  // Starts f on a thread of its own; blocks while the limit is reached.
   template <class F>
   void Go(F&& f, std::source_location loc = std::source_location::current()) {
     GoImpl(std::string(), detail::ToTaskFunc(std::forward<F>(f)), loc);

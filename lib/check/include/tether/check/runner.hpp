@@ -35,5 +35,7 @@ struct RunResult {
 };
 
 RunResult RunChecks(const RunOptions& options, const ApiModel& model);
+// Every check tether knows, in registration order (registry.cpp).
+std::vector<CheckInfo> AllCheckInfos();
 
 }  // namespace tether::check

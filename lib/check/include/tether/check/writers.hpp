@@ -9,6 +9,7 @@
 
 namespace tether::check {
 
+// What a check is (written beside each check's class, lib/check/src/checks/).
 struct CheckInfo {
   std::string name;         // "tether-lost-cancel"
   std::string summary;      // one sentence
@@ -16,8 +17,6 @@ struct CheckInfo {
   std::string help;         // what to do
   std::string precision;    // SARIF: "high" | "medium" | "low"
 };
-// Every check tether knows, in registration order (registry_info.cpp).
-const std::vector<CheckInfo>& AllCheckInfos();
 
 struct RunSummary {
   std::vector<Finding> findings;     // sorted
@@ -25,7 +24,7 @@ struct RunSummary {
   unsigned units = 0;
   unsigned suppressed = 0;
   unsigned baselined = 0;            // findings left out because --baseline lists them
-  std::vector<std::string> enabled_checks;
+  std::vector<CheckInfo> enabled_checks;  // in registration order: the SARIF rules
 };
 
 std::string TextReport(const RunSummary& run);

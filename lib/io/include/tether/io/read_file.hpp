@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,14 @@ std::uint64_t MaxInputBytes();
 // Never blocks on a FIFO or device, never throws (except std::bad_alloc).
 std::optional<ReadError> ReadInputFile(const std::string& path, std::string* contents,
                                        const ReadOptions& options = {});
+
+// The same checks and cap, but the bytes are handed to sink in chunks as they
+// are read (with st_size as a hint, 0 when unknown), so a large file never
+// sits in memory whole. sink returns false to stop reading early. A ReadError
+// may come after some chunks were handed over (a read error, the cap).
+std::optional<ReadError> ReadInputFileChunks(
+    const std::string& path, const std::function<bool(std::string_view, std::uint64_t)>& sink,
+    const ReadOptions& options = {});
 
 // A 1-based line and column (in bytes) in a text.
 struct TextPosition {

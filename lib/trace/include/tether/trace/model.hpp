@@ -3,6 +3,7 @@
 // The file format is docs/trace-format.md.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -98,6 +99,9 @@ struct Trace {
   // begin, by id: the tool symbolizes them into the record's site.
   std::map<std::uint64_t, std::vector<std::uint64_t>> stacks;
   bool terminate_called = false;        // std::terminate ran (libtether_threads.so saw it)
+  // Tasks in the file. LoadTrace keeps them all (tasks.size()); LoadAndAnalyze
+  // keeps in `tasks` only those its findings need.
+  std::size_t task_count = 0;
 };
 
 // Adds the threads of a trace written by libtether_threads.so beside a
@@ -136,5 +140,14 @@ struct AnalysisOptions {
 };
 
 std::vector<Finding> Analyze(const Trace& trace, const AnalysisOptions& options);
+
+// LoadTrace and Analyze in one pass over the file, for traces of any length:
+// memory grows with the tasks running at a time (plus those ended in a scope
+// whose end the file has not reached yet, a few dozen bytes each) and the
+// findings, not with the trace. The findings are Analyze's on the whole trace;
+// *out holds what the reports read: every context, group and scope, the tasks
+// of the findings, and task_count. Errors are LoadTrace's.
+Error LoadAndAnalyze(const std::string& path, const AnalysisOptions& options, Trace* out,
+                     std::vector<Finding>* findings);
 
 }  // namespace tether::trace

@@ -1,0 +1,196 @@
+// LoadAndAnalyze (one pass, tasks dropped as soon as they are decided) against
+// LoadTrace + Analyze (the whole trace in memory) on every trace fixture: the
+// .jsonl files under test/ and the traces trace-probe writes in each of its
+// modes, as written and with their lines reordered the ways the writer can
+// reorder them. The findings and both reports must be the same.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tether/trace/model.hpp"
+#include "tether/trace/report.hpp"
+#include "trace_files.hpp"
+
+namespace tether::trace {
+namespace {
+
+using testing::TempFile;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string Reports(const Trace& trace, const std::vector<Finding>& findings, std::int64_t grace) {
+  ReportInput in;
+  in.trace = &trace;
+  in.findings = &findings;
+  in.grace_ns = grace;
+  in.program.command = trace.program;
+  in.program.status = trace.exit_status;
+  std::ostringstream out;
+  WriteTextReport(out, in);
+  WriteJsonReport(out, in);
+  return out.str();
+}
+
+std::string Describe(const std::vector<Finding>& findings) {
+  std::ostringstream out;
+  for (const Finding& f : findings) {
+    out << static_cast<int>(f.kind) << " task=" << f.task << " group=" << f.group
+        << " scope=" << f.scope << " detached=" << f.detached << " outlived=" << f.outlived_ns
+        << " ended=" << f.ended << " cut=" << f.cut_at.value_or(0) << " chain=";
+    for (std::uint64_t c : f.context_chain) out << c << ",";
+    out << "\n";
+  }
+  return out.str();
+}
+
+// Compares both analyses of the file at path; returns how many findings.
+std::size_t ExpectSameAnalysis(const std::string& path, std::int64_t grace) {
+  AnalysisOptions options;
+  options.grace_ns = grace;
+  Trace whole;
+  Error whole_err = LoadTrace(path, &whole);
+  Trace streamed;
+  std::vector<Finding> streamed_findings;
+  Error stream_err = LoadAndAnalyze(path, options, &streamed, &streamed_findings);
+  EXPECT_EQ(whole_err.ToString(), stream_err.ToString()) << path;
+  if (!whole_err.ok()) return 0;
+  std::vector<Finding> whole_findings = Analyze(whole, options);
+  EXPECT_EQ(Describe(whole_findings), Describe(streamed_findings)) << path;
+  EXPECT_EQ(Reports(whole, whole_findings, grace), Reports(streamed, streamed_findings, grace))
+      << path;
+  EXPECT_LE(streamed.tasks.size(), whole.tasks.size());
+  return whole_findings.size();
+}
+
+// The writer's reorderings: each thread's ring is written out in order, but
+// rings interleave in any order. Threads are not in the file; a task's start
+// and end share a thread, so this keeps each task's start before its end and a
+// task's spawns before its end, and otherwise shuffles the lines after the
+// header.
+std::string Reordered(const std::string& text, unsigned seed) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  if (lines.size() < 3) return text;
+  std::mt19937 rng(seed);
+  std::shuffle(lines.begin() + 1, lines.end(), rng);
+  // Restore, per task, start before end; and every spawn naming a parent
+  // before that parent's end.
+  auto field = [](const std::string& line, const std::string& key) -> std::string {
+    std::size_t at = line.find("\"" + key + "\":");
+    if (at == std::string::npos) return "";
+    at += key.size() + 3;
+    std::size_t end = line.find_first_of(",}", at);
+    return line.substr(at, end - at);
+  };
+  auto rank = [&](const std::string& line) -> int {
+    if (line.find("\"ev\":\"start\"") != std::string::npos) return 0;
+    if (line.find("\"ev\":\"end\"") != std::string::npos) return 1;
+    return -1;
+  };
+  // A stable pass that moves each task's end after its start and after its
+  // children's spawns: collect ends, then put each after the last line it
+  // must follow.
+  std::vector<std::string> ends, rest;
+  for (auto& l : lines) (rank(l) == 1 ? ends : rest).push_back(l);
+  for (const std::string& e : ends) {
+    std::string task = field(e, "task");
+    std::size_t after = 0;
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+      bool start = rank(rest[i]) == 0 && field(rest[i], "task") == task;
+      bool child = rest[i].find("\"ev\":\"spawn\"") != std::string::npos &&
+                   field(rest[i], "parent") == task;
+      if (start || child) after = i;
+    }
+    std::size_t lo = std::max<std::size_t>(after + 1, 1);
+    std::size_t at = lo + (rest.size() > lo ? rng() % (rest.size() - lo + 1) : 0);
+    rest.insert(rest.begin() + static_cast<long>(std::min(at, rest.size())), e);
+  }
+  std::string out;
+  for (const std::string& l : rest) out += l + "\n";
+  return out;
+}
+
+void ExpectSameWhenReordered(const std::string& path, std::int64_t grace) {
+  std::string text = Slurp(path);
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    TempFile f("reordered.jsonl");
+    f.Write(Reordered(text, seed));
+    ExpectSameAnalysis(f.path(), grace);
+  }
+}
+
+TEST(StreamAnalyze, SameAsAnalyzeOnEveryTraceFileUnderTest) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(TEST_SOURCE_DIR)) {
+    const std::string p = e.path().string();
+    if (e.is_regular_file() && p.size() > 6 && p.compare(p.size() - 6, 6, ".jsonl") == 0) {
+      files.push_back(p);
+    }
+  }
+  ASSERT_GE(files.size(), 10u);
+  std::size_t findings = 0;
+  for (const std::string& p : files) {
+    for (std::int64_t grace : {0, 1000000}) findings += ExpectSameAnalysis(p, grace);
+    ExpectSameWhenReordered(p, 0);
+  }
+  EXPECT_GT(findings, 0u);  // the files hold zombies and leaks, not only clean traces
+}
+
+// Tasks charged through their parents (a detached task's children and
+// grandchildren), every task started and ended as the writer records them.
+TEST(StreamAnalyze, SameAsAnalyzeForTasksChargedThroughTheirParents) {
+  auto spawn = [](int task, int scope, int detached_from, int parent, int t) {
+    return "{\"ev\":\"spawn\",\"task\":" + std::to_string(task) +
+           ",\"ctx\":0,\"group\":0,\"scope\":" + std::to_string(scope) +
+           ",\"detached_from\":" + std::to_string(detached_from) +
+           ",\"parent\":" + std::to_string(parent) +
+           ",\"name\":\"n\",\"file\":\"a.cpp\",\"line\":" + std::to_string(100 + task) +
+           ",\"func\":\"f\",\"t\":" + std::to_string(t) + "}";
+  };
+  auto event = [](const char* ev, int task, int t) {
+    return std::string("{\"ev\":\"") + ev + "\",\"task\":" + std::to_string(task) +
+           (std::string(ev) == "end" ? ",\"result\":\"ok\"" : ",\"tid\":7") +
+           ",\"t\":" + std::to_string(t) + "}";
+  };
+  TempFile f("parents.jsonl");
+  f.Write(testing::Lines(
+      {testing::Header(),
+       R"({"ev":"ctx","id":2,"parent":0,"kind":"scope","scope":1,"file":"a.cpp","line":2,"func":"f","t":1001})",
+       R"({"ev":"scope_begin","id":1,"ctx":2,"name":"s","file":"a.cpp","line":2,"func":"f","t":1010})",
+       spawn(10, 0, 1, 0, 1100), event("start", 10, 1110), spawn(11, 0, 0, 10, 1200),
+       spawn(13, 0, 0, 10, 1210), event("end", 10, 1300), event("start", 11, 1310),
+       spawn(12, 0, 0, 11, 1400), event("end", 11, 1500), event("start", 13, 1320),
+       event("end", 13, 1900), R"({"ev":"scope_end","id":1,"t":2000})",
+       event("start", 12, 1410), event("end", 12, 2600), R"({"ev":"exit","status":0,"t":9000})"}));
+  EXPECT_EQ(ExpectSameAnalysis(f.path(), 0), 1u);  // the grandchild 12 outlived scope 1
+  ExpectSameWhenReordered(f.path(), 0);
+}
+
+TEST(StreamAnalyze, SameAsAnalyzeOnEveryProbeMode) {
+  std::size_t findings = 0;
+  for (const char* mode : {"clean", "zombie", "late", "leak", "unwaited", "detached", "nested",
+                           "crash", "fail", "chatty", "names", "stress 2000 4"}) {
+    TempFile f("probe.jsonl");
+    std::string cmd = "TETHER_TRACE='" + f.path() + "' " + TRACE_PROBE + " " + mode +
+                      " >/dev/null 2>&1";
+    (void)std::system(cmd.c_str());  // crash and fail exit non-zero on purpose
+    for (std::int64_t grace : {0, 1000000}) findings += ExpectSameAnalysis(f.path(), grace);
+    ExpectSameWhenReordered(f.path(), 0);
+  }
+  EXPECT_GT(findings, 0u);
+}
+
+}  // namespace
+}  // namespace tether::trace
