@@ -1,5 +1,7 @@
-/// tether-justification: a tether:detached() marker or a NOLINT(tether-...)
-/// suppression that gives no reason, and an unmatched NOLINTBEGIN/NOLINTEND.
+/// tether-justification: a detached marker or a no-lint suppression of a
+/// tether check that gives no reason, and an unmatched begin/end region
+/// (the markers are spelled in docs/checks/justification.md: written here,
+/// they would be markers of this file).
 /// It matches nothing: it reads the main file's markers at the end of the TU
 /// (TuContext scans each file once). A finding that such a marker would have
 /// silenced is left to this report (TuContext::MakeFinding).
