@@ -16,15 +16,32 @@ namespace tether {
 namespace detail {
 namespace {
 
-// Tasks between the start and the end of their function (see TasksRunning).
-std::atomic<std::int64_t> g_tasks_running{0};
+// Tasks between the start and the end of their function (see TasksRunning),
+// counted in stripes of a cache line each: a thread adds and subtracts on
+// its own stripe (a task starts and ends on one thread), so a task's start
+// and end write no line that the other running threads write; TasksRunning
+// sums the stripes. Threads beyond kStripes share stripes (correct, only
+// slower).
+constexpr std::size_t kStripes = 128;
+struct alignas(64) Stripe {
+  std::atomic<std::int64_t> running{0};
+};
+Stripe g_tasks_running[kStripes];
+std::atomic<std::size_t> g_next_stripe{0};
+
+std::atomic<std::int64_t>& ThisThreadsRunningCount() {
+  thread_local std::atomic<std::int64_t>* const count =
+      &g_tasks_running[g_next_stripe.fetch_add(1, std::memory_order_relaxed) % kStripes].running;
+  return *count;
+}
 
 // What every task thread does around its function: adopt the context's scope
 // as the thread's current scope, report start and end, and turn an escaping
 // exception into an Error (a throwing task must not std::terminate the process).
 Error RunTask(const TaskFunc& f, std::uint64_t task, std::uint64_t scope) {
   SetCurrentScope(scope);
-  g_tasks_running.fetch_add(1, std::memory_order_relaxed);
+  std::atomic<std::int64_t>& running = ThisThreadsRunningCount();
+  running.fetch_add(1, std::memory_order_relaxed);
   if (task != 0) {
     if (auto* t = hooks::Active()) t->TaskStarted(task);
   }
@@ -39,7 +56,7 @@ Error RunTask(const TaskFunc& f, std::uint64_t task, std::uint64_t scope) {
   if (task != 0) {
     if (auto* t = hooks::Active()) t->TaskEnded(task, err.code());
   }
-  g_tasks_running.fetch_sub(1, std::memory_order_relaxed);
+  running.fetch_sub(1, std::memory_order_relaxed);
   SetCurrentScope(0);  // the cached thread may run another task next
   return err;
 }
@@ -230,7 +247,13 @@ void SpawnDetached(const Context& ctx, std::string name, std::function<void()> f
 
 }  // namespace detail
 
-std::int64_t TasksRunning() { return detail::g_tasks_running.load(std::memory_order_relaxed); }
+std::int64_t TasksRunning() {
+  std::int64_t sum = 0;
+  for (const auto& stripe : detail::g_tasks_running) {
+    sum += stripe.running.load(std::memory_order_relaxed);
+  }
+  return sum;
+}
 
 TaskGroup::WithContextResult TaskGroup::WithContext(const Context& parent,
                                                     std::source_location loc) {
