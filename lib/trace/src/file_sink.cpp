@@ -217,7 +217,10 @@ std::string ProgramCommandLine() {
 
 }  // namespace
 
-FileSink::FileSink(int fd) : fd_(fd), pid_(static_cast<long>(getpid())) {}
+FileSink::FileSink(int fd) : fd_(fd), pid_(static_cast<long>(getpid())) {
+  rings_.push_back(std::make_unique<EventRing>());
+  exit_ring_ = rings_.back().get();
+}
 
 Error FileSink::Open(const std::string& path, FileSink** out) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
@@ -350,11 +353,34 @@ EventRing* FileSink::Attach() {
 void FileSink::Detach(EventRing* ring) {
   {
     std::lock_guard<std::mutex> lock(ring->consume_mu);
-    DrainAndWrite(*ring);
+    if (!HandOffAtExit(*ring)) DrainAndWrite(*ring);
   }
   std::lock_guard<std::mutex> lock(registry_mu_);
   free_rings_.push_back(ring);
   --rings_in_use_;
+}
+
+bool FileSink::HandOffAtExit(EventRing& ring) {
+  // A thread that ends with many records pending writes them itself: moving
+  // them would only fill the exit ring.
+  constexpr std::size_t kMaxMovedSlots = 64;
+  const std::size_t pending = ring.Pending();
+  if (pending == 0) return true;
+  if (pending > kMaxMovedSlots) return false;
+  std::lock_guard<std::mutex> lock(exit_mu_);
+  if (!ring.MoveTo(*exit_ring_)) {
+    // Full (the flusher is behind): this thread writes it out, then moves.
+    std::lock_guard<std::mutex> exit_lock(exit_ring_->consume_mu);
+    DrainAndWrite(*exit_ring_);
+    if (!ring.MoveTo(*exit_ring_)) return false;
+  }
+  // Half full: wake the flusher now rather than at its next tick, so that
+  // exiting threads seldom find the ring full.
+  if (exit_ring_->Pending() > EventRing::kSlots / 2 &&
+      !flusher_woken_.exchange(true, std::memory_order_relaxed)) {
+    flusher_cv_.notify_one();
+  }
+  return true;
 }
 
 void FileSink::DrainAndWrite(EventRing& ring) {
@@ -482,6 +508,7 @@ void FileSink::FlusherLoop() {
   std::unique_lock<std::mutex> lock(flusher_mu_);
   while (!stop_flusher_) {
     flusher_cv_.wait_for(lock, std::chrono::milliseconds(100));
+    flusher_woken_.store(false, std::memory_order_relaxed);
     lock.unlock();
     FlushAll();
     lock.lock();
