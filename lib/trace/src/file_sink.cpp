@@ -385,11 +385,19 @@ bool FileSink::HandOffAtExit(EventRing& ring) {
 
 void FileSink::DrainAndWrite(EventRing& ring) {
   if (ring.Empty()) return;
-  const TickConversion conv = clock_.Current();
+  // The conversion is taken once the ring's records are known (Drain has
+  // read the producer's position when it first calls back): it then covers
+  // every tick converted with it by interpolation, never by extrapolation.
+  TickConversion conv;
+  bool have_conv = false;
   std::string text;
   text.reserve(16 * 1024);
   std::size_t records = ring.Drain(
       [&](const Slot& slot, std::string_view name) {
+        if (!have_conv) {
+          conv = clock_.Current();
+          have_conv = true;
+        }
         const SpawnSites::Site* site =
             slot.type == EventType::kSpawnSite ? &sites_.Get(slot.aux) : nullptr;
         FormatRecord(text, slot, name, conv, site ? &site->name : nullptr,
@@ -464,8 +472,17 @@ void FileSink::PutStack(std::uint64_t id, int skip) {
   std::uint64_t pcs[kMaxFrames + 4] = {};
   int count = 0;
   for (int i = skip + 1; i < n; ++i) pcs[count++] = reinterpret_cast<std::uintptr_t>(frames[i]);
-  for (int i = 0; i < count && i < 8; i += 4) {
-    Put(EventType::kStack, 0, id, pcs[i], pcs[i + 1], pcs[i + 2], pcs[i + 3], std::source_location{});
+  PutPcs(id, pcs, count);
+}
+
+void FileSink::PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count) {
+  PutModulesOnce();
+  std::uint64_t padded[8] = {};
+  count = std::min(count, 8);
+  std::copy(pcs, pcs + count, padded);
+  for (int i = 0; i < count; i += 4) {
+    Put(EventType::kStack, 0, id, padded[i], padded[i + 1], padded[i + 2], padded[i + 3],
+        std::source_location{});
   }
 }
 
@@ -498,6 +515,14 @@ void FileSink::PutModulesOnce() {
 }
 
 void FileSink::FlushThisThread() {
+  // The records of threads that ended before this point go first, converted
+  // with the same clock reading: a scope's end must not reach the file ahead
+  // of the end of a task that was joined before it (and converted after it,
+  // with a rate refined in between, appear to end later).
+  {
+    std::lock_guard<std::mutex> lock(exit_ring_->consume_mu);
+    DrainAndWrite(*exit_ring_);
+  }
   EventRing* ring = t_ring;
   if (ring == nullptr) return;
   std::lock_guard<std::mutex> lock(ring->consume_mu);

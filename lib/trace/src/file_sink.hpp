@@ -92,14 +92,17 @@ class FileSink {
   // symbolize a site that no std::source_location gives (threads, scopes
   // made through std::make_unique).
   void PutStack(std::uint64_t id, int skip);
+  // The same for return addresses the caller captured (up to 8 are kept).
+  void PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count);
   // Records every loaded object (`module`), for symbolizing stacks: once, on
   // the first PutStack.
   void PutModulesOnce();
 
   // Writes out every ring now (any thread).
   void FlushAll();
-  // Writes out the calling thread's ring now: a record that must survive a
-  // SIGKILL right after it (a scope's end) does not wait for the flusher.
+  // Writes out the exit ring and the calling thread's ring now: a record
+  // that must survive a SIGKILL right after it (a scope's end) does not wait
+  // for the flusher, nor do the ends of threads that exited before it.
   void FlushThisThread();
   // Final flush and the exit record; later events are only counted.
   void Finish(int status);
