@@ -51,7 +51,7 @@ void WriteTimelineSection(const ScopeGraph& sg, const Analyses& analyses, const 
            "with a count (&times;N).</p>\n";
   }
   out << "<div id=\"tl-wrap\">\n";
-  WriteTimelineSvg(sg, analyses, display.grouped ? 0 : std::numeric_limits<std::size_t>::max(), &display, out);
+  WriteTimelineHtml(sg, analyses, display.grouped ? 0 : std::numeric_limits<std::size_t>::max(), display, out);
   out << "</div>\n<div id=\"tl-detail\">Hover over a bar, or click it, for its spawn site, its context chain "
          "and where the chain was cut.</div>\n";
 }
