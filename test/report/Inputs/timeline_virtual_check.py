@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Checks that the HTML report's timeline draws only the lanes on screen.
+
+Loads REPORT.html (with a probe script appended: inline scripts are what the
+report's Content-Security-Policy allows) in a real headless Chromium, window
+1400x1000, and prints:
+
+- how many lanes the page holds (lines of its #tl-lanes data block) and how
+  many are drawn at load, with the element counts of the timeline and of the
+  whole document;
+- after the probe scrolls the timeline's box to its bottom (a real scroll,
+  then the scroll event the browser would send): whether the last lane is
+  drawn, with the same bars and red overhangs as its markup in the data
+  block, and the element counts again;
+- with ?bar=<the last task bar of the last lane>: whether that bar (far off
+  screen at load) is selected and its detail shown; only when its node id is
+  on no other lane (a folded bar links to a grouped graph node that the
+  folded bars of every lane share, and ?bar= clicks the first).
+
+The timeline's element counts are compared with BOUND (what the window can
+show, from the caller: it depends on the lanes' height).
+
+usage: timeline_virtual_check.py REPORT.html WORKDIR BOUND
+"""
+import html as htmllib
+import json
+import os
+import re
+import subprocess
+import sys
+
+PROBE = r"""<script>
+(function () {
+  function count(sel) { return document.querySelectorAll(sel).length; }
+  function drawn() {
+    return Array.prototype.map.call(document.querySelectorAll('#timeline g.tl-lane'),
+                                    function (l) { return l.dataset.scope; });
+  }
+  var out = {};
+  // The lanes the page holds: its data block, or (a page that draws every
+  // lane, so that this check says so rather than failing to run) the DOM's.
+  var data = document.getElementById('tl-lanes');
+  out.block = data ? data.textContent.split('\n').filter(function (l) {
+    return l.indexOf('<g class="tl-lane') === 0;
+  }) : Array.prototype.map.call(document.querySelectorAll('#timeline g.tl-lane'),
+                                function (l) { return l.outerHTML; });
+  out.load = {all: count('*'), timeline: count('#timeline *'), lanes: drawn()};
+  var wrap = document.getElementById('tl-wrap');
+  wrap.scrollTop = wrap.scrollHeight;
+  wrap.dispatchEvent(new Event('scroll'));
+  var last = document.querySelectorAll('#timeline g.tl-lane');
+  last = last[last.length - 1];
+  out.bottom = {all: count('*'), timeline: count('#timeline *'), lanes: drawn(),
+                last_bars: last ? last.querySelectorAll('g.tl-bar').length : 0,
+                last_overhangs: last ? last.querySelectorAll('rect.tl-overhang').length : 0};
+  out.block = {lanes: out.block.length, last: out.block[out.block.length - 1]};
+  var pre = document.createElement('pre');
+  pre.id = 'probe';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
+
+CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--window-size=1400,1000"]
+
+def dump(page, work, query=""):
+    return subprocess.run(CHROMIUM + ["--user-data-dir=" + os.path.join(work, "profile"), "--dump-dom",
+                                      "file://" + os.path.abspath(page) + query],
+                          capture_output=True, text=True, timeout=120).stdout
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    report, work, bound = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    os.makedirs(work, exist_ok=True)
+    page = os.path.join(work, "probe.html")
+    with open(page, "w", encoding="utf-8") as f:
+        f.write(open(report, encoding="utf-8").read().replace("</body>", PROBE + "\n</body>"))
+    m = re.search(r'<pre id="probe">(.*?)</pre>', dump(page, work), re.S)
+    if not m:
+        sys.exit("no probe output in the dumped DOM (did the page load?)")
+    p = json.loads(htmllib.unescape(m.group(1)))
+    last = p["block"]["last"]
+    last_scope = re.match(r'<g class="tl-lane[^"]*" id="[^"]*" data-scope="([^"]*)"', last).group(1)
+    for when in ("load", "bottom"):
+        r = p[when]
+        print("%s: %d of %d lanes drawn, %d timeline elements (%s %d), %d in the document" % (
+            when, len(r["lanes"]), p["block"]["lanes"], r["timeline"],
+            "bounded: <=" if r["timeline"] <= bound else "NOT bounded: >", bound, r["all"]))
+    b = p["bottom"]
+    print("last lane %s drawn at the bottom: %s" % (last_scope, "yes" if last_scope in b["lanes"] else "no"))
+    print("its bars: %d drawn, %d in its markup; overhangs: %d drawn, %d in its markup" % (
+        b["last_bars"], last.count('<g class="tl-bar'), b["last_overhangs"], last.count('class="tl-overhang"')))
+
+    # ?bar= on the last task bar of the last lane: scrolled to and clicked.
+    node = re.findall(r'<g class="tl-bar task[^"]*" data-node="([^"]*)"', last)[-1]
+    needle = 'data-node="%s"' % node
+    m = re.search(r'<script type="text/plain" id="tl-lanes">(.*?)</script>', open(report, encoding="utf-8").read(),
+                  re.S)
+    if m and m.group(1).count(needle) != last.count(needle):
+        print("?bar=: %s is on other lanes too (folded), not checked" % node)
+        return
+    dom = dump(report, work, "?bar=" + node)
+    sel = re.search(r'<g class="tl-bar task [^"]*tl-sel" data-node="%s"' % re.escape(node), dom)
+    detail = re.search(r'<div id="tl-detail">([^\n<]*)', dom)
+    print("?bar=<the last task bar of the last lane>: selected %s, detail: %s" % (
+        "yes" if sel else "no", detail.group(1) if detail else "none"))
+
+if __name__ == "__main__":
+    main()
