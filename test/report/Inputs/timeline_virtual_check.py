@@ -26,8 +26,9 @@ import html as htmllib
 import json
 import os
 import re
-import subprocess
 import sys
+
+from headless import dump_dom
 
 PROBE = r"""<script>
 (function () {
@@ -61,14 +62,8 @@ PROBE = r"""<script>
 })();
 </script>"""
 
-CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--window-size=1400,1000"]
-
 def dump(page, work, query=""):
-    return subprocess.run(CHROMIUM + ["--user-data-dir=" + os.path.join(work, "profile"), "--dump-dom",
-                                      "file://" + os.path.abspath(page) + query],
-                          capture_output=True, text=True, timeout=120).stdout
+    return dump_dom(page, os.path.join(work, "profile"), "1400,1000", query)
 
 
 def main():
