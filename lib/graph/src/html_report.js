@@ -3,7 +3,22 @@
 // #<node id> in the URL), and clicks on graph nodes. The timeline has its own
 // script (html_timeline.js).
 (function () {
-  var rows = Array.prototype.slice.call(document.querySelectorAll('#findings tbody tr'));
+  var all = document.getElementById('all-findings');
+  var tbody = document.querySelector('#findings tbody');
+  // A large report's rows wait as markup in this block until the table is
+  // opened: tether writes them there above 500 findings.
+  var deferred = document.getElementById('findings-rows');
+  var rows = [];
+  var selected = null;  // the node whose finding rows are marked
+  function loadRows() {
+    if (deferred) {
+      tbody.insertAdjacentHTML('beforeend', deferred.textContent);
+      deferred.remove();
+      deferred = null;
+    }
+    rows = Array.prototype.slice.call(tbody.querySelectorAll('tr'));
+    rows.forEach(function (r) { r.classList.toggle('sel', r.dataset.node === selected); });
+  }
   var kind = document.getElementById('f-kind');
   var scope = document.getElementById('f-scope');
   var text = document.getElementById('f-text');
@@ -24,17 +39,19 @@
       node.classList.add('hl');
       node.scrollIntoView({block: 'center', inline: 'center'});
     }
+    selected = id;
     rows.forEach(function (r) { r.classList.toggle('sel', r.dataset.node === id); });
   }
   kind.addEventListener('change', apply);
   scope.addEventListener('change', apply);
   text.addEventListener('input', apply);
-  document.querySelectorAll('a.node-link').forEach(function (a) {
-    a.addEventListener('click', function (ev) {
-      ev.preventDefault();
-      highlight(a.dataset.node);
-      history.replaceState(null, '', '#' + a.dataset.node);
-    });
+  // One listener for every node link, those of rows parsed later too.
+  document.addEventListener('click', function (ev) {
+    var a = ev.target.closest ? ev.target.closest('a.node-link') : null;
+    if (!a) return;
+    ev.preventDefault();
+    highlight(a.dataset.node);
+    history.replaceState(null, '', '#' + a.dataset.node);
   });
   document.querySelectorAll('#graph g.node').forEach(function (g) {
     g.addEventListener('click', function () { highlight(g.id); });
@@ -44,10 +61,20 @@
   if (preset.has('kind')) kind.value = preset.get('kind');
   if (preset.has('scope')) scope.value = preset.get('scope');
   if (preset.has('text')) text.value = preset.get('text');
-  var all = document.getElementById('all-findings');
   if (all && (preset.has('kind') || preset.has('scope') || preset.has('text') || location.hash.length > 1)) {
     all.open = true;
   }
-  apply();
+  if (all) {
+    all.addEventListener('toggle', function () {
+      if (all.open && deferred) {
+        loadRows();
+        apply();
+      }
+    });
+  }
+  if (!deferred || (all && all.open)) {
+    loadRows();
+    apply();
+  }
   if (location.hash.length > 1) highlight(decodeURIComponent(location.hash.slice(1)));
 })();

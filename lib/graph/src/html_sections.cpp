@@ -2,7 +2,10 @@
 // report (html_sections.hpp).
 #include "html_sections.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <limits>
+#include <stdexcept>
 #include <map>
 #include <set>
 #include <tuple>
@@ -31,6 +34,15 @@ std::string SourceLinkHtml(const SourceSite& site) {
 }
 
 }  // namespace
+
+std::string ScriptData(std::string markup) {
+  std::string lower = markup;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower.find("</script") != std::string::npos || lower.find("<!--") != std::string::npos) {
+    throw std::logic_error("markup for an HTML data block holds </script or <!--");
+  }
+  return markup;
+}
 
 void WriteTimelineSection(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display,
                           std::ostream& out) {

@@ -7,6 +7,7 @@
 // ever placed inside the <script> element.
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "html_scripts.hpp"
 #include "html_sections.hpp"
@@ -19,6 +20,8 @@ namespace {
 // Lists that can grow with the trace (paths, unwaited tasks) show this many
 // items in the HTML; the JSON report has them all.
 constexpr std::size_t kListed = 200;
+// Findings table rows written as elements; more are parsed when it is opened.
+constexpr std::size_t kFindingsInline = 500;
 
 constexpr const char* kStyle = R"CSS(
 body { font: 14px/1.4 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 0 24px 24px; color: #111827; }
@@ -90,16 +93,27 @@ void WriteFindings(const ScopeGraph& sg, const DisplayGraph& display, std::ostre
       << "</label>\n<span id=\"f-count\"></span>\n</div>\n";
   out << "<table id=\"findings\">\n<thead><tr><th>Kind</th><th>Node</th><th>Scope</th><th>Message</th>"
       << "<th>Source</th></tr></thead>\n<tbody>\n";
+  // Above kFindingsInline rows the table's rows wait, as markup in a
+  // text/plain data block, until the table is opened (html_report.js), so a
+  // large report's DOM does not grow with its findings.
+  const bool deferred = sg.findings.size() > kFindingsInline;
+  std::ostringstream deferred_rows;
+  std::ostream& rows = deferred ? deferred_rows : out;
   for (std::size_t i = 0; i < sg.findings.size(); ++i) {
     const ReportFinding& f = sg.findings[i];
     std::string node_id = f.node ? display.nodes[display.node_of_vertex[*f.node]].dom_id : "";
     std::string scope_key = f.scope ? sg.graph[*f.scope].key : "";
-    out << "<tr class=\"finding " << EscapeHtml(f.kind) << "\" id=\"finding-" << i << "\" data-kind=\""
+    rows << "<tr class=\"finding " << EscapeHtml(f.kind) << "\" id=\"finding-" << i << "\" data-kind=\""
         << EscapeHtml(f.kind) << "\" data-scope=\"" << scope_key << "\" data-node=\"" << node_id << "\">"
         << "<td class=\"badge\">" << EscapeHtml(f.kind) << "</td><td>"
         << (f.node ? NodeLink(sg, display, *f.node) : "") << "</td><td>"
         << (f.scope ? EscapeHtml(sg.graph[*f.scope].name) : "") << "</td><td>" << EscapeHtml(f.message)
         << "</td><td>" << SourceLink(f.site, f.col) << "</td></tr>\n";
+  }
+  if (deferred) {
+    out << "</tbody>\n</table>\n<script type=\"text/plain\" id=\"findings-rows\">\n"
+        << detail::ScriptData(deferred_rows.str()) << "</script>\n</details>\n";
+    return;
   }
   out << "</tbody>\n</table>\n</details>\n";
 }

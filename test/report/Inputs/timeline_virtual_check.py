@@ -18,9 +18,10 @@ report's Content-Security-Policy allows) in a real headless Chromium, window
   folded bars of every lane share, and ?bar= clicks the first).
 
 The timeline's element counts are compared with BOUND (what the window can
-show, from the caller: it depends on the lanes' height).
+show, from the caller: it depends on the lanes' height), and the whole
+document's with DOC_BOUND when given.
 
-usage: timeline_virtual_check.py REPORT.html WORKDIR BOUND
+usage: timeline_virtual_check.py REPORT.html WORKDIR BOUND [DOC_BOUND]
 """
 import html as htmllib
 import json
@@ -67,9 +68,10 @@ def dump(page, work, query=""):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     report, work, bound = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    doc_bound = int(sys.argv[4]) if len(sys.argv) == 5 else None
     os.makedirs(work, exist_ok=True)
     page = os.path.join(work, "probe.html")
     with open(page, "w", encoding="utf-8") as f:
@@ -85,6 +87,9 @@ def main():
         print("%s: %d of %d lanes drawn, %d timeline elements (%s %d), %d in the document" % (
             when, len(r["lanes"]), p["block"]["lanes"], r["timeline"],
             "bounded: <=" if r["timeline"] <= bound else "NOT bounded: >", bound, r["all"]))
+        if doc_bound is not None:
+            print("%s: document %s %d" % (when, "bounded: <=" if r["all"] <= doc_bound else "NOT bounded: >",
+                                          doc_bound))
     b = p["bottom"]
     print("last lane %s drawn at the bottom: %s" % (last_scope, "yes" if last_scope in b["lanes"] else "no"))
     print("its bars: %d drawn, %d in its markup; overhangs: %d drawn, %d in its markup" % (
