@@ -139,6 +139,4 @@
       break;
     }
   }
-  // The first frame with the timeline drawn, for bench/report_open.bench.sh.
-  performance.mark('tl-drawn');
 })();
