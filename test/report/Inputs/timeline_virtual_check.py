@@ -48,6 +48,35 @@ PROBE = r"""<script>
                                 function (l) { return l.outerHTML; });
   out.load = {all: count('*'), timeline: count('#timeline *'), lanes: drawn()};
   var wrap = document.getElementById('tl-wrap');
+  // A walk down and back up in steps of 250 px (lanes drawn below and above
+  // those kept): after each step the drawn lanes must be in order, contiguous
+  // in the page's list, and cover the visible band of the box.
+  var order = {};
+  out.block.forEach(function (l, i) { order[/data-scope="([^"]*)"/.exec(l)[1]] = i; });
+  var problems = [], steps = 0;
+  var lastLane = /data-top="([0-9.]+)" data-height="([0-9.]+)"/.exec(out.block[out.block.length - 1]);
+  var extent = [Number(/data-top="([0-9.]+)"/.exec(out.block[0])[1]), Number(lastLane[1]) + Number(lastLane[2])];
+  function check() {
+    var drawn = document.querySelectorAll('#timeline g.tl-lane');
+    for (var i = 1; i < drawn.length; i++) {
+      if (order[drawn[i].dataset.scope] !== order[drawn[i - 1].dataset.scope] + 1) {
+        problems.push('step ' + steps + ': ' + drawn[i - 1].dataset.scope + ' then ' + drawn[i].dataset.scope);
+      }
+    }
+    // The band, less the axis above the first lane and the end below the last.
+    var top = Math.max(wrap.scrollTop, extent[0]), bottom = Math.min(wrap.scrollTop + wrap.clientHeight, extent[1]);
+    if (!drawn.length || Number(drawn[0].dataset.top) > top ||
+        Number(drawn[drawn.length - 1].dataset.top) + Number(drawn[drawn.length - 1].dataset.height) < bottom) {
+      problems.push('step ' + steps + ': the band ' + top + '-' + bottom + ' is not covered');
+    }
+  }
+  for (var k = 0; k < 40; k++) {
+    wrap.scrollTop += k < 20 ? 250 : -250;
+    wrap.dispatchEvent(new Event('scroll'));
+    steps++;
+    check();
+  }
+  out.walk = {steps: steps, problems: problems.slice(0, 5), count: problems.length};
   wrap.scrollTop = wrap.scrollHeight;
   wrap.dispatchEvent(new Event('scroll'));
   var last = document.querySelectorAll('#timeline g.tl-lane');
@@ -90,6 +119,8 @@ def main():
         if doc_bound is not None:
             print("%s: document %s %d" % (when, "bounded: <=" if r["all"] <= doc_bound else "NOT bounded: >",
                                           doc_bound))
+    w = p["walk"]
+    print("walk of %d scroll steps: %d problems %s" % (w["steps"], w["count"], "; ".join(w["problems"])))
     b = p["bottom"]
     print("last lane %s drawn at the bottom: %s" % (last_scope, "yes" if last_scope in b["lanes"] else "no"))
     print("its bars: %d drawn, %d in its markup; overhangs: %d drawn, %d in its markup" % (
