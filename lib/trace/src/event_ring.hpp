@@ -124,6 +124,25 @@ class EventRing {
     tail_.store(tail, std::memory_order_release);
     return records;
   }
+  // Moves this ring's committed records, raw and in order, to the producer
+  // side of dst (the caller holds this ring's consume_mu and is dst's only
+  // producer at that moment). False, moving nothing, when dst lacks room.
+  bool MoveTo(EventRing& dst) {
+    const std::uint64_t tail = tail_.load(std::memory_order_relaxed);
+    const std::uint64_t head = head_.load(std::memory_order_acquire);
+    const std::size_t n = static_cast<std::size_t>(head - tail);
+    if (!dst.HasRoom(n)) return false;
+    for (std::size_t k = 0; k < n; ++k) {
+      std::memcpy(dst.SlotAddress(k), &storage_[(tail + k) & kMask], kSlotBytes);
+    }
+    dst.Commit(n);
+    tail_.store(head, std::memory_order_release);
+    return true;
+  }
+  std::size_t Pending() const {
+    return static_cast<std::size_t>(head_.load(std::memory_order_acquire) -
+                                    tail_.load(std::memory_order_acquire));
+  }
   bool Empty() const {
     return tail_.load(std::memory_order_acquire) == head_.load(std::memory_order_acquire);
   }
