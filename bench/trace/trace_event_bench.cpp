@@ -123,7 +123,11 @@ BENCHMARK(BM_TracerSustained)->Threads(1)->UseRealTime();
 int main(int argc, char** argv) {
   const char* dir = std::getenv("TMPDIR");
   std::string path = std::string(dir && *dir ? dir : "/tmp") + "/tether-trace-bench.jsonl";
-  if (const char* out = std::getenv("TRACE_BENCH_FILE")) path = out;
+  // A file the caller names (TRACE_BENCH_FILE=/dev/null, say) is theirs: it
+  // is never removed. Removing /dev/null as root replaced it with a regular
+  // file at the next shell redirection, and every later test that reads it broke.
+  const char* named = std::getenv("TRACE_BENCH_FILE");
+  if (named != nullptr && *named != '\0') path = named;
   if (tether::Error err = tether::trace::StartFileTrace(path); !err.ok()) {
     std::fprintf(stderr, "trace_event_bench: %s\n", err.ToString().c_str());
     return 2;
@@ -145,6 +149,6 @@ int main(int argc, char** argv) {
                static_cast<unsigned long long>(s.bytes_written),
                s.records_written ? static_cast<double>(s.bytes_written) / s.records_written : 0.0,
                static_cast<unsigned long long>(s.lost_events));
-  std::remove(path.c_str());
+  if (named == nullptr || *named == '\0') std::remove(path.c_str());
   return 0;
 }
