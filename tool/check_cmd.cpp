@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "tether/cli/options.hpp"
 #include "tether/check/baseline.hpp"
 #include "tether/check/model.hpp"
 #include "tether/check/runner.hpp"
@@ -111,86 +112,47 @@ int RunCheck(int argc, char** argv) {
   std::vector<std::string> models;
   std::string format = "text", output, export_fixes, graph, sarif_root, baseline_file;
   bool fix = false, list_checks = false;
-  SeenFlags seen;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string* out) {
-      if (size_t eq = a.find('='); eq != std::string::npos && a.rfind("--", 0) == 0) {
-        *out = a.substr(eq + 1);
-        return true;
-      }
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
-      return true;
-    };
-    auto is = [&](const char* name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
-    std::string v;
-    // Each option once (--model and --exclude add up): a repeated one is a
-    // mistake, not an override.
-    for (auto [flag, canonical] :
-         {std::pair{"-p", "-p"}, {"--build-dir", "-p"}, {"--checks", "--checks"}, {"--format", "--format"},
-          {"--output", "--output"}, {"--export-fixes", "--export-fixes"}, {"--fix", "--fix"}, {"-j", "-j"},
-          {"--jobs", "-j"}, {"--graph", "--graph"}, {"--sarif-root", "--sarif-root"},
-          {"--max-chain-depth", "--max-chain-depth"}, {"--cache-dir", "--cache-dir"}, {"--baseline", "--baseline"},
-          {"--quiet", "--quiet"}, {"--list-checks", "--list-checks"}}) {
-      bool short_joined = flag[1] != '-' && a.size() > 2 && a.rfind(flag, 0) == 0 && a[2] != '-';
-      if ((is(flag) || short_joined) && !seen.First(canonical)) return Usage(std::string(canonical) + " given twice");
-    }
-    if (a == "--") {
-      options.have_fixed_args = true;
-      for (++i; i < argc; ++i) options.extra_args.push_back(argv[i]);
-    } else if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (a == "-p" || is("--build-dir")) {
-      if (!value(&options.build_dir)) return Usage("-p needs a directory");
-    } else if (a.rfind("-p", 0) == 0 && a.size() > 2 && a[2] != '-') {
-      options.build_dir = a.substr(2);
-    } else if (is("--model")) {
-      if (!value(&v)) return Usage("--model needs a file");
-      models.push_back(v);
-    } else if (is("--checks")) {
-      if (!value(&options.checks)) return Usage("--checks needs a glob list");
-    } else if (is("--format")) {
-      if (!value(&format) || (format != "text" && format != "json" && format != "sarif"))
-        return Usage("--format is text, json or sarif");
-    } else if (is("--output")) {
-      if (!value(&output)) return Usage("--output needs a file");
-    } else if (is("--export-fixes")) {
-      if (!value(&export_fixes)) return Usage("--export-fixes needs a file");
-    } else if (a == "--fix") {
-      fix = true;
-    } else if (a == "-j" || is("--jobs") || (a.rfind("-j", 0) == 0 && a.size() > 2)) {
-      if (a.size() > 2 && a[1] == 'j') v = a.substr(2);
-      else if (!value(&v)) return Usage("-j needs a number");
-      unsigned jobs = 0;
-      if (!ParseCount(v, &jobs) || jobs == 0 || jobs > 1024) return Usage("-j needs a number from 1 to 1024, not '" + v + "'");
-      options.jobs = jobs;
-    } else if (is("--graph")) {
-      if (!value(&graph)) return Usage("--graph needs a file");
-    } else if (is("--sarif-root")) {
-      if (!value(&sarif_root)) return Usage("--sarif-root needs a directory");
-    } else if (is("--exclude")) {
-      if (!value(&v)) return Usage("--exclude needs a substring");
-      options.exclude_substrings.push_back(v);
-    } else if (is("--max-chain-depth")) {
-      if (!value(&v)) return Usage("--max-chain-depth needs a number");
-      if (!ParseCount(v, &options.max_chain_depth))
-        return Usage("--max-chain-depth needs a whole number, not '" + v + "'");
-    } else if (is("--cache-dir")) {
-      if (!value(&options.cache_dir)) return Usage("--cache-dir needs a directory");
-    } else if (is("--baseline")) {
-      if (!value(&baseline_file)) return Usage("--baseline needs a file");
-    } else if (a == "--quiet") {
-      options.progress = false;
-    } else if (a == "--list-checks") {
-      list_checks = true;
-    } else if (!a.empty() && a[0] == '-') {
-      return Usage("unknown option '" + a + "'");
-    } else {
-      options.files.push_back(a);
-    }
+  bool quiet = false;
+  cli::Options cli;
+  cli.Text("-p,--build-dir", &options.build_dir, "-p needs a directory");
+  cli.Repeated("--model", &models, "--model needs a file");
+  cli.Text("--checks", &options.checks, "--checks needs a glob list");
+  cli.Checked("--format", &format, "--format is text, json or sarif", [](const std::string& f) {
+    return f == "text" || f == "json" || f == "sarif" ? "" : "--format is text, json or sarif";
+  });
+  cli.Text("--output", &output, "--output needs a file");
+  cli.Text("--export-fixes", &export_fixes, "--export-fixes needs a file");
+  cli.Flag("--fix", &fix);
+  cli.Converted(
+      "-j,--jobs", "-j needs a number",
+      [](const std::string& v) -> std::string {
+        unsigned jobs = 0;
+        return ParseCount(v, &jobs) && jobs >= 1 && jobs <= 1024 ? ""
+                                                                  : "-j needs a number from 1 to 1024, not '" + v + "'";
+      },
+      [&options](const std::string& v) { ParseCount(v, &options.jobs); });
+  cli.Text("--graph", &graph, "--graph needs a file");
+  cli.Text("--sarif-root", &sarif_root, "--sarif-root needs a directory");
+  cli.Repeated("--exclude", &options.exclude_substrings, "--exclude needs a substring");
+  cli.Converted(
+      "--max-chain-depth", "--max-chain-depth needs a number",
+      [](const std::string& v) -> std::string {
+        unsigned depth = 0;
+        return ParseCount(v, &depth) ? "" : "--max-chain-depth needs a whole number, not '" + v + "'";
+      },
+      [&options](const std::string& v) { ParseCount(v, &options.max_chain_depth); });
+  cli.Text("--cache-dir", &options.cache_dir, "--cache-dir needs a directory");
+  cli.Text("--baseline", &baseline_file, "--baseline needs a file");
+  cli.Flag("--quiet", &quiet);
+  cli.Flag("--list-checks", &list_checks);
+  cli.Operands(&options.files);
+  cli.AfterDashes(&options.extra_args, &options.have_fixed_args);
+  if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
+  if (cli.Help()) {
+    std::cout << kUsage;
+    return 0;
   }
+  if (quiet) options.progress = false;
   if (list_checks) {
     for (const auto& info : check::AllCheckInfos())
       if (check::CheckEnabled(options.checks, info.name)) std::cout << info.name << ": " << info.summary << "\n";

@@ -100,7 +100,7 @@ int RunReport(int argc, char** argv) {
   std::vector<std::string> inputs;
   cli::Options cli;
   cli.Text("--format", &format, "--format needs a value");
-  cli.Text("-o,--output", &output, "-o needs a file name");
+  cli.Text("--output,-o", &output, "-o needs a file name");
   cli.NonNegativeDuration("--grace", &grace, "--grace needs a duration such as 50ms or 2s");
   cli.Count("--group-above", &group, "--group-above needs a number of tasks");
   cli.Text("--static", &static_path, "--static needs a static graph (tether check --graph F.json)")
