@@ -105,13 +105,21 @@ int Usage(const std::string& problem) {
   return 2;
 }
 
-}  // namespace
-
-int RunCheck(int argc, char** argv) {
+// The command line, parsed.
+struct CheckArgs {
   check::RunOptions options;
   std::vector<std::string> models;
   std::string format = "text", output, export_fixes, graph, sarif_root, baseline_file;
   bool fix = false, list_checks = false;
+};
+
+// Returns -1 when the run goes on, else the exit code (usage error, --help).
+int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
+  check::RunOptions& options = args->options;
+  std::vector<std::string>& models = args->models;
+  std::string &format = args->format, &output = args->output, &export_fixes = args->export_fixes,
+              &graph = args->graph, &sarif_root = args->sarif_root, &baseline_file = args->baseline_file;
+  bool &fix = args->fix, &list_checks = args->list_checks;
   bool quiet = false;
   cli::Options cli;
   cli.Text("-p,--build-dir", &options.build_dir, "-p needs a directory");
@@ -153,15 +161,13 @@ int RunCheck(int argc, char** argv) {
     return 0;
   }
   if (quiet) options.progress = false;
-  if (list_checks) {
-    for (const auto& info : check::AllCheckInfos())
-      if (check::CheckEnabled(options.checks, info.name)) std::cout << info.name << ": " << info.summary << "\n";
-    return 0;
-  }
   if (options.have_fixed_args && options.build_dir.empty() && options.files.empty())
     return Usage("give the FILES to check before --");
+  return -1;
+}
 
-  check::ApiModel model;
+// --model FILE..., or the default models. Returns false (said on stderr) when one does not load.
+bool LoadModels(std::vector<std::string> models, check::ApiModel* model) {
   if (models.empty()) {
     for (std::string_view rest = check::kDefaultModels; !rest.empty();) {
       size_t semi = rest.find(';');
@@ -171,33 +177,17 @@ int RunCheck(int argc, char** argv) {
   }
   for (const std::string& m : models) {
     std::string error;
-    if (!check::LoadModel(m, &model, &error)) {
+    if (!check::LoadModel(m, model, &error)) {
       std::cerr << "tether check: " << error << "\n";
-      return 2;
+      return false;
     }
   }
+  return true;
+}
 
-  check::Baseline baseline;
-  if (!baseline_file.empty()) {
-    std::string error;
-    if (!check::LoadBaseline(baseline_file, &baseline, &error)) {
-      std::cerr << error << "\n";
-      return 2;
-    }
-  }
-
-  check::RunResult result = check::RunChecks(options, model);
-  if (!result.error.empty()) {
-    std::cerr << "tether check: error: " << result.error << "\n";
-    return 2;
-  }
-  for (const std::string& note : result.notes) std::cerr << "tether check: note: " << note << "\n";
-  if (!options.cache_dir.empty())
-    std::cerr << "tether check: cache: " << result.parsed << " parsed, " << result.reused
-              << " reused of " << result.summary.units << " translation units\n";
-  check::RunSummary& run = result.summary;
-  // The root of SARIF URIs and fingerprints: --sarif-root, else the git
-  // toplevel, else the current directory (said when writing SARIF).
+// The root of SARIF URIs and fingerprints: --sarif-root, else the git
+// toplevel, else the current directory (said when writing SARIF).
+std::string SarifRoot(std::string sarif_root, const std::string& format, const check::RunSummary& run) {
   bool root_is_cwd = false;
   if (sarif_root.empty()) sarif_root = GitToplevel();
   if (sarif_root.empty()) {
@@ -216,10 +206,12 @@ int RunCheck(int argc, char** argv) {
       std::cerr << "tether check: note: " << outside << " finding" << (outside == 1 ? " is" : "s are")
                 << " in files outside " << sarif_root << ": their SARIF URIs are absolute\n";
   }
-  check::AssignFingerprints(sarif_root, &run.findings);
-  unsigned stale = baseline_file.empty() ? 0 : check::ApplyBaseline(baseline, &run);
-  // A TU with compile errors was still checked on its recovered AST; its
-  // errors are printed as Clang prints them, so editors and CI find them.
+  return sarif_root;
+}
+
+// A TU with compile errors was still checked on its recovered AST; its
+// errors are printed as Clang prints them, so editors and CI find them.
+void PrintFailedUnits(const check::RunSummary& run) {
   for (const check::FailedUnit& u : run.failed) {
     if (u.partial)
       std::cerr << "tether check: error: " << u.file
@@ -228,40 +220,88 @@ int RunCheck(int argc, char** argv) {
       std::cerr << "tether check: error: analysis failed for " << u.file << ":\n";
     for (const std::string& e : u.errors) std::cerr << e << "\n";
   }
-  const std::string summary = SummaryLine(run, !baseline_file.empty(), stale);
+}
 
+// The report (--format, --output), --export-fixes, --graph and --fix.
+// Returns false (said on stderr) when a file cannot be written.
+bool WriteResults(const CheckArgs& args, const check::RunResult& result, const std::string& sarif_root,
+                  const std::string& summary) {
+  const check::RunSummary& run = result.summary;
   std::string report;
-  if (format == "json") {
+  if (args.format == "json") {
     report = check::JsonReport(run);
-  } else if (format == "sarif") {
+  } else if (args.format == "sarif") {
     report = check::SarifReport(run, sarif_root, TETHER_VERSION);
   } else {
     report = check::TextReport(run);
-    if (!output.empty()) report += summary + "\n";  // on stdout it is the stderr line below
+    if (!args.output.empty()) report += summary + "\n";  // on stdout it is the stderr line
   }
-  if (output.empty()) {
+  if (args.output.empty()) {
     std::cout << report << std::flush;
-  } else if (!WriteFile(output, report)) {
-    std::cerr << "tether check: error: cannot write " << output << "\n";
-    return 2;
+  } else if (!WriteFile(args.output, report)) {
+    std::cerr << "tether check: error: cannot write " << args.output << "\n";
+    return false;
   }
-  if (!export_fixes.empty()) {
-    std::string main_file = options.files.empty() ? "" : options.files.front();
-    if (!WriteFile(export_fixes, check::ExportFixesYaml(run, main_file, options.build_dir))) {
-      std::cerr << "tether check: error: cannot write " << export_fixes << "\n";
-      return 2;
+  if (!args.export_fixes.empty()) {
+    std::string main_file = args.options.files.empty() ? "" : args.options.files.front();
+    if (!WriteFile(args.export_fixes, check::ExportFixesYaml(run, main_file, args.options.build_dir))) {
+      std::cerr << "tether check: error: cannot write " << args.export_fixes << "\n";
+      return false;
     }
   }
-  if (!graph.empty() && !WriteFile(graph, check::StaticGraphJson(result.facts, run.findings))) {
-    std::cerr << "tether check: error: cannot write " << graph << "\n";
-    return 2;
+  if (!args.graph.empty() && !WriteFile(args.graph, check::StaticGraphJson(result.facts, run.findings))) {
+    std::cerr << "tether check: error: cannot write " << args.graph << "\n";
+    return false;
   }
-  if (fix) {
+  if (args.fix) {
     std::vector<std::string> errors;
     unsigned applied = check::ApplyFixes(run.findings, &errors);
     for (const auto& e : errors) std::cerr << "tether check: warning: " << e << "\n";
     std::cerr << "tether check: applied " << applied << " fix" << (applied == 1 ? "" : "es") << "\n";
   }
+  return true;
+}
+
+}  // namespace
+
+int RunCheck(int argc, char** argv) {
+  CheckArgs args;
+  if (int rc = ParseCheckArgs(argc, argv, &args); rc >= 0) return rc;
+  const check::RunOptions& options = args.options;
+  if (args.list_checks) {
+    for (const auto& info : check::AllCheckInfos())
+      if (check::CheckEnabled(options.checks, info.name)) std::cout << info.name << ": " << info.summary << "\n";
+    return 0;
+  }
+  check::ApiModel model;
+  if (!LoadModels(args.models, &model)) return 2;
+
+  check::Baseline baseline;
+  if (!args.baseline_file.empty()) {
+    std::string error;
+    if (!check::LoadBaseline(args.baseline_file, &baseline, &error)) {
+      std::cerr << error << "\n";
+      return 2;
+    }
+  }
+
+  check::RunResult result = check::RunChecks(options, model);
+  if (!result.error.empty()) {
+    std::cerr << "tether check: error: " << result.error << "\n";
+    return 2;
+  }
+  for (const std::string& note : result.notes) std::cerr << "tether check: note: " << note << "\n";
+  if (!options.cache_dir.empty())
+    std::cerr << "tether check: cache: " << result.parsed << " parsed, " << result.reused
+              << " reused of " << result.summary.units << " translation units\n";
+  check::RunSummary& run = result.summary;
+  const std::string sarif_root = SarifRoot(args.sarif_root, args.format, run);
+  check::AssignFingerprints(sarif_root, &run.findings);
+  unsigned stale = args.baseline_file.empty() ? 0 : check::ApplyBaseline(baseline, &run);
+  PrintFailedUnits(run);
+  const std::string summary = SummaryLine(run, !args.baseline_file.empty(), stale);
+
+  if (!WriteResults(args, result, sarif_root, summary)) return 2;
   std::cerr << summary << "\n";
   if (!run.failed.empty()) return 2;  // also a TU with compile errors, whose findings are reported
   return run.findings.empty() ? 0 : 1;
