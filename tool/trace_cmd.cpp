@@ -338,6 +338,59 @@ bool Fails(const std::string& fail_on, const std::vector<trace::Finding>& findin
   return false;
 }
 
+// Runs PROG with tracing on (--threads decides how), into *trace_path (a
+// temporary file when --out is not given: *remove_after). Returns kClean, or
+// kToolError when it could not run (said on stderr, files removed).
+int RunTraced(const Options& opt, std::string* trace_path_out, bool* remove_after_out, std::string* threads_path_out,
+              trace::ReportInput* input) {
+  std::string& trace_path = *trace_path_out;
+  bool& remove_after = *remove_after_out;
+  std::string& threads_path = *threads_path_out;
+  std::string error;
+  if (!trace_path.empty() && !CheckTraceOut(trace_path, &error)) {
+    std::cerr << "tether trace: " << error << "\n";
+    return kToolError;
+  }
+  if (trace_path.empty()) {
+    if (!MakeTempTrace(&trace_path, &error)) {
+      std::cerr << "tether trace: " << error << "\n";
+      return kToolError;
+    }
+    remove_after = true;
+  }
+  input->program.command = Joined(opt.command);
+  const ProgramKind kind = InspectProgram(ProgramFile(opt.command[0]));
+  const std::string shim = ThreadsShim();
+  const bool threads =
+      opt.threads == "on" || (opt.threads.empty() && kind.dynamic && !kind.links_tracer && !shim.empty());
+  if (threads && (shim.empty() || !kind.dynamic)) {
+    std::cerr << "tether trace: --threads on: "
+              << (shim.empty() ? "libtether_threads.so is not installed beside tether"
+                               : "'" + opt.command[0] + "' is statically linked (nothing can be preloaded)")
+              << "\n";
+    if (remove_after) std::remove(trace_path.c_str());
+    return kToolError;
+  }
+  std::vector<std::string> env;
+  if (!threads || kind.links_tracer) env.push_back("TETHER_TRACE=" + trace_path);
+  if (threads) {
+    // Beside a libtether trace the threads go to a file of their own,
+    // merged after the run; alone, the threads' file is the trace.
+    threads_path = kind.links_tracer ? trace_path + ".threads" : trace_path;
+    env.push_back("TETHER_THREADS_TRACE=" + threads_path);
+    const char* preload = std::getenv("LD_PRELOAD");
+    env.push_back("LD_PRELOAD=" + shim + (preload && *preload ? ":" + std::string(preload) : ""));
+  }
+  const bool ran = RunProgram(opt.command, env, &input->program, &error);
+  if (!ran) {
+    std::cerr << "tether trace: " << error << "\n";
+    if (remove_after) std::remove(trace_path.c_str());
+    if (threads_path != trace_path && !threads_path.empty()) std::remove(threads_path.c_str());
+    return kToolError;
+  }
+  return kClean;
+}
+
 }  // namespace
 
 int RunTrace(int argc, char** argv) {
@@ -352,49 +405,8 @@ int RunTrace(int argc, char** argv) {
   std::string trace_path = !opt.load.empty() ? opt.load : opt.out;
   bool remove_after = false;
   std::string threads_path;  // where libtether_threads.so wrote (empty: not preloaded)
-  std::string error;
   if (opt.load.empty()) {
-    if (!trace_path.empty() && !CheckTraceOut(trace_path, &error)) {
-      std::cerr << "tether trace: " << error << "\n";
-      return kToolError;
-    }
-    if (trace_path.empty()) {
-      if (!MakeTempTrace(&trace_path, &error)) {
-        std::cerr << "tether trace: " << error << "\n";
-        return kToolError;
-      }
-      remove_after = true;
-    }
-    input.program.command = Joined(opt.command);
-    const ProgramKind kind = InspectProgram(ProgramFile(opt.command[0]));
-    const std::string shim = ThreadsShim();
-    const bool threads =
-        opt.threads == "on" || (opt.threads.empty() && kind.dynamic && !kind.links_tracer && !shim.empty());
-    if (threads && (shim.empty() || !kind.dynamic)) {
-      std::cerr << "tether trace: --threads on: "
-                << (shim.empty() ? "libtether_threads.so is not installed beside tether"
-                                 : "'" + opt.command[0] + "' is statically linked (nothing can be preloaded)")
-                << "\n";
-      if (remove_after) std::remove(trace_path.c_str());
-      return kToolError;
-    }
-    std::vector<std::string> env;
-    if (!threads || kind.links_tracer) env.push_back("TETHER_TRACE=" + trace_path);
-    if (threads) {
-      // Beside a libtether trace the threads go to a file of their own,
-      // merged after the run; alone, the threads' file is the trace.
-      threads_path = kind.links_tracer ? trace_path + ".threads" : trace_path;
-      env.push_back("TETHER_THREADS_TRACE=" + threads_path);
-      const char* preload = std::getenv("LD_PRELOAD");
-      env.push_back("LD_PRELOAD=" + shim + (preload && *preload ? ":" + std::string(preload) : ""));
-    }
-    const bool ran = RunProgram(opt.command, env, &input.program, &error);
-    if (!ran) {
-      std::cerr << "tether trace: " << error << "\n";
-      if (remove_after) std::remove(trace_path.c_str());
-      if (threads_path != trace_path && !threads_path.empty()) std::remove(threads_path.c_str());
-      return kToolError;
-    }
+    if (int rc = RunTraced(opt, &trace_path, &remove_after, &threads_path, &input); rc != kClean) return rc;
   }
 
   trace::AnalysisOptions analysis;
