@@ -2,7 +2,10 @@
 // report (html_sections.hpp).
 #include "html_sections.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <limits>
+#include <stdexcept>
 #include <map>
 #include <set>
 #include <tuple>
@@ -32,6 +35,15 @@ std::string SourceLinkHtml(const SourceSite& site) {
 
 }  // namespace
 
+std::string ScriptData(std::string markup) {
+  std::string lower = markup;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower.find("</script") != std::string::npos || lower.find("<!--") != std::string::npos) {
+    throw std::logic_error("markup for an HTML data block holds </script or <!--");
+  }
+  return markup;
+}
+
 void WriteTimelineSection(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display,
                           std::ostream& out) {
   out << "<h2 id=\"timeline-title\">Timeline</h2>\n<p class=\"meta legend\">"
@@ -51,7 +63,7 @@ void WriteTimelineSection(const ScopeGraph& sg, const Analyses& analyses, const 
            "with a count (&times;N).</p>\n";
   }
   out << "<div id=\"tl-wrap\">\n";
-  WriteTimelineSvg(sg, analyses, display.grouped ? 0 : std::numeric_limits<std::size_t>::max(), &display, out);
+  WriteTimelineHtml(sg, analyses, display.grouped ? 0 : std::numeric_limits<std::size_t>::max(), display, out);
   out << "</div>\n<div id=\"tl-detail\">Hover over a bar, or click it, for its spawn site, its context chain "
          "and where the chain was cut.</div>\n";
 }

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "describe.hpp"
+#include "html_sections.hpp"
 #include "tether/graph/writers.hpp"
 #include "tether/trace/report.hpp"
 #include "tether/trace/saturate.hpp"
@@ -76,6 +77,23 @@ void Arrow(std::ostream& out, const char* cls, double x1, double y1, double x2, 
       << Num(by + 3 * ux) << " L" << Num(bx + 3 * uy) << "," << Num(by - 3 * ux) << " z\"/></g>\n";
 }
 
+// A lane's markup on one line of the HTML report's data block, parsing to
+// the same DOM: a newline between two elements is dropped (whitespace between
+// SVG elements draws nothing), one inside a text (a multi-line <title>) becomes
+// &#10;.
+std::string OneLine(const std::string& markup) {
+  std::string out;
+  out.reserve(markup.size() + 64);
+  for (std::size_t i = 0; i < markup.size(); ++i) {
+    if (markup[i] != '\n') {
+      out += markup[i];
+    } else if (!(i > 0 && markup[i - 1] == '>' && (i + 1 == markup.size() || markup[i + 1] == '<'))) {
+      out += "&#10;";
+    }
+  }
+  return detail::ScriptData(std::move(out));
+}
+
 enum class RowKind { kScope, kGroup, kTask };
 
 struct Row {
@@ -105,26 +123,57 @@ class Timeline {
     BuildLanes();
   }
 
+  // The whole timeline as one SVG document (--format timeline-svg).
   void Write(std::ostream& out) {
-    double height = kAxis + 4;
-    for (const Lane& lane : lanes_) height += static_cast<double>(lane.rows.size()) * kRow + kLaneGap;
-    height += 4;
-    double width = kGutter + kPlot + kRight;
+    std::vector<double> tops = LaneTops();
+    WriteHead(out, tops.back());
+    for (std::size_t i = 0; i < lanes_.size(); ++i) WriteLane(out, lanes_[i], i, tops[i], kWidth);
+    out << "</svg>\n";
+  }
+
+  // The HTML report's timeline: the SVG as tall as every lane, but holding
+  // only the axis and an empty layer; each lane's markup (exactly what Write
+  // draws) goes on one line of a text/plain data block, which the browser
+  // keeps as one string instead of elements. The page's script
+  // (html_timeline.js) parses the lanes on screen into the layer, so the DOM
+  // does not grow with the tasks.
+  void WriteVirtual(std::ostream& out) {
+    std::vector<double> tops = LaneTops();
+    WriteHead(out, tops.back());
+    out << "<g id=\"tl-layer\"></g>\n</svg>\n<script type=\"text/plain\" id=\"tl-lanes\">\n";
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+      std::ostringstream lane;
+      WriteLane(lane, lanes_[i], i, tops[i], kWidth);
+      out << OneLine(lane.str()) << "\n";
+    }
+    out << "</script>\n";
+  }
+
+ private:
+  static constexpr double kWidth = kGutter + kPlot + kRight;
+
+  // Where each lane starts, and (last) the height of the whole timeline.
+  std::vector<double> LaneTops() const {
+    std::vector<double> tops;
+    double y = kAxis + 4;
+    for (const Lane& lane : lanes_) {
+      tops.push_back(y);
+      y += static_cast<double>(lane.rows.size()) * kRow + kLaneGap;
+    }
+    tops.push_back(y + 4);
+    return tops;
+  }
+
+  void WriteHead(std::ostream& out, double height) const {
+    const double width = kWidth;
     out << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"tl\" id=\"timeline\" width=\"" << Num(width)
         << "\" height=\"" << Num(height) << "\" viewBox=\"0 0 " << Num(width) << " " << Num(height)
         << "\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"11\" data-origin-ns=\"" << origin_
         << "\" data-span-ns=\"" << span_ << "\" data-folded=\"" << (folded_ ? "true" : "false") << "\">\n"
         << "<style>" << kSvgStyle << "</style>\n";
     WriteAxis(out, height);
-    double y = kAxis + 4;
-    for (std::size_t i = 0; i < lanes_.size(); ++i) {
-      WriteLane(out, lanes_[i], i, y, width);
-      y += static_cast<double>(lanes_[i].rows.size()) * kRow + kLaneGap;
-    }
-    out << "</svg>\n";
   }
 
- private:
   static constexpr const char* kSvgStyle =
       ".tl text{fill:#111827}.tl .tl-tick{stroke:#e5e7eb}.tl .tl-ticklabel{fill:#6b7280;font-size:10px}"
       ".tl .tl-lane-bg{fill:#f8fafc}.tl .tl-lane-bg.odd{fill:#ffffff}.tl .tl-lane-name{font-weight:700}"
@@ -508,5 +557,12 @@ void WriteTimelineSvg(const ScopeGraph& sg, const Analyses& analyses, std::size_
                       const DisplayGraph* display, std::ostream& out) {
   Timeline(sg, analyses, fold_tasks_above, display).Write(out);
 }
+
+namespace detail {
+void WriteTimelineHtml(const ScopeGraph& sg, const Analyses& analyses, std::size_t fold_tasks_above,
+                       const DisplayGraph& display, std::ostream& out) {
+  Timeline(sg, analyses, fold_tasks_above, &display).WriteVirtual(out);
+}
+}  // namespace detail
 
 }  // namespace tether::graph

@@ -38,6 +38,9 @@
 #include "tether/trace/scope.h"
 
 #include "file_sink.hpp"
+#include "stack_capture.hpp"
+
+extern "C" void* __libc_stack_end;  // glibc: the main thread's initial stack pointer
 
 namespace {
 
@@ -96,8 +99,14 @@ ExitFn RealExit() {
 
 std::uint64_t ThisThreadTid() { return static_cast<std::uint64_t>(syscall(SYS_gettid)); }
 
-// The shim's entry points call this: skip it and the entry point itself.
-void RecordStack(FileSink* sink, std::uint64_t id) { sink->PutStack(id, 1); }
+// The return addresses above the shim's entry point whose CFA is cfa (its
+// caller first); always inlined, so that cfa is the entry point's.
+__attribute__((always_inline)) inline void RecordStack(FileSink* sink, std::uint64_t id,
+                                                       std::uintptr_t cfa) {
+  std::uint64_t pcs[8];
+  sink->PutPcs(id, pcs, tether::threads::CaptureCallers(cfa, pcs, 8));
+}
+#define TETHER_THIS_CFA() reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa())
 
 void Remember(pthread_t thread, std::uint64_t id) {
   std::lock_guard<std::mutex> lock(g_ids_mu);
@@ -122,6 +131,8 @@ struct StartArgs {
 void* Trampoline(void* p) {
   StartArgs args = *static_cast<StartArgs*>(p);
   delete static_cast<StartArgs*>(p);
+  // Stack walks of this thread stop here (above is the thread library's).
+  tether::threads::SetStackTop(reinterpret_cast<std::uintptr_t>(&args));
   t_task = args.id;
   if (FileSink* sink = g_sink.load(std::memory_order_acquire)) {
     sink->Put(EventType::kStart, 0, args.id, ThisThreadTid(), 0, 0, 0, kNoSite);
@@ -152,6 +163,7 @@ __attribute__((constructor)) void StartFromEnvironment() {
   g_ids = new std::unordered_map<pthread_t, std::uint64_t>();
   void* warm[2];
   backtrace(warm, 2);  // loads the unwinder now, not inside a traced call
+  tether::threads::SetStackTop(reinterpret_cast<std::uintptr_t>(__libc_stack_end));
   FileSink* sink = nullptr;
   // The sink's own flusher thread is created here, before g_sink is set:
   // it is not one of the program's threads.
@@ -178,7 +190,7 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
   const std::uint64_t scope = t_scopes.empty() ? 0 : t_scopes.back();
   sink->PutNamed(EventType::kSpawn, kSpawnKindThread, id, 0, 0, scope, 0, kNoSite, "thread",
                  t_task);
-  RecordStack(sink, id);
+  RecordStack(sink, id, TETHER_THIS_CFA());
   auto* args = new StartArgs{fn, arg, id};
   // The map entry is made before the thread can run (and be joined).
   pthread_t created{};
@@ -226,7 +238,7 @@ std::uint64_t ScopeBegin(const char* name) {
   if (sink == nullptr) return 0;
   const std::uint64_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   sink->PutNamed(EventType::kScopeBegin, 0, id, 0, 0, 0, 0, kNoSite, name ? name : "");
-  RecordStack(sink, id);  // the caller's site, symbolized by the tool
+  RecordStack(sink, id, TETHER_THIS_CFA());  // the caller's site, symbolized by the tool
   t_scopes.push_back(id);
   return id;
 }

@@ -217,7 +217,10 @@ std::string ProgramCommandLine() {
 
 }  // namespace
 
-FileSink::FileSink(int fd) : fd_(fd), pid_(static_cast<long>(getpid())) {}
+FileSink::FileSink(int fd) : fd_(fd), pid_(static_cast<long>(getpid())) {
+  rings_.push_back(std::make_unique<EventRing>());
+  exit_ring_ = rings_.back().get();
+}
 
 Error FileSink::Open(const std::string& path, FileSink** out) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
@@ -350,20 +353,51 @@ EventRing* FileSink::Attach() {
 void FileSink::Detach(EventRing* ring) {
   {
     std::lock_guard<std::mutex> lock(ring->consume_mu);
-    DrainAndWrite(*ring);
+    if (!HandOffAtExit(*ring)) DrainAndWrite(*ring);
   }
   std::lock_guard<std::mutex> lock(registry_mu_);
   free_rings_.push_back(ring);
   --rings_in_use_;
 }
 
+bool FileSink::HandOffAtExit(EventRing& ring) {
+  // A thread that ends with many records pending writes them itself: moving
+  // them would only fill the exit ring.
+  constexpr std::size_t kMaxMovedSlots = 64;
+  const std::size_t pending = ring.Pending();
+  if (pending == 0) return true;
+  if (pending > kMaxMovedSlots) return false;
+  std::lock_guard<std::mutex> lock(exit_mu_);
+  if (!ring.MoveTo(*exit_ring_)) {
+    // Full (the flusher is behind): this thread writes it out, then moves.
+    std::lock_guard<std::mutex> exit_lock(exit_ring_->consume_mu);
+    DrainAndWrite(*exit_ring_);
+    if (!ring.MoveTo(*exit_ring_)) return false;
+  }
+  // Half full: wake the flusher now rather than at its next tick, so that
+  // exiting threads seldom find the ring full.
+  if (exit_ring_->Pending() > EventRing::kSlots / 2 &&
+      !flusher_woken_.exchange(true, std::memory_order_relaxed)) {
+    flusher_cv_.notify_one();
+  }
+  return true;
+}
+
 void FileSink::DrainAndWrite(EventRing& ring) {
   if (ring.Empty()) return;
-  const TickConversion conv = clock_.Current();
+  // The conversion is taken once the ring's records are known (Drain has
+  // read the producer's position when it first calls back): it then covers
+  // every tick converted with it by interpolation, never by extrapolation.
+  TickConversion conv;
+  bool have_conv = false;
   std::string text;
   text.reserve(16 * 1024);
   std::size_t records = ring.Drain(
       [&](const Slot& slot, std::string_view name) {
+        if (!have_conv) {
+          conv = clock_.Current();
+          have_conv = true;
+        }
         const SpawnSites::Site* site =
             slot.type == EventType::kSpawnSite ? &sites_.Get(slot.aux) : nullptr;
         FormatRecord(text, slot, name, conv, site ? &site->name : nullptr,
@@ -438,8 +472,17 @@ void FileSink::PutStack(std::uint64_t id, int skip) {
   std::uint64_t pcs[kMaxFrames + 4] = {};
   int count = 0;
   for (int i = skip + 1; i < n; ++i) pcs[count++] = reinterpret_cast<std::uintptr_t>(frames[i]);
-  for (int i = 0; i < count && i < 8; i += 4) {
-    Put(EventType::kStack, 0, id, pcs[i], pcs[i + 1], pcs[i + 2], pcs[i + 3], std::source_location{});
+  PutPcs(id, pcs, count);
+}
+
+void FileSink::PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count) {
+  PutModulesOnce();
+  std::uint64_t padded[8] = {};
+  count = std::min(count, 8);
+  std::copy(pcs, pcs + count, padded);
+  for (int i = 0; i < count; i += 4) {
+    Put(EventType::kStack, 0, id, padded[i], padded[i + 1], padded[i + 2], padded[i + 3],
+        std::source_location{});
   }
 }
 
@@ -472,6 +515,14 @@ void FileSink::PutModulesOnce() {
 }
 
 void FileSink::FlushThisThread() {
+  // The records of threads that ended before this point go first, converted
+  // with the same clock reading: a scope's end must not reach the file ahead
+  // of the end of a task that was joined before it (and converted after it,
+  // with a rate refined in between, appear to end later).
+  {
+    std::lock_guard<std::mutex> lock(exit_ring_->consume_mu);
+    DrainAndWrite(*exit_ring_);
+  }
   EventRing* ring = t_ring;
   if (ring == nullptr) return;
   std::lock_guard<std::mutex> lock(ring->consume_mu);
@@ -482,6 +533,7 @@ void FileSink::FlusherLoop() {
   std::unique_lock<std::mutex> lock(flusher_mu_);
   while (!stop_flusher_) {
     flusher_cv_.wait_for(lock, std::chrono::milliseconds(100));
+    flusher_woken_.store(false, std::memory_order_relaxed);
     lock.unlock();
     FlushAll();
     lock.lock();

@@ -5,8 +5,12 @@
 // syscall. A ring is attached to a thread on its first event (the registry
 // lock is taken then, and when the thread exits and gives the ring back for
 // reuse). Rings are written out as JSON lines by their owner when full, by a
-// background flusher every 100 ms, by the owner at thread exit, and by the
-// exit handler. Events that cannot be written (a failed write) are counted
+// background flusher every 100 ms and by the exit handler. At thread exit a
+// ring's few remaining records are moved, raw, into the shared exit ring
+// (no formatting, no write(2) on the exiting thread, which a joiner waits
+// for), which the flusher writes out; so the records of threads that ended
+// within the last flush interval are lost to a SIGKILL (those threads then
+// read as still running), as any thread's records of that interval are. Events that cannot be written (a failed write) are counted
 // and reported in a `lost` record, never dropped silently.
 //
 // One FileSink per process, started once and never destroyed: threads still
@@ -88,14 +92,17 @@ class FileSink {
   // symbolize a site that no std::source_location gives (threads, scopes
   // made through std::make_unique).
   void PutStack(std::uint64_t id, int skip);
+  // The same for return addresses the caller captured (up to 8 are kept).
+  void PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count);
   // Records every loaded object (`module`), for symbolizing stacks: once, on
   // the first PutStack.
   void PutModulesOnce();
 
   // Writes out every ring now (any thread).
   void FlushAll();
-  // Writes out the calling thread's ring now: a record that must survive a
-  // SIGKILL right after it (a scope's end) does not wait for the flusher.
+  // Writes out the exit ring and the calling thread's ring now: a record
+  // that must survive a SIGKILL right after it (a scope's end) does not wait
+  // for the flusher, nor do the ends of threads that exited before it.
   void FlushThisThread();
   // Final flush and the exit record; later events are only counted.
   void Finish(int status);
@@ -120,6 +127,9 @@ class FileSink {
   EventRing* MakeRoom(std::size_t n);
   EventRing* Attach();
   void Detach(EventRing* ring);
+  // Moves an exiting thread's pending records into exit_ring_; false when
+  // there are too many to be worth moving (the caller writes them itself).
+  bool HandOffAtExit(EventRing& ring);  // caller holds ring.consume_mu
   void DrainAndWrite(EventRing& ring);  // caller holds ring.consume_mu
   bool WriteText(const std::string& text, std::size_t records, bool close_after = false);
   void FlusherLoop();
@@ -134,6 +144,11 @@ class FileSink {
   std::vector<EventRing*> free_rings_;             // guarded by registry_mu_
   std::size_t rings_in_use_ = 0;                   // guarded by registry_mu_
   std::size_t peak_rings_ = 0;                     // guarded by registry_mu_
+  // The exit ring (one of rings_, never handed to a thread): exiting threads
+  // are its producers, one at a time under exit_mu_; drained like the others.
+  EventRing* exit_ring_ = nullptr;
+  std::mutex exit_mu_;
+  std::atomic<bool> flusher_woken_{false};  // the exit ring asked for a flush
 
   mutable std::mutex file_mu_;   // serialises write(2) calls and the closed flag
   bool closed_ = false;     // guarded by file_mu_

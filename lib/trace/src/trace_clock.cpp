@@ -1,45 +1,61 @@
 #include "trace_clock.hpp"
 
+#include <algorithm>
+
 namespace tether::trace::detail {
 namespace {
 // Reads the two clocks as close together as possible.
-void ReadPair(std::uint64_t* ticks, std::int64_t* ns) {
+ClockPoint ReadPair() {
+  ClockPoint p;
   std::uint64_t before = NowTicks();
-  *ns = MonotonicNs();
+  p.ns = MonotonicNs();
   std::uint64_t after = NowTicks();
-  *ticks = before + (after - before) / 2;
+  p.ticks = before + (after - before) / 2;
+  return p;
 }
 
-double Rate(const TickConversion& base, std::uint64_t ticks, std::int64_t ns) {
-  return static_cast<double>(ns - base.base_ns) / static_cast<double>(ticks - base.base_ticks);
+std::int64_t Interpolate(const ClockPoint& a, const ClockPoint& b, std::uint64_t ticks) {
+  const double rate = static_cast<double>(b.ns - a.ns) / static_cast<double>(b.ticks - a.ticks);
+  const double delta = static_cast<double>(static_cast<std::int64_t>(ticks - a.ticks));
+  return a.ns + static_cast<std::int64_t>(delta * rate);
 }
 }  // namespace
 
+std::int64_t TickConversion::ToNs(std::uint64_t ticks) const {
+  if (count < 2) return static_cast<std::int64_t>(ticks);  // no TSC: ticks are ns
+  // The last point at or before ticks (the first one for earlier ticks).
+  const ClockPoint* end = points + count;
+  const ClockPoint* after = std::upper_bound(
+      points, end, ticks, [](std::uint64_t t, const ClockPoint& p) { return t < p.ticks; });
+  if (after == points) return Interpolate(points[0], points[1], ticks);
+  if (after == end) return Interpolate(points[0], points[count - 1], ticks);
+  return Interpolate(after[-1], after[0], ticks);
+}
+
 TraceClock::TraceClock() {
-  ReadPair(&conv_.base_ticks, &conv_.base_ns);
+  points_[0] = ReadPair();
+  count_ = 1;
 #if TETHER_TRACE_HAVE_TSC
-  std::uint64_t ticks;
-  std::int64_t ns;
+  ClockPoint p;
   do {
-    ReadPair(&ticks, &ns);
-  } while (ns - conv_.base_ns < 200'000 || ticks <= conv_.base_ticks);
-  conv_.ns_per_tick = Rate(conv_, ticks, ns);
+    p = ReadPair();
+  } while (p.ns - points_[0].ns < 200'000 || p.ticks <= points_[0].ticks);
+  points_[count_++] = p;
 #endif
 }
 
 TickConversion TraceClock::Current() {
   std::lock_guard<std::mutex> lock(mu_);
 #if TETHER_TRACE_HAVE_TSC
-  std::uint64_t ticks;
-  std::int64_t ns;
-  ReadPair(&ticks, &ns);
-  // A longer baseline only improves the estimate; keep the old one if the
-  // clocks disagree (a TSC that went backwards would be a platform bug).
-  if (ticks > conv_.base_ticks && ns - conv_.base_ns >= 200'000) {
-    conv_.ns_per_tick = Rate(conv_, ticks, ns);
-  }
+  const ClockPoint p = ReadPair();
+  const ClockPoint& last = points_[count_ - 1];
+  // Clocks that disagree (a TSC that went backwards would be a platform bug)
+  // add nothing.
+  if (count_ < kMaxPoints && p.ticks > last.ticks && p.ns > last.ns) points_[count_++] = p;
+  return TickConversion{points_, count_};
+#else
+  return TickConversion{points_, 0};
 #endif
-  return conv_;
 }
 
 }  // namespace tether::trace::detail

@@ -7,6 +7,7 @@
 // architectures read CLOCK_MONOTONIC directly.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <ctime>
 #include <mutex>
@@ -35,28 +36,39 @@ inline std::uint64_t NowTicks() {
 #endif
 }
 
-// A tick -> nanosecond conversion valid for ticks read before it was made.
+// A calibration point: the two clocks read together.
+struct ClockPoint {
+  std::uint64_t ticks;
+  std::int64_t ns;
+};
+
+// A tick -> nanosecond conversion: linear between the calibration points
+// around a tick. Points are only ever added (one per conversion made, taken
+// after the events to convert were read), so a tick converts to the same
+// nanoseconds whenever it is written out: records written long after their
+// neighbours (a thread's last records, a flushed ring) compare consistently
+// with those written at once (a scope's end).
 struct TickConversion {
-  std::uint64_t base_ticks = 0;
-  std::int64_t base_ns = 0;
-  double ns_per_tick = 1.0;
-  std::int64_t ToNs(std::uint64_t ticks) const {
-    double delta = static_cast<double>(static_cast<std::int64_t>(ticks - base_ticks));
-    return base_ns + static_cast<std::int64_t>(delta * ns_per_tick);
-  }
+  const ClockPoint* points = nullptr;  // points[0..count), ticks and ns increasing
+  std::size_t count = 0;
+  std::int64_t ToNs(std::uint64_t ticks) const;
 };
 
 class TraceClock {
  public:
-  // Takes the base pair and a first rate estimate (spins ~200 us once).
+  // Takes the first two points (spins ~200 us once).
   TraceClock();
-  // Re-reads both clocks and returns a conversion exact for every tick read
-  // so far. Call it before converting a batch of events.
+  // Adds a point (while there is room) and returns a conversion exact for
+  // every tick read before the call.
   TickConversion Current();
 
  private:
+  // 256 KiB. When full, ticks after the last point are extrapolated at the
+  // mean rate over all the points: still the same answer at every call.
+  static constexpr std::size_t kMaxPoints = 16384;
   std::mutex mu_;
-  TickConversion conv_;  // guarded by mu_; base fixed at construction
+  std::size_t count_ = 0;  // guarded by mu_; points_[0..count_) never change
+  ClockPoint points_[kMaxPoints];
 };
 
 }  // namespace tether::trace::detail

@@ -20,8 +20,9 @@ usage: timeline_geometry.py REPORT.html FINDINGS.json WORKDIR
 import json
 import os
 import re
-import subprocess
 import sys
+
+from headless import dump_dom
 
 MEASURE = r"""<script>
 (function () {
@@ -47,9 +48,6 @@ MEASURE = r"""<script>
 })();
 </script>"""
 
-CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--window-size=1600,1000"]
 
 
 def main():
@@ -61,9 +59,7 @@ def main():
     page = os.path.join(work, "measure.html")
     with open(page, "w", encoding="utf-8") as f:
         f.write(html.replace("</body>", MEASURE + "\n</body>"))
-    dom = subprocess.run(CHROMIUM + ["--user-data-dir=" + os.path.join(work, "profile"), "--dump-dom",
-                                     "file://" + os.path.abspath(page)],
-                         capture_output=True, text=True, timeout=120).stdout
+    dom = dump_dom(page, os.path.join(work, "profile"), "1600,1000")
     m = re.search(r'<pre id="geometry">(.*?)</pre>', dom, re.S)
     if not m:
         sys.exit("no geometry in the dumped DOM (did the page load?)")

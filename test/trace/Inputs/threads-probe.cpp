@@ -3,9 +3,10 @@
 // be running at exit wait on a condition nobody signals, never on a sleep.
 //
 //   threads-probe pool | detached | never-joined | terminate | async | jthread |
-//                 scope-zombie | c-scope | churn N
+//                 scope-zombie | c-scope | killed-after-scope | churn N
 #include <atomic>
 #include <condition_variable>
+#include <csignal>
 #include <cstdlib>
 #include <cstdio>
 #include <functional>
@@ -133,6 +134,18 @@ int CScope() {
   return 0;
 }
 
+// A thread joined inside a scope, then the program is killed at once: the
+// scope's end is written through, and the thread's end (handed to the
+// flusher when it exited) with it, so neither reads as still running.
+int KilledAfterScope() {
+  {
+    TETHER_SCOPE("request killed");
+    std::thread([] {}).join();
+  }
+  raise(SIGKILL);
+  return 0;
+}
+
 // Creates and joins n threads one after another (the cost benchmark).
 int Churn(int n) {
   for (int i = 0; i < n; ++i) std::thread([] {}).join();
@@ -151,8 +164,9 @@ int main(int argc, char** argv) {
   if (what == "jthread") return JThread();
   if (what == "scope-zombie") return ScopeZombie();
   if (what == "c-scope") return CScope();
+  if (what == "killed-after-scope") return KilledAfterScope();
   if (what == "churn" && argc == 3) return Churn(std::atoi(argv[2]));
   std::fprintf(stderr, "usage: threads-probe pool|detached|never-joined|terminate|async|jthread|"
-               "scope-zombie|c-scope|churn N\n");
+               "scope-zombie|c-scope|killed-after-scope|churn N\n");
   return 2;
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -226,6 +227,49 @@ TEST(TaskGroup, LongLivedGroupWithManyShortTasks) {
   for (int i = 0; i < 300; ++i) group.Go([&] { ran.fetch_add(1); });
   EXPECT_TRUE(group.Wait().ok());
   EXPECT_EQ(ran.load(), 300);
+}
+
+// Go and a task's end count tasks in and out without the group's mutex
+// (task.cpp): spawners on several threads at once, at a limit, each task
+// ending while others start; Wait still joins them all and the limit holds.
+TEST(TaskGroup, ConcurrentSpawnersAtALimitAreBoundedAndJoined) {
+  constexpr int kSpawners = 4, kPerSpawner = 250, kLimit = 3;
+  auto [group, gctx] = TaskGroup::WithContext(Background());
+  group.SetLimit(kLimit);
+  std::atomic<int> running{0}, peak{0}, ran{0};
+  std::vector<std::thread> spawners;
+  for (int s = 0; s < kSpawners; ++s) {
+    spawners.emplace_back([&, g = &group] {
+      for (int i = 0; i < kPerSpawner; ++i) {
+        g->Go([&] {
+          int now = running.fetch_add(1) + 1;
+          for (int p = peak.load(); now > p && !peak.compare_exchange_weak(p, now);) {
+          }
+          ran.fetch_add(1);
+          running.fetch_sub(1);
+        });
+      }
+    });
+  }
+  for (auto& t : spawners) t.join();
+  EXPECT_TRUE(group.Wait().ok());
+  EXPECT_EQ(ran.load(), kSpawners * kPerSpawner);
+  EXPECT_LE(peak.load(), kLimit);
+  EXPECT_EQ(running.load(), 0);
+}
+
+// Wait sleeps until the last task's end wakes it, while tasks keep adding
+// tasks (each counts its successor in before it ends itself).
+TEST(TaskGroup, WaitWakesOnlyAfterTheLastOfAChainOfTasks) {
+  auto [group, gctx] = TaskGroup::WithContext(Background());
+  std::atomic<int> ran{0};
+  std::function<void(int)> chain = [&, g = &group](int left) {
+    ran.fetch_add(1);
+    if (left > 0) g->Go([&chain, left] { chain(left - 1); });
+  };
+  for (int c = 0; c < 4; ++c) group.Go([&chain] { chain(200); });
+  EXPECT_TRUE(group.Wait().ok());
+  EXPECT_EQ(ran.load(), 4 * 201);
 }
 
 TEST(TaskGroup, TasksRunningCountsStartedUnfinishedTasks) {

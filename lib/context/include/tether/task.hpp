@@ -113,7 +113,8 @@ struct TaskGroup::WithContextResult {
 
 // How many tasks (TaskGroup and Go tasks) are running now, process-wide: a
 // task counts from the start of its function to its return. Always counted
-// (one relaxed atomic add per start and end), traced or not, so a long-running
+// (one relaxed atomic add per start and end, on the starting thread's own
+// stripe of the count; this sums the stripes), traced or not, so a long-running
 // program can export it (tether-worker's /metrics: tasks_alive).
 std::int64_t TasksRunning();
 
