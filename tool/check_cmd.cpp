@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "tether/cli/options.hpp"
 #include "tether/check/baseline.hpp"
 #include "tether/check/model.hpp"
 #include "tether/check/runner.hpp"
@@ -104,102 +105,69 @@ int Usage(const std::string& problem) {
   return 2;
 }
 
-}  // namespace
-
-int RunCheck(int argc, char** argv) {
+// The command line, parsed.
+struct CheckArgs {
   check::RunOptions options;
   std::vector<std::string> models;
   std::string format = "text", output, export_fixes, graph, sarif_root, baseline_file;
   bool fix = false, list_checks = false;
-  SeenFlags seen;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string* out) {
-      if (size_t eq = a.find('='); eq != std::string::npos && a.rfind("--", 0) == 0) {
-        *out = a.substr(eq + 1);
-        return true;
-      }
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
-      return true;
-    };
-    auto is = [&](const char* name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
-    std::string v;
-    // Each option once (--model and --exclude add up): a repeated one is a
-    // mistake, not an override.
-    for (auto [flag, canonical] :
-         {std::pair{"-p", "-p"}, {"--build-dir", "-p"}, {"--checks", "--checks"}, {"--format", "--format"},
-          {"--output", "--output"}, {"--export-fixes", "--export-fixes"}, {"--fix", "--fix"}, {"-j", "-j"},
-          {"--jobs", "-j"}, {"--graph", "--graph"}, {"--sarif-root", "--sarif-root"},
-          {"--max-chain-depth", "--max-chain-depth"}, {"--cache-dir", "--cache-dir"}, {"--baseline", "--baseline"},
-          {"--quiet", "--quiet"}, {"--list-checks", "--list-checks"}}) {
-      bool short_joined = flag[1] != '-' && a.size() > 2 && a.rfind(flag, 0) == 0 && a[2] != '-';
-      if ((is(flag) || short_joined) && !seen.First(canonical)) return Usage(std::string(canonical) + " given twice");
-    }
-    if (a == "--") {
-      options.have_fixed_args = true;
-      for (++i; i < argc; ++i) options.extra_args.push_back(argv[i]);
-    } else if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (a == "-p" || is("--build-dir")) {
-      if (!value(&options.build_dir)) return Usage("-p needs a directory");
-    } else if (a.rfind("-p", 0) == 0 && a.size() > 2 && a[2] != '-') {
-      options.build_dir = a.substr(2);
-    } else if (is("--model")) {
-      if (!value(&v)) return Usage("--model needs a file");
-      models.push_back(v);
-    } else if (is("--checks")) {
-      if (!value(&options.checks)) return Usage("--checks needs a glob list");
-    } else if (is("--format")) {
-      if (!value(&format) || (format != "text" && format != "json" && format != "sarif"))
-        return Usage("--format is text, json or sarif");
-    } else if (is("--output")) {
-      if (!value(&output)) return Usage("--output needs a file");
-    } else if (is("--export-fixes")) {
-      if (!value(&export_fixes)) return Usage("--export-fixes needs a file");
-    } else if (a == "--fix") {
-      fix = true;
-    } else if (a == "-j" || is("--jobs") || (a.rfind("-j", 0) == 0 && a.size() > 2)) {
-      if (a.size() > 2 && a[1] == 'j') v = a.substr(2);
-      else if (!value(&v)) return Usage("-j needs a number");
-      unsigned jobs = 0;
-      if (!ParseCount(v, &jobs) || jobs == 0 || jobs > 1024) return Usage("-j needs a number from 1 to 1024, not '" + v + "'");
-      options.jobs = jobs;
-    } else if (is("--graph")) {
-      if (!value(&graph)) return Usage("--graph needs a file");
-    } else if (is("--sarif-root")) {
-      if (!value(&sarif_root)) return Usage("--sarif-root needs a directory");
-    } else if (is("--exclude")) {
-      if (!value(&v)) return Usage("--exclude needs a substring");
-      options.exclude_substrings.push_back(v);
-    } else if (is("--max-chain-depth")) {
-      if (!value(&v)) return Usage("--max-chain-depth needs a number");
-      if (!ParseCount(v, &options.max_chain_depth))
-        return Usage("--max-chain-depth needs a whole number, not '" + v + "'");
-    } else if (is("--cache-dir")) {
-      if (!value(&options.cache_dir)) return Usage("--cache-dir needs a directory");
-    } else if (is("--baseline")) {
-      if (!value(&baseline_file)) return Usage("--baseline needs a file");
-    } else if (a == "--quiet") {
-      options.progress = false;
-    } else if (a == "--list-checks") {
-      list_checks = true;
-    } else if (!a.empty() && a[0] == '-') {
-      return Usage("unknown option '" + a + "'");
-    } else {
-      options.files.push_back(a);
-    }
-  }
-  if (list_checks) {
-    for (const auto& info : check::AllCheckInfos())
-      if (check::CheckEnabled(options.checks, info.name)) std::cout << info.name << ": " << info.summary << "\n";
+};
+
+// Returns -1 when the run goes on, else the exit code (usage error, --help).
+int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
+  check::RunOptions& options = args->options;
+  std::vector<std::string>& models = args->models;
+  std::string &format = args->format, &output = args->output, &export_fixes = args->export_fixes,
+              &graph = args->graph, &sarif_root = args->sarif_root, &baseline_file = args->baseline_file;
+  bool &fix = args->fix, &list_checks = args->list_checks;
+  bool quiet = false;
+  cli::Options cli;
+  cli.Text("-p,--build-dir", &options.build_dir, "-p needs a directory");
+  cli.Repeated("--model", &models, "--model needs a file");
+  cli.Text("--checks", &options.checks, "--checks needs a glob list");
+  cli.Checked("--format", &format, "--format is text, json or sarif", [](const std::string& f) {
+    return f == "text" || f == "json" || f == "sarif" ? "" : "--format is text, json or sarif";
+  });
+  cli.Text("--output", &output, "--output needs a file");
+  cli.Text("--export-fixes", &export_fixes, "--export-fixes needs a file");
+  cli.Flag("--fix", &fix);
+  cli.Converted(
+      "-j,--jobs", "-j needs a number",
+      [](const std::string& v) -> std::string {
+        unsigned jobs = 0;
+        return ParseCount(v, &jobs) && jobs >= 1 && jobs <= 1024 ? ""
+                                                                  : "-j needs a number from 1 to 1024, not '" + v + "'";
+      },
+      [&options](const std::string& v) { ParseCount(v, &options.jobs); });
+  cli.Text("--graph", &graph, "--graph needs a file");
+  cli.Text("--sarif-root", &sarif_root, "--sarif-root needs a directory");
+  cli.Repeated("--exclude", &options.exclude_substrings, "--exclude needs a substring");
+  cli.Converted(
+      "--max-chain-depth", "--max-chain-depth needs a number",
+      [](const std::string& v) -> std::string {
+        unsigned depth = 0;
+        return ParseCount(v, &depth) ? "" : "--max-chain-depth needs a whole number, not '" + v + "'";
+      },
+      [&options](const std::string& v) { ParseCount(v, &options.max_chain_depth); });
+  cli.Text("--cache-dir", &options.cache_dir, "--cache-dir needs a directory");
+  cli.Text("--baseline", &baseline_file, "--baseline needs a file");
+  cli.Flag("--quiet", &quiet);
+  cli.Flag("--list-checks", &list_checks);
+  cli.Operands(&options.files);
+  cli.AfterDashes(&options.extra_args, &options.have_fixed_args);
+  if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
+  if (cli.Help()) {
+    std::cout << kUsage;
     return 0;
   }
+  if (quiet) options.progress = false;
   if (options.have_fixed_args && options.build_dir.empty() && options.files.empty())
     return Usage("give the FILES to check before --");
+  return -1;
+}
 
-  check::ApiModel model;
+// --model FILE..., or the default models. Returns false (said on stderr) when one does not load.
+bool LoadModels(std::vector<std::string> models, check::ApiModel* model) {
   if (models.empty()) {
     for (std::string_view rest = check::kDefaultModels; !rest.empty();) {
       size_t semi = rest.find(';');
@@ -209,33 +177,17 @@ int RunCheck(int argc, char** argv) {
   }
   for (const std::string& m : models) {
     std::string error;
-    if (!check::LoadModel(m, &model, &error)) {
+    if (!check::LoadModel(m, model, &error)) {
       std::cerr << "tether check: " << error << "\n";
-      return 2;
+      return false;
     }
   }
+  return true;
+}
 
-  check::Baseline baseline;
-  if (!baseline_file.empty()) {
-    std::string error;
-    if (!check::LoadBaseline(baseline_file, &baseline, &error)) {
-      std::cerr << error << "\n";
-      return 2;
-    }
-  }
-
-  check::RunResult result = check::RunChecks(options, model);
-  if (!result.error.empty()) {
-    std::cerr << "tether check: error: " << result.error << "\n";
-    return 2;
-  }
-  for (const std::string& note : result.notes) std::cerr << "tether check: note: " << note << "\n";
-  if (!options.cache_dir.empty())
-    std::cerr << "tether check: cache: " << result.parsed << " parsed, " << result.reused
-              << " reused of " << result.summary.units << " translation units\n";
-  check::RunSummary& run = result.summary;
-  // The root of SARIF URIs and fingerprints: --sarif-root, else the git
-  // toplevel, else the current directory (said when writing SARIF).
+// The root of SARIF URIs and fingerprints: --sarif-root, else the git
+// toplevel, else the current directory (said when writing SARIF).
+std::string SarifRoot(std::string sarif_root, const std::string& format, const check::RunSummary& run) {
   bool root_is_cwd = false;
   if (sarif_root.empty()) sarif_root = GitToplevel();
   if (sarif_root.empty()) {
@@ -254,10 +206,12 @@ int RunCheck(int argc, char** argv) {
       std::cerr << "tether check: note: " << outside << " finding" << (outside == 1 ? " is" : "s are")
                 << " in files outside " << sarif_root << ": their SARIF URIs are absolute\n";
   }
-  check::AssignFingerprints(sarif_root, &run.findings);
-  unsigned stale = baseline_file.empty() ? 0 : check::ApplyBaseline(baseline, &run);
-  // A TU with compile errors was still checked on its recovered AST; its
-  // errors are printed as Clang prints them, so editors and CI find them.
+  return sarif_root;
+}
+
+// A TU with compile errors was still checked on its recovered AST; its
+// errors are printed as Clang prints them, so editors and CI find them.
+void PrintFailedUnits(const check::RunSummary& run) {
   for (const check::FailedUnit& u : run.failed) {
     if (u.partial)
       std::cerr << "tether check: error: " << u.file
@@ -266,40 +220,88 @@ int RunCheck(int argc, char** argv) {
       std::cerr << "tether check: error: analysis failed for " << u.file << ":\n";
     for (const std::string& e : u.errors) std::cerr << e << "\n";
   }
-  const std::string summary = SummaryLine(run, !baseline_file.empty(), stale);
+}
 
+// The report (--format, --output), --export-fixes, --graph and --fix.
+// Returns false (said on stderr) when a file cannot be written.
+bool WriteResults(const CheckArgs& args, const check::RunResult& result, const std::string& sarif_root,
+                  const std::string& summary) {
+  const check::RunSummary& run = result.summary;
   std::string report;
-  if (format == "json") {
+  if (args.format == "json") {
     report = check::JsonReport(run);
-  } else if (format == "sarif") {
+  } else if (args.format == "sarif") {
     report = check::SarifReport(run, sarif_root, TETHER_VERSION);
   } else {
     report = check::TextReport(run);
-    if (!output.empty()) report += summary + "\n";  // on stdout it is the stderr line below
+    if (!args.output.empty()) report += summary + "\n";  // on stdout it is the stderr line
   }
-  if (output.empty()) {
+  if (args.output.empty()) {
     std::cout << report << std::flush;
-  } else if (!WriteFile(output, report)) {
-    std::cerr << "tether check: error: cannot write " << output << "\n";
-    return 2;
+  } else if (!WriteFile(args.output, report)) {
+    std::cerr << "tether check: error: cannot write " << args.output << "\n";
+    return false;
   }
-  if (!export_fixes.empty()) {
-    std::string main_file = options.files.empty() ? "" : options.files.front();
-    if (!WriteFile(export_fixes, check::ExportFixesYaml(run, main_file, options.build_dir))) {
-      std::cerr << "tether check: error: cannot write " << export_fixes << "\n";
-      return 2;
+  if (!args.export_fixes.empty()) {
+    std::string main_file = args.options.files.empty() ? "" : args.options.files.front();
+    if (!WriteFile(args.export_fixes, check::ExportFixesYaml(run, main_file, args.options.build_dir))) {
+      std::cerr << "tether check: error: cannot write " << args.export_fixes << "\n";
+      return false;
     }
   }
-  if (!graph.empty() && !WriteFile(graph, check::StaticGraphJson(result.facts, run.findings))) {
-    std::cerr << "tether check: error: cannot write " << graph << "\n";
-    return 2;
+  if (!args.graph.empty() && !WriteFile(args.graph, check::StaticGraphJson(result.facts, run.findings))) {
+    std::cerr << "tether check: error: cannot write " << args.graph << "\n";
+    return false;
   }
-  if (fix) {
+  if (args.fix) {
     std::vector<std::string> errors;
     unsigned applied = check::ApplyFixes(run.findings, &errors);
     for (const auto& e : errors) std::cerr << "tether check: warning: " << e << "\n";
     std::cerr << "tether check: applied " << applied << " fix" << (applied == 1 ? "" : "es") << "\n";
   }
+  return true;
+}
+
+}  // namespace
+
+int RunCheck(int argc, char** argv) {
+  CheckArgs args;
+  if (int rc = ParseCheckArgs(argc, argv, &args); rc >= 0) return rc;
+  const check::RunOptions& options = args.options;
+  if (args.list_checks) {
+    for (const auto& info : check::AllCheckInfos())
+      if (check::CheckEnabled(options.checks, info.name)) std::cout << info.name << ": " << info.summary << "\n";
+    return 0;
+  }
+  check::ApiModel model;
+  if (!LoadModels(args.models, &model)) return 2;
+
+  check::Baseline baseline;
+  if (!args.baseline_file.empty()) {
+    std::string error;
+    if (!check::LoadBaseline(args.baseline_file, &baseline, &error)) {
+      std::cerr << error << "\n";
+      return 2;
+    }
+  }
+
+  check::RunResult result = check::RunChecks(options, model);
+  if (!result.error.empty()) {
+    std::cerr << "tether check: error: " << result.error << "\n";
+    return 2;
+  }
+  for (const std::string& note : result.notes) std::cerr << "tether check: note: " << note << "\n";
+  if (!options.cache_dir.empty())
+    std::cerr << "tether check: cache: " << result.parsed << " parsed, " << result.reused
+              << " reused of " << result.summary.units << " translation units\n";
+  check::RunSummary& run = result.summary;
+  const std::string sarif_root = SarifRoot(args.sarif_root, args.format, run);
+  check::AssignFingerprints(sarif_root, &run.findings);
+  unsigned stale = args.baseline_file.empty() ? 0 : check::ApplyBaseline(baseline, &run);
+  PrintFailedUnits(run);
+  const std::string summary = SummaryLine(run, !args.baseline_file.empty(), stale);
+
+  if (!WriteResults(args, result, sarif_root, summary)) return 2;
   std::cerr << summary << "\n";
   if (!run.failed.empty()) return 2;  // also a TU with compile errors, whose findings are reported
   return run.findings.empty() ? 0 : 1;

@@ -89,6 +89,29 @@ class ReportOutput {
   bool committed_ = false;
 };
 
+// Writes the report in `format` (all rendering that can fail before OUT is
+// touched is done by then: svg holds `dot`'s output).
+Error WriteFormat(const std::string& format, const graph::ScopeGraph& sg, const graph::Analyses& analyses,
+                  const graph::DisplayGraph& display, const std::string& svg, const graph::StaticJoin* joined,
+                  std::size_t group_above, std::ostream& out) {
+  if (format == "json") {
+    graph::WriteJson(sg, analyses, out, joined);
+  } else if (format == "dot") {
+    graph::WriteDot(sg, display, out);
+  } else if (format == "svg") {
+    out << svg;
+  } else if (format == "html") {
+    graph::WriteHtml(sg, analyses, display, svg, out, joined);
+  } else if (format == "text") {
+    graph::WriteJoinText(sg, *joined, out);
+  } else if (format == "timeline-svg") {
+    graph::WriteTimelineSvg(sg, analyses, group_above, nullptr, out);
+  } else {
+    return graph::WritePerfetto(sg, out);
+  }
+  return Error();
+}
+
 }  // namespace
 
 int RunReport(int argc, char** argv) {
@@ -100,7 +123,7 @@ int RunReport(int argc, char** argv) {
   std::vector<std::string> inputs;
   cli::Options cli;
   cli.Text("--format", &format, "--format needs a value");
-  cli.Text("-o,--output", &output, "-o needs a file name");
+  cli.Text("--output,-o", &output, "-o needs a file name");
   cli.NonNegativeDuration("--grace", &grace, "--grace needs a duration such as 50ms or 2s");
   cli.Count("--group-above", &group, "--group-above needs a number of tasks");
   cli.Text("--static", &static_path, "--static needs a static graph (tether check --graph F.json)")
@@ -169,19 +192,7 @@ int RunReport(int argc, char** argv) {
     std::cerr << "tether report: " << problem << "\n";
     return 2;
   }
-  if (format == "json") {
-    graph::WriteJson(sg, analyses, *out, joined);
-  } else if (format == "dot") {
-    graph::WriteDot(sg, display, *out);
-  } else if (format == "svg") {
-    *out << svg;
-  } else if (format == "html") {
-    graph::WriteHtml(sg, analyses, display, svg, *out, joined);
-  } else if (format == "text") {
-    graph::WriteJoinText(sg, *join, *out);
-  } else if (format == "timeline-svg") {
-    graph::WriteTimelineSvg(sg, analyses, group_above, nullptr, *out);
-  } else if (Error err = graph::WritePerfetto(sg, *out); !err.ok()) {
+  if (Error err = WriteFormat(format, sg, analyses, display, svg, joined, group_above, *out); !err.ok()) {
     std::cerr << "tether report: " << err.message() << "\n";
     return 2;
   }

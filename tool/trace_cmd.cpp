@@ -22,6 +22,7 @@
 
 #include "commands.hpp"
 #include "thread_sites.hpp"
+#include "tether/cli/options.hpp"
 #include "tether/duration.hpp"
 #include "tether/trace/model.hpp"
 #include "tether/trace/report.hpp"
@@ -70,75 +71,37 @@ int Usage(const std::string& problem) {
   return kToolError;
 }
 
-// Returns kClean when parsed, else the exit code to return.
+// One of `choices`, or the option's message naming the refused value.
+cli::Options::Refusal OneOf(std::vector<std::string> choices, std::string must) {
+  return [choices, must](const std::string& v) -> std::string {
+    for (const std::string& c : choices)
+      if (v == c) return "";
+    return must + ", not '" + v + "'";
+  };
+}
+
+// Returns kClean when parsed, -1 after --help, else the exit code to return.
 int ParseArgs(int argc, char** argv, Options* opt) {
-  SeenFlags seen;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](const char* flag) -> const char* {
-      std::string prefix = std::string(flag) + "=";
-      if (arg.rfind(prefix, 0) == 0) return argv[i] + prefix.size();
-      if (arg == flag && i + 1 < argc) return argv[++i];
-      return nullptr;
-    };
-    auto is = [&](const char* flag) {
-      return arg == flag || arg.rfind(std::string(flag) + "=", 0) == 0;
-    };
-    if (arg == "--") {
-      for (++i; i < argc; ++i) opt->command.emplace_back(argv[i]);
-      break;
-    }
-    if (arg == "-h" || arg == "--help") {
-      std::cout << kUsage;
-      return -1;
-    }
-    const char* v = nullptr;
-    if (is("--out")) {
-      if (!seen.First("--out")) return Usage("--out given twice");
-      if (!(v = value("--out"))) return Usage("--out needs a file");
-      opt->out = v;
-    } else if (is("--load")) {
-      if (!seen.First("--load")) return Usage("--load given twice");
-      if (!(v = value("--load"))) return Usage("--load needs a file");
-      opt->load = v;
-    } else if (is("--grace")) {
-      if (!seen.First("--grace")) return Usage("--grace given twice");
-      if (!(v = value("--grace"))) return Usage("--grace needs a duration");
-      Duration grace{};
-      if (Error err = ParseDuration(v, &grace); !err.ok()) {
-        return Usage("--grace: " + err.message());
-      }
-      if (grace < Duration::zero()) return Usage("--grace must not be negative");
-      opt->grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
-    } else if (is("--format")) {
-      if (!seen.First("--format")) return Usage("--format given twice");
-      if (!(v = value("--format"))) return Usage("--format needs text or json");
-      opt->format = v;
-      if (opt->format != "text" && opt->format != "json") {
-        return Usage("--format must be text or json, not '" + opt->format + "'");
-      }
-    } else if (is("--fail-on")) {
-      if (!seen.First("--fail-on")) return Usage("--fail-on given twice");
-      if (!(v = value("--fail-on"))) return Usage("--fail-on needs zombie, leak or none");
-      opt->fail_on = v;
-      if (opt->fail_on != "zombie" && opt->fail_on != "leak" && opt->fail_on != "none") {
-        return Usage("--fail-on must be zombie, leak or none, not '" + opt->fail_on + "'");
-      }
-    } else if (is("--threads")) {
-      if (!seen.First("--threads")) return Usage("--threads given twice");
-      if (!(v = value("--threads"))) return Usage("--threads needs on or off");
-      opt->threads = v;
-      if (opt->threads != "on" && opt->threads != "off") {
-        return Usage("--threads must be on or off, not '" + opt->threads + "'");
-      }
-    } else if (!arg.empty() && arg[0] == '-') {
-      return Usage("unknown option '" + arg + "'");
-    } else {
-      // The program without "--": accept it, everything after is its args.
-      for (; i < argc; ++i) opt->command.emplace_back(argv[i]);
-      break;
-    }
+  Duration grace{};
+  cli::Options cli;
+  cli.Text("--out", &opt->out, "--out needs a file");
+  cli.Text("--load", &opt->load, "--load needs a file");
+  cli.DurationValue("--grace", &grace, "--grace needs a duration", [](Duration d, const std::string&) {
+    return d < Duration::zero() ? "--grace must not be negative" : "";
+  });
+  cli.Checked("--format", &opt->format, "--format needs text or json",
+              OneOf({"text", "json"}, "--format must be text or json"));
+  cli.Checked("--fail-on", &opt->fail_on, "--fail-on needs zombie, leak or none",
+              OneOf({"zombie", "leak", "none"}, "--fail-on must be zombie, leak or none"));
+  cli.Checked("--threads", &opt->threads, "--threads needs on or off",
+              OneOf({"on", "off"}, "--threads must be on or off"));
+  cli.Command(&opt->command);
+  if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
+  if (cli.Help()) {
+    std::cout << kUsage;
+    return -1;
   }
+  opt->grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
   if (opt->load.empty() && opt->command.empty()) return Usage("no program to run (give -- PROG ARGS)");
   if (!opt->load.empty() && !opt->command.empty()) {
     return Usage("--load and a program to run are exclusive");
@@ -375,6 +338,59 @@ bool Fails(const std::string& fail_on, const std::vector<trace::Finding>& findin
   return false;
 }
 
+// Runs PROG with tracing on (--threads decides how), into *trace_path (a
+// temporary file when --out is not given: *remove_after). Returns kClean, or
+// kToolError when it could not run (said on stderr, files removed).
+int RunTraced(const Options& opt, std::string* trace_path_out, bool* remove_after_out, std::string* threads_path_out,
+              trace::ReportInput* input) {
+  std::string& trace_path = *trace_path_out;
+  bool& remove_after = *remove_after_out;
+  std::string& threads_path = *threads_path_out;
+  std::string error;
+  if (!trace_path.empty() && !CheckTraceOut(trace_path, &error)) {
+    std::cerr << "tether trace: " << error << "\n";
+    return kToolError;
+  }
+  if (trace_path.empty()) {
+    if (!MakeTempTrace(&trace_path, &error)) {
+      std::cerr << "tether trace: " << error << "\n";
+      return kToolError;
+    }
+    remove_after = true;
+  }
+  input->program.command = Joined(opt.command);
+  const ProgramKind kind = InspectProgram(ProgramFile(opt.command[0]));
+  const std::string shim = ThreadsShim();
+  const bool threads =
+      opt.threads == "on" || (opt.threads.empty() && kind.dynamic && !kind.links_tracer && !shim.empty());
+  if (threads && (shim.empty() || !kind.dynamic)) {
+    std::cerr << "tether trace: --threads on: "
+              << (shim.empty() ? "libtether_threads.so is not installed beside tether"
+                               : "'" + opt.command[0] + "' is statically linked (nothing can be preloaded)")
+              << "\n";
+    if (remove_after) std::remove(trace_path.c_str());
+    return kToolError;
+  }
+  std::vector<std::string> env;
+  if (!threads || kind.links_tracer) env.push_back("TETHER_TRACE=" + trace_path);
+  if (threads) {
+    // Beside a libtether trace the threads go to a file of their own,
+    // merged after the run; alone, the threads' file is the trace.
+    threads_path = kind.links_tracer ? trace_path + ".threads" : trace_path;
+    env.push_back("TETHER_THREADS_TRACE=" + threads_path);
+    const char* preload = std::getenv("LD_PRELOAD");
+    env.push_back("LD_PRELOAD=" + shim + (preload && *preload ? ":" + std::string(preload) : ""));
+  }
+  const bool ran = RunProgram(opt.command, env, &input->program, &error);
+  if (!ran) {
+    std::cerr << "tether trace: " << error << "\n";
+    if (remove_after) std::remove(trace_path.c_str());
+    if (threads_path != trace_path && !threads_path.empty()) std::remove(threads_path.c_str());
+    return kToolError;
+  }
+  return kClean;
+}
+
 }  // namespace
 
 int RunTrace(int argc, char** argv) {
@@ -389,49 +405,8 @@ int RunTrace(int argc, char** argv) {
   std::string trace_path = !opt.load.empty() ? opt.load : opt.out;
   bool remove_after = false;
   std::string threads_path;  // where libtether_threads.so wrote (empty: not preloaded)
-  std::string error;
   if (opt.load.empty()) {
-    if (!trace_path.empty() && !CheckTraceOut(trace_path, &error)) {
-      std::cerr << "tether trace: " << error << "\n";
-      return kToolError;
-    }
-    if (trace_path.empty()) {
-      if (!MakeTempTrace(&trace_path, &error)) {
-        std::cerr << "tether trace: " << error << "\n";
-        return kToolError;
-      }
-      remove_after = true;
-    }
-    input.program.command = Joined(opt.command);
-    const ProgramKind kind = InspectProgram(ProgramFile(opt.command[0]));
-    const std::string shim = ThreadsShim();
-    const bool threads =
-        opt.threads == "on" || (opt.threads.empty() && kind.dynamic && !kind.links_tracer && !shim.empty());
-    if (threads && (shim.empty() || !kind.dynamic)) {
-      std::cerr << "tether trace: --threads on: "
-                << (shim.empty() ? "libtether_threads.so is not installed beside tether"
-                                 : "'" + opt.command[0] + "' is statically linked (nothing can be preloaded)")
-                << "\n";
-      if (remove_after) std::remove(trace_path.c_str());
-      return kToolError;
-    }
-    std::vector<std::string> env;
-    if (!threads || kind.links_tracer) env.push_back("TETHER_TRACE=" + trace_path);
-    if (threads) {
-      // Beside a libtether trace the threads go to a file of their own,
-      // merged after the run; alone, the threads' file is the trace.
-      threads_path = kind.links_tracer ? trace_path + ".threads" : trace_path;
-      env.push_back("TETHER_THREADS_TRACE=" + threads_path);
-      const char* preload = std::getenv("LD_PRELOAD");
-      env.push_back("LD_PRELOAD=" + shim + (preload && *preload ? ":" + std::string(preload) : ""));
-    }
-    const bool ran = RunProgram(opt.command, env, &input.program, &error);
-    if (!ran) {
-      std::cerr << "tether trace: " << error << "\n";
-      if (remove_after) std::remove(trace_path.c_str());
-      if (threads_path != trace_path && !threads_path.empty()) std::remove(threads_path.c_str());
-      return kToolError;
-    }
+    if (int rc = RunTraced(opt, &trace_path, &remove_after, &threads_path, &input); rc != kClean) return rc;
   }
 
   trace::AnalysisOptions analysis;

@@ -35,7 +35,7 @@ void Sample(std::string* out, const std::string& name, double value) { *out += n
 
 // A cumulative histogram as Prometheus defines one: bucket le=B counts the
 // observations <= B; le="+Inf" counts all of them (= _count).
-void RenderHistogram(std::string* out, const std::string& name, const char* help, const cmd::Histogram& h) {
+void RenderHistogram(std::string* out, const std::string& name, const char* help, const Histogram& h) {
   Header(out, name, "histogram", help);
   std::uint64_t cumulative = 0;
   for (std::size_t i = 0; i < h.bounds.size(); ++i) {

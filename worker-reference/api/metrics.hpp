@@ -1,5 +1,5 @@
 // The Prometheus text exposition (format 0.0.4) of GET /metrics, from the
-// worker's counters (cmd::WorkerControl::Stats) and libtether's task count:
+// worker's counters (WorkerControl::Stats) and libtether's task count:
 //
 //   tether_worker_builds_total{status}      counter   builds finished, by build status
 //   tether_worker_builds_running            gauge     builds running now
@@ -16,12 +16,12 @@
 #include <cstdint>
 #include <string>
 
-#include "cmd/control.hpp"
+#include "api/control.hpp"
 
 namespace tether::worker::api {
 
 struct MetricsInput {
-  cmd::WorkerStats stats;
+  WorkerStats stats;
   int executors = 0;
   std::uint64_t api_cancels = 0;
 };

@@ -45,7 +45,7 @@ bool SameSecret(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
-nlohmann::json SlotJson(const cmd::SlotInfo& s) {
+nlohmann::json SlotJson(const SlotInfo& s) {
   nlohmann::json j = {{"slot", s.slot}};
   if (!s.busy) {
     j["state"] = "idle";
@@ -153,7 +153,7 @@ class HttpServer : public httplib::Server {
 
 class HttpApi::Impl {
  public:
-  Impl(ApiAddress address, std::string token, cmd::WorkerControl& worker)
+  Impl(ApiAddress address, std::string token, WorkerControl& worker)
       : address_(std::move(address)), token_(std::move(token)), worker_(worker) {}
 
   Error Bind() {
@@ -243,8 +243,8 @@ class HttpApi::Impl {
 
     http_.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
       int running = 0;
-      std::vector<cmd::SlotInfo> slots = worker_.Slots();
-      for (const cmd::SlotInfo& s : slots) running += s.busy ? 1 : 0;
+      std::vector<SlotInfo> slots = worker_.Slots();
+      for (const SlotInfo& s : slots) running += s.busy ? 1 : 0;
       Reply(res, 200, {{"status", "ok"}, {"executors", slots.size()}, {"running", running}});
     });
     http_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
@@ -256,12 +256,12 @@ class HttpApi::Impl {
     });
     http_.Get("/api/v1/executors", [this](const httplib::Request&, httplib::Response& res) {
       nlohmann::json list = nlohmann::json::array();
-      for (const cmd::SlotInfo& s : worker_.Slots()) list.push_back(SlotJson(s));
+      for (const SlotInfo& s : worker_.Slots()) list.push_back(SlotJson(s));
       Reply(res, 200, {{"executors", std::move(list)}});
     });
     http_.Get(R"(/api/v1/executors/(\d{1,9}))", [this](const httplib::Request& req, httplib::Response& res) {
       int n = std::stoi(req.matches[1]);
-      for (const cmd::SlotInfo& s : worker_.Slots()) {
+      for (const SlotInfo& s : worker_.Slots()) {
         if (s.slot == n) return Reply(res, 200, SlotJson(s));
       }
       ReplyError(res, 404, NoSuchSlot(n));
@@ -271,15 +271,15 @@ class HttpApi::Impl {
       int n = std::stoi(req.matches[1]);
       std::string build;
       switch (worker_.CancelSlot(n, &build)) {
-        case cmd::WorkerControl::CancelResult::kCanceled:
+        case WorkerControl::CancelResult::kCanceled:
           api_cancels_.fetch_add(1, std::memory_order_relaxed);
           std::cerr << "tether-worker: api: canceling build " << build << " (executor " << n << ")\n";
           Reply(res, 202, {{"slot", n}, {"build", build}, {"state", "canceling"}});
           break;
-        case cmd::WorkerControl::CancelResult::kNoSuchSlot:
+        case WorkerControl::CancelResult::kNoSuchSlot:
           ReplyError(res, 404, NoSuchSlot(n));
           break;
-        case cmd::WorkerControl::CancelResult::kIdle:
+        case WorkerControl::CancelResult::kIdle:
           ReplyError(res, 409, "executor " + std::to_string(n) + " runs no build");
           break;
       }
@@ -299,12 +299,12 @@ class HttpApi::Impl {
 
   ApiAddress address_;
   const std::string token_;  // empty: no token required
-  cmd::WorkerControl& worker_;
+  WorkerControl& worker_;
   std::atomic<std::uint64_t> api_cancels_{0};
   HttpServer http_;
 };
 
-Error HttpApi::Open(const std::string& address_text, const std::string& token_file, cmd::WorkerControl& worker,
+Error HttpApi::Open(const std::string& address_text, const std::string& token_file, WorkerControl& worker,
                     std::unique_ptr<HttpApi>* out) {
   ApiAddress address;
   if (Error err = ParseApiAddress(address_text, &address); !err.ok()) return err;

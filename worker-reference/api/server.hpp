@@ -23,7 +23,7 @@
 #include <memory>
 #include <string>
 
-#include "cmd/control.hpp"
+#include "api/control.hpp"
 #include "tether/context.hpp"
 #include "tether/error.hpp"
 
@@ -52,7 +52,7 @@ class HttpApi {
   // start, before any build runs. Errors: kInvalidArgument (a bad address, an
   // unreadable token file, a non-loopback address without a token) or kIo
   // (the address cannot be bound).
-  static Error Open(const std::string& address, const std::string& token_file, cmd::WorkerControl& worker,
+  static Error Open(const std::string& address, const std::string& token_file, WorkerControl& worker,
                     std::unique_ptr<HttpApi>* out);
   ~HttpApi();
   HttpApi(const HttpApi&) = delete;

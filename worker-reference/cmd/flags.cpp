@@ -5,7 +5,6 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 
 #include "tether/worker/pipeline.hpp"
 
@@ -54,22 +53,6 @@ bool FractionBytes(std::string_view fraction, std::uint64_t unit, std::uint64_t*
 }
 
 }  // namespace
-
-Error ParseDuration(std::string_view text, Duration* out) {
-  if (!text.empty() && text[0] == '-') {
-    return Invalid("invalid duration \"" + std::string(text) + "\": must not be negative");
-  }
-  Duration d{};
-  if (Error err = tether::ParseDuration(text, &d); !err.ok()) return err;
-  // Every duration option ends up in a deadline (now + d) in some clock: past
-  // kMaxTimeout that sum no longer fits 64 bits of nanoseconds.
-  if (d > kMaxTimeout) {
-    return Invalid("invalid duration \"" + std::string(text) + "\": too long (the maximum is " +
-                   kMaxTimeoutText + ")");
-  }
-  *out = d;
-  return Error();
-}
 
 // Decimal arithmetic throughout (no binary floating point): "0.52MB" is
 // exactly 520000 bytes, "1.5KiB" 1536, and "0.1B" is refused as a fraction
@@ -133,111 +116,80 @@ const char kRunUsage[] =
     "Exit status: 0 every build succeeded, 1 a build failed or was canceled,\n"
     "2 usage or pipeline validation error (nothing ran), 3 infrastructure error.\n";
 
-Error ParseRunOptions(int argc, char** argv, RunOptions* out) {
-  Error err = ParseWorkerOptions(argc, argv, {}, out);
-  if (err.ok() && !out->help && out->files.empty()) return Invalid("no pipeline files given");
-  return err;
+CLI::Option* DurationOption(cli::Options* cli, const std::string& name, Duration* into,
+                            std::function<std::string(Duration)> also) {
+  return cli->DurationValue(name, into, name + ": missing value", [name, also](Duration d, const std::string& text) {
+    const std::string invalid = name + ": invalid duration \"" + text + "\": ";
+    if (d < Duration::zero()) return invalid + "must not be negative";
+    // Every duration option ends up in a deadline (now + d) in some clock:
+    // past kMaxTimeout that sum no longer fits 64 bits of nanoseconds.
+    if (d > kMaxTimeout) return invalid + "too long (the maximum is " + kMaxTimeoutText + ")";
+    std::string why = also ? also(d) : "";
+    return why.empty() ? why : name + ": " + why;
+  });
 }
 
-Error ParseWorkerOptions(int argc, char** argv, const std::map<std::string, OptionSetter>& extra, RunOptions* out) {
-  using Setter = OptionSetter;
-  auto duration = [](Duration* target, bool positive) -> Setter {
-    return [target, positive](const std::string& flag, const std::string& value) {
-      Error err = ParseDuration(value, target);
-      if (!err.ok()) return Invalid(flag + ": " + err.message());
-      if (positive && *target <= Duration::zero()) return Invalid(flag + ": must be greater than 0");
-      return Error();
-    };
-  };
-  std::map<std::string, Setter> with_value = {
-      {"--results", [out](const std::string& f, const std::string& v) {
-         if (v.empty()) return Invalid(f + ": empty directory name");
-         out->results_dir = v;
-         return Error();
-       }},
-      {"--workspace-root", [out](const std::string& f, const std::string& v) {
-         if (v.empty()) return Invalid(f + ": empty directory name");
-         out->workspace_root = v;
-         return Error();
-       }},
-      {"--build-limit", [out](const std::string& f, const std::string& v) {
-         char* end = nullptr;
-         long n = std::strtol(v.c_str(), &end, 10);
-         if (v.empty() || *end != '\0' || n < 1 || n > 1024) {
-           return Invalid(f + ": invalid build limit \"" + v + "\" (a whole number from 1 to 1024)");
-         }
-         out->build_limit = static_cast<int>(n);
-         return Error();
-       }},
-      {"--build-timeout", duration(&out->build_timeout, true)},
-      {"--kill-grace", duration(&out->kill_grace, false)},
-      {"--log-streaming-timeout", duration(&out->log_streaming_timeout, false)},
-      {"--shutdown-grace", duration(&out->shutdown_grace, false)},
-      {"--runtime", [out](const std::string& f, const std::string& v) {
-         if (v != "process" && v != "bwrap") return Invalid(f + ": \"" + v + "\" is not process or bwrap");
-         out->bwrap = v == "bwrap";
-         return Error();
-       }},
-      {"--network", [out](const std::string& f, const std::string& v) {
-         if (v != "host" && v != "none") return Invalid(f + ": \"" + v + "\" is not host or none");
-         out->network_none = v == "none";
-         return Error();
-       }},
-      {"--max-log-size", [out](const std::string& f, const std::string& v) {
-         Error err = ParseSize(v, &out->max_log_size);
-         return err.ok() ? err : Invalid(f + ": " + err.message());
-       }},
-  };
-  for (const auto& [flag, setter] : extra) with_value[flag] = setter;
-  // An option given twice is a mistake (which one was meant?), not "the last wins".
-  std::set<std::string> seen;
-  auto once = [&seen](const std::string& flag) {
-    if (seen.insert(flag).second) return Error();
-    return Invalid(flag + " given twice");
-  };
-  bool only_files = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (only_files || arg.empty() || arg[0] != '-' || arg == "-") {
-      out->files.push_back(arg);
-      continue;
-    }
-    if (arg == "--") {
-      only_files = true;
-      continue;
-    }
-    if (arg == "--help" || arg == "-h") {
-      out->help = true;
-      continue;
-    }
-    if (arg == "--quiet" || arg == "-q") {
-      if (Error err = once("--quiet"); !err.ok()) return err;
-      out->quiet = true;
-      continue;
-    }
-    if (arg == "--strict") {
-      if (Error err = once("--strict"); !err.ok()) return err;
-      out->strict = true;
-      continue;
-    }
-    std::string flag = arg, value;
-    bool has_value = false;
-    if (std::size_t eq = arg.find('='); eq != std::string::npos) {
-      flag = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      has_value = true;
-    }
-    auto it = with_value.find(flag);
-    if (it == with_value.end()) return Invalid("unknown option " + flag);
-    if (Error err = once(flag); !err.ok()) return err;
-    if (!has_value) {
-      if (i + 1 >= argc) return Invalid(flag + ": missing value");
-      value = argv[++i];
-    }
-    if (Error err = it->second(flag, value); !err.ok()) return err;
-  }
+CLI::Option* TextOption(cli::Options* cli, const std::string& name, std::string* into, const std::string& empty) {
+  return cli->Checked(name, into, name + ": missing value",
+                      [name, empty](const std::string& v) { return v.empty() ? name + ": " + empty : ""; });
+}
+
+void DeclareRunOptions(cli::Options* cli, RunOptions* out) {
+  TextOption(cli, "--results", &out->results_dir, "empty directory name");
+  TextOption(cli, "--workspace-root", &out->workspace_root, "empty directory name");
+  cli->Converted(
+      "--build-limit", "--build-limit: missing value",
+      [](const std::string& v) -> std::string {
+        char* end = nullptr;
+        long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < 1 || n > 1024)
+          return "--build-limit: invalid build limit \"" + v + "\" (a whole number from 1 to 1024)";
+        return "";
+      },
+      [out](const std::string& v) { out->build_limit = static_cast<int>(std::strtol(v.c_str(), nullptr, 10)); });
+  DurationOption(cli, "--build-timeout", &out->build_timeout,
+                 [](Duration d) { return d <= Duration::zero() ? "must be greater than 0" : ""; });
+  DurationOption(cli, "--kill-grace", &out->kill_grace);
+  DurationOption(cli, "--log-streaming-timeout", &out->log_streaming_timeout);
+  DurationOption(cli, "--shutdown-grace", &out->shutdown_grace);
+  cli->Converted(
+      "--runtime", "--runtime: missing value",
+      [](const std::string& v) -> std::string {
+        return v == "process" || v == "bwrap" ? "" : "--runtime: \"" + v + "\" is not process or bwrap";
+      },
+      [out](const std::string& v) { out->bwrap = v == "bwrap"; });
+  cli->Converted(
+      "--network", "--network: missing value",
+      [](const std::string& v) -> std::string {
+        return v == "host" || v == "none" ? "" : "--network: \"" + v + "\" is not host or none";
+      },
+      [out](const std::string& v) { out->network_none = v == "none"; });
+  cli->Converted(
+      "--max-log-size", "--max-log-size: missing value",
+      [](const std::string& v) -> std::string {
+        std::uint64_t bytes = 0;
+        Error err = ParseSize(v, &bytes);
+        return err.ok() ? "" : "--max-log-size: " + err.message();
+      },
+      [out](const std::string& v) { (void)ParseSize(v, &out->max_log_size); });
+  cli->Flag("--quiet,-q", &out->quiet);
+  cli->Flag("--strict", &out->strict);
+  cli->Operands(&out->files);
+}
+
+Error ParseDeclared(cli::Options* cli, int argc, char** argv, RunOptions* out) {
+  if (std::string problem = cli->Parse(argc, argv); !problem.empty()) return Invalid(problem);
+  out->help = cli->Help();
   if (out->network_none && !out->bwrap) return Invalid("--network none needs --runtime bwrap");
   return Error();
+}
+
+Error ParseRunOptions(int argc, char** argv, RunOptions* out) {
+  cli::Options cli(cli::Style::kBare);
+  DeclareRunOptions(&cli, out);
+  Error err = ParseDeclared(&cli, argc, argv, out);
+  if (err.ok() && !out->help && out->files.empty()) return Invalid("no pipeline files given");
+  return err;
 }
 
 }  // namespace tether::worker::cmd

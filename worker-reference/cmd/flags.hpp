@@ -1,6 +1,7 @@
 // Command-line values of tether-worker: durations written as Go writes them
 // (30m, 2s, 500ms, 1h30m, 1.5h), sizes with binary or decimal units
-// (10MiB, 512KiB, 100B, 1GB, or plain bytes), and the options of `run`.
+// (10MiB, 512KiB, 100B, 1GB, or plain bytes), and the options of `run`,
+// declared with lib/cli (CLI11).
 #pragma once
 
 #include <cstdint>
@@ -10,16 +11,13 @@
 #include <string_view>
 #include <vector>
 
+#include "tether/cli/options.hpp"
 #include "tether/context.hpp"
 #include "tether/duration.hpp"
 #include "tether/error.hpp"
 
 namespace tether::worker::cmd {
 
-// tether::ParseDuration (Go's), refusing negative values (no option of the
-// worker takes one) and values over kMaxTimeout (each becomes a deadline).
-// Error: kInvalidArgument. (FormatDuration is tether's.)
-Error ParseDuration(std::string_view text, Duration* out);
 // "10MiB" = 10 * 2^20, "10MB" = 10 * 10^6, "100B" or "100" = 100 bytes;
 // fractions in decimal, exactly ("0.52MB" = 520000). Error: kInvalidArgument.
 Error ParseSize(std::string_view text, std::uint64_t* out);
@@ -44,9 +42,17 @@ struct RunOptions {
 // Parses `run`'s arguments (argv[0] is "run"). Error: kInvalidArgument with
 // a message naming the option.
 Error ParseRunOptions(int argc, char** argv, RunOptions* out);
-// The same options plus `extra` (serve's), without requiring files.
-using OptionSetter = std::function<Error(const std::string& flag, const std::string& value)>;
-Error ParseWorkerOptions(int argc, char** argv, const std::map<std::string, OptionSetter>& extra, RunOptions* out);
+// Declares run's options on *cli (serve declares its own beside them), and
+// parses argv with the options declared: the checks across options too.
+void DeclareRunOptions(cli::Options* cli, RunOptions* out);
+Error ParseDeclared(cli::Options* cli, int argc, char** argv, RunOptions* out);
+// A duration option of the worker: Go's notation, neither negative nor over
+// kMaxTimeout (each becomes a deadline); `also` may refuse more ("must be
+// greater than 0"), the option's name is put before its words.
+CLI::Option* DurationOption(cli::Options* cli, const std::string& name, Duration* into,
+                            std::function<std::string(Duration)> also = nullptr);
+// A text option that must not be empty ("--queue: empty value").
+CLI::Option* TextOption(cli::Options* cli, const std::string& name, std::string* into, const std::string& empty);
 extern const char kRunUsage[];
 
 }  // namespace tether::worker::cmd

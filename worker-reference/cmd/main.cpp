@@ -4,6 +4,7 @@
 
 #include "cmd/run.hpp"
 #include "cmd/serve.hpp"
+#include "cmd/validate.hpp"
 #include "tether/worker/pipeline.hpp"
 
 namespace {
@@ -35,7 +36,7 @@ int Dispatch(int argc, char** argv) {
   if (!std::strcmp(command, "serve")) return tether::worker::cmd::ServeCommand(argc - 1, argv + 1);
   if (!std::strcmp(command, "submit")) return tether::worker::cmd::SubmitCommand(argc - 1, argv + 1);
   if (!std::strcmp(command, "status")) return tether::worker::cmd::StatusCommand(argc - 1, argv + 1);
-  if (!std::strcmp(command, "validate")) return tether::worker::RunValidate(argc - 1, argv + 1);
+  if (!std::strcmp(command, "validate")) return tether::worker::cmd::RunValidate(argc - 1, argv + 1);
   std::cerr << "tether-worker: unknown command '" << command << "'\n" << kUsage;
   return 2;
 }

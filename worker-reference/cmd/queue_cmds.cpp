@@ -2,9 +2,9 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <set>
 #include <sstream>
 
+#include "cmd/flags.hpp"
 #include "cmd/serve.hpp"
 #include "executor/result.hpp"
 #include "queue/queue.hpp"
@@ -34,52 +34,16 @@ struct ClientArgs {
   std::string key = "tether";
   bool help = false;
   std::vector<std::string> args;
-  std::set<std::string> seen;  // options given (each at most once)
 };
 
 bool ParseClient(int argc, char** argv, ClientArgs* out, std::string* error) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      out->help = true;
-      continue;
-    }
-    std::string* target = nullptr;
-    std::string flag = a, value;
-    bool has_value = false;
-    if (std::size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
-      flag = a.substr(0, eq);
-      value = a.substr(eq + 1);
-      has_value = true;
-    }
-    if (flag == "--queue") target = &out->queue;
-    if (flag == "--queue-key") target = &out->key;
-    if (target) {
-      if (!out->seen.insert(flag).second) {
-        *error = flag + " given twice";
-        return false;
-      }
-      if (!has_value) {
-        if (i + 1 >= argc) {
-          *error = flag + ": missing value";
-          return false;
-        }
-        value = argv[++i];
-      }
-      if (value.empty()) {
-        *error = flag + ": empty value";
-        return false;
-      }
-      *target = value;
-      continue;
-    }
-    if (a.size() > 1 && a[0] == '-') {
-      *error = "unknown option " + flag;
-      return false;
-    }
-    out->args.push_back(a);
-  }
-  return true;
+  cli::Options cli(cli::Style::kBare);
+  TextOption(&cli, "--queue", &out->queue, "empty value");
+  TextOption(&cli, "--queue-key", &out->key, "empty value");
+  cli.Operands(&out->args);
+  *error = cli.Parse(argc, argv);
+  out->help = cli.Help();
+  return error->empty();
 }
 
 int OpenFor(const char* command, const ClientArgs& args, std::unique_ptr<queue::Queue>* q) {

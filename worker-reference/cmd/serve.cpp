@@ -39,29 +39,17 @@ const char kServeUsage[] =
     "Exit status: 0 after a shutdown, 2 usage error, 3 the queue is unreachable or unusable.\n";
 
 Error ParseServeOptions(int argc, char** argv, ServeOptions* out) {
-  auto text = [](std::string* target) -> OptionSetter {
-    return [target](const std::string& flag, const std::string& value) {
-      if (value.empty()) return Error(ErrorCode::kInvalidArgument, flag + ": empty value");
-      *target = value;
-      return Error();
-    };
-  };
-  std::map<std::string, OptionSetter> extra = {
-      {"--queue", text(&out->queue)},
-      {"--queue-key", text(&out->queue_key)},
-      {"--worker-name", text(&out->worker_name)},
-      {"--api", text(&out->api)},
-      {"--api-token-file", text(&out->api_token_file)},
-      {"--heartbeat-ttl", [out](const std::string& flag, const std::string& value) {
-         Error err = ParseDuration(value, &out->heartbeat_ttl);
-         if (!err.ok()) return Error(ErrorCode::kInvalidArgument, flag + ": " + err.message());
-         if (out->heartbeat_ttl < std::chrono::milliseconds(100)) {
-           return Error(ErrorCode::kInvalidArgument, flag + ": must be at least 100ms");
-         }
-         return Error();
-       }},
-  };
-  if (Error err = ParseWorkerOptions(argc, argv, extra, &out->run); !err.ok()) return err;
+  cli::Options cli(cli::Style::kBare);
+  DeclareRunOptions(&cli, &out->run);
+  TextOption(&cli, "--queue", &out->queue, "empty value");
+  TextOption(&cli, "--queue-key", &out->queue_key, "empty value");
+  TextOption(&cli, "--worker-name", &out->worker_name, "empty value");
+  TextOption(&cli, "--api", &out->api, "empty value");
+  TextOption(&cli, "--api-token-file", &out->api_token_file, "empty value");
+  DurationOption(&cli, "--heartbeat-ttl", &out->heartbeat_ttl, [](Duration d) {
+    return d < std::chrono::milliseconds(100) ? "must be at least 100ms" : "";
+  });
+  if (Error err = ParseDeclared(&cli, argc, argv, &out->run); !err.ok()) return err;
   if (!out->run.files.empty()) {
     return Error(ErrorCode::kInvalidArgument,
                  "unexpected argument " + out->run.files[0] + " (serve takes builds from --queue; use submit)");

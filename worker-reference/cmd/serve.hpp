@@ -19,7 +19,7 @@
 #include <memory>
 #include <string>
 
-#include "cmd/control.hpp"
+#include "api/control.hpp"
 #include "cmd/flags.hpp"
 #include "tether/context.hpp"
 #include "tether/error.hpp"
@@ -50,7 +50,7 @@ class ApiServer {
   virtual ~ApiServer() = default;
   virtual Error Run(const Context& ctx) = 0;
 };
-Error NewApiServer(const ServeOptions& options, WorkerControl& control, std::unique_ptr<ApiServer>* out);
+Error NewApiServer(const ServeOptions& options, api::WorkerControl& control, std::unique_ptr<ApiServer>* out);
 
 Error ParseServeOptions(int argc, char** argv, ServeOptions* out);
 extern const char kServeUsage[];

@@ -23,7 +23,7 @@ RunningBuilds::RunningBuilds(int slots) : slots_(static_cast<std::size_t>(slots)
   for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].info.slot = static_cast<int>(i);
 }
 
-void RunningBuilds::Begin(const SlotInfo& info, CancelFunc cancel, std::function<void()> kill) {
+void RunningBuilds::Begin(const api::SlotInfo& info, CancelFunc cancel, std::function<void()> kill) {
   std::lock_guard<std::mutex> lock(mu_);
   if (canceled_all_) cancel();
   if (killed_all_) kill();
@@ -60,19 +60,19 @@ void RunningBuilds::KillAll() {
   }
 }
 
-WorkerControl::CancelResult RunningBuilds::Cancel(int slot, std::string* build_id) {
+api::WorkerControl::CancelResult RunningBuilds::Cancel(int slot, std::string* build_id) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (slot < 0 || static_cast<std::size_t>(slot) >= slots_.size()) return WorkerControl::CancelResult::kNoSuchSlot;
+  if (slot < 0 || static_cast<std::size_t>(slot) >= slots_.size()) return api::WorkerControl::CancelResult::kNoSuchSlot;
   Entry& e = slots_[static_cast<std::size_t>(slot)];
-  if (!e.info.busy) return WorkerControl::CancelResult::kIdle;
+  if (!e.info.busy) return api::WorkerControl::CancelResult::kIdle;
   if (build_id) *build_id = e.info.build_id;
   e.cancel();
-  return WorkerControl::CancelResult::kCanceled;
+  return api::WorkerControl::CancelResult::kCanceled;
 }
 
-std::vector<SlotInfo> RunningBuilds::Slots() const {
+std::vector<api::SlotInfo> RunningBuilds::Slots() const {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<SlotInfo> out;
+  std::vector<api::SlotInfo> out;
   for (const Entry& e : slots_) out.push_back(e.info);
   return out;
 }
@@ -82,7 +82,7 @@ namespace {
 // Seconds: queue waits and build durations from 10 ms to an hour.
 std::vector<double> SecondsBuckets() { return {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600}; }
 
-double Seconds(WallClock::duration d) { return std::chrono::duration<double>(d).count(); }
+double Seconds(api::WallClock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
 
@@ -94,8 +94,8 @@ Worker::Worker(RunOptions options, queue::BuildSource* queue, executor::LiveOutp
       worker_env_(std::move(worker_env)),
       worker_name_(std::move(worker_name)),
       builds_(options_.build_limit) {
-  stats_.queue_wait_seconds = Histogram(SecondsBuckets());
-  stats_.build_duration_seconds = Histogram(SecondsBuckets());
+  stats_.queue_wait_seconds = api::Histogram(SecondsBuckets());
+  stats_.build_duration_seconds = api::Histogram(SecondsBuckets());
 }
 
 bool Worker::InfrastructureFailed() const {
@@ -103,7 +103,7 @@ bool Worker::InfrastructureFailed() const {
   return infra_failed_;
 }
 
-WorkerStats Worker::Stats() const {
+api::WorkerStats Worker::Stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stats_;
 }
@@ -175,7 +175,7 @@ Error Worker::Operate(const Context& ctx) {
 
 Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   const std::string result_dir = options_.results_dir + "/" + item.id;
-  const WallClock::time_point claimed = WallClock::now();
+  const api::WallClock::time_point claimed = api::WallClock::now();
   // A rerun (its worker died) starts from an empty result directory.
   std::error_code ec;
   if (item.attempt > 1) std::filesystem::remove_all(result_dir, ec);
@@ -184,7 +184,7 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   // tether:detached(the first SIGINT/SIGTERM cancels ctx to stop intake, but a running build must drain, not die: its root drops ctx's cancellation and keeps its values; the shutdown path cancels it through builds_ after --shutdown-grace, and the build's own timeout still applies)
   Scope scope(WithoutCancel(ctx), "build " + item.id);
   auto [build_ctx, cancel_build] = WithCancel(scope.context());
-  SlotInfo info;
+  api::SlotInfo info;
   info.slot = slot;
   info.build_id = item.id;
   info.pipeline = item.pipeline.file;
@@ -236,7 +236,7 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   result.worker = worker_name_;
   result.result_dir = std::filesystem::absolute(result_dir, ec).string();
   result.started = claimed;
-  result.finished = WallClock::now();
+  result.finished = api::WallClock::now();
   // tether:detached(the ack must reach the queue after a shutdown cancelled ctx; it is bounded by its own deadline, after which the job is rerun elsewhere: at least once)
   auto [ack_ctx, cancel_ack] = WithTimeout(WithoutCancel(ctx), std::chrono::seconds(30));
   Error ack_err = queue_->Finish(ack_ctx, item, result);
@@ -244,7 +244,7 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     --stats_.running;
-    stats_.build_duration_seconds.Observe(Seconds(WallClock::now() - claimed));
+    stats_.build_duration_seconds.Observe(Seconds(api::WallClock::now() - claimed));
   }
   scope.End();
   if (!ack_err.ok()) {

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "cmd/control.hpp"
+#include "api/control.hpp"
 #include "cmd/workspace_ledger.hpp"
 #include "cmd/flags.hpp"
 #include "executor/live_output.hpp"
@@ -51,16 +51,16 @@ class RunningBuilds {
   explicit RunningBuilds(int slots);
   // Registers slot's build; if CancelAll or KillAll already ran, calls it at
   // once. kill must stay callable until End returned.
-  void Begin(const SlotInfo& info, CancelFunc cancel, std::function<void()> kill);
+  void Begin(const api::SlotInfo& info, CancelFunc cancel, std::function<void()> kill);
   void End(int slot);
   void CancelAll();
   void KillAll();
-  WorkerControl::CancelResult Cancel(int slot, std::string* build_id);
-  std::vector<SlotInfo> Slots() const;
+  api::WorkerControl::CancelResult Cancel(int slot, std::string* build_id);
+  std::vector<api::SlotInfo> Slots() const;
 
  private:
   struct Entry {
-    SlotInfo info;
+    api::SlotInfo info;
     CancelFunc cancel;
     std::function<void()> kill;
   };
@@ -78,7 +78,7 @@ struct SideTask {
   std::function<Error(const Context&)> run;
 };
 
-class Worker : public WorkerControl {
+class Worker : public api::WorkerControl {
  public:
   // worker_name names this worker in the results it acknowledges.
   Worker(RunOptions options, queue::BuildSource* queue, executor::LiveOutput* live,
@@ -91,9 +91,9 @@ class Worker : public WorkerControl {
   // exists (crash recovery of workspaces; not owned, outlives Start).
   void SetLedger(WorkspaceLedger* ledger) { ledger_ = ledger; }
 
-  std::vector<SlotInfo> Slots() const override { return builds_.Slots(); }
+  std::vector<api::SlotInfo> Slots() const override { return builds_.Slots(); }
   CancelResult CancelSlot(int slot, std::string* build_id) override { return builds_.Cancel(slot, build_id); }
-  WorkerStats Stats() const override;
+  api::WorkerStats Stats() const override;
   // After Start: it returned because of an infrastructure error (a queue
   // that failed, results that could not be written), not a shutdown.
   bool InfrastructureFailed() const;
@@ -113,7 +113,7 @@ class Worker : public WorkerControl {
   WorkspaceLedger* ledger_ = nullptr;  // set before Start, then only read
   RunningBuilds builds_;
   mutable std::mutex mu_;
-  WorkerStats stats_;          // guarded by mu_
+  api::WorkerStats stats_;          // guarded by mu_
   bool infra_failed_ = false;  // guarded by mu_
 };
 

@@ -57,7 +57,7 @@ bool TuContext::MakeFinding(const SourceManager& sm, const std::string& check, S
     // tether check, in the main file: checks/justification.cpp) that report
     // stands for the finding; otherwise the finding itself is reported.
     bool names_tether = j->marker == "tether:detached" || j->checks.find("tether-") != std::string::npos;
-    if (names_tether && fid == sm.getMainFileID() && Enabled("tether-justification")) return false;
+    if (names_tether && fid == sm.getMainFileID() && Enabled(kJustificationCheckName)) return false;
   }
   Finding f;
   f.check = check;

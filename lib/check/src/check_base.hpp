@@ -112,6 +112,12 @@ CheckRegistration RegisterCheck(CheckInfo info) {
   std::string name = info.name;
   return {std::move(info), [name](TuContext& tu) { return std::make_unique<C>(name, tu); }};
 }
+// The names of the two checks the plumbing consults, defined beside their
+// registrations: check_base.cpp leaves a reasonless marker to
+// tether-justification, fact_collector.cpp reads justifications of roots
+// for context-not-forwarded's cross-TU half.
+extern const char kJustificationCheckName[];
+extern const char kContextNotForwardedCheckName[];
 // The module: every check, in the order they are listed (registry.cpp).
 const std::vector<CheckRegistration>& CheckRegistry();
 

@@ -96,7 +96,7 @@ class FactCollector : public RecursiveASTVisitor<FactCollector> {
     r.line = n.line;
     r.col = n.col;
     r.call = root;
-    r.justified = tu_.Justified(sm_, e->getBeginLoc(), "tether-context-not-forwarded");
+    r.justified = tu_.Justified(sm_, e->getBeginLoc(), kContextNotForwardedCheckName);
     f.creates_roots.push_back(std::move(r));
   }
 

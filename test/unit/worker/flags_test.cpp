@@ -12,22 +12,37 @@ using std::chrono::minutes;
 using std::chrono::nanoseconds;
 using std::chrono::seconds;
 
+Error Parse(std::vector<std::string> args, RunOptions* out) {
+  args.insert(args.begin(), "run");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  return ParseRunOptions(static_cast<int>(argv.size()), argv.data(), out);
+}
+
+// A duration option (--kill-grace) reading `text`.
+Error ParseGrace(const std::string& text, Duration* d) {
+  RunOptions o;
+  Error err = Parse({"--kill-grace", text, "a.yml"}, &o);
+  *d = o.kill_grace;
+  return err;
+}
+
 Duration MustParse(const char* text) {
   Duration d{};
-  Error err = ParseDuration(text, &d);
+  Error err = ParseGrace(text, &d);
   EXPECT_TRUE(err.ok()) << text << ": " << err.ToString();
   return d;
 }
 
 // The notation itself is libtether's (test/unit/context/duration_test.cpp);
 // the worker adds that no option takes a negative duration.
-TEST(ParseDuration, TheWorkersOptionsTakeGoDurations) {
+TEST(DurationOption, TheWorkersOptionsTakeGoDurations) {
   EXPECT_EQ(MustParse("1h30m"), minutes(90));
   EXPECT_EQ(MustParse("500ms"), milliseconds(500));
   EXPECT_EQ(MustParse("+5m"), minutes(5));
 }
 
-TEST(ParseDuration, RejectsWithAReason) {
+TEST(DurationOption, RejectsWithAReason) {
   struct Case {
     const char* text;
     const char* why;
@@ -43,8 +58,9 @@ TEST(ParseDuration, RejectsWithAReason) {
   };
   for (const Case& c : cases) {
     Duration d{};
-    Error err = ParseDuration(c.text, &d);
+    Error err = ParseGrace(c.text, &d);
     EXPECT_EQ(err.code(), ErrorCode::kInvalidArgument) << c.text;
+    EXPECT_EQ(err.message().rfind("--kill-grace: ", 0), 0u) << c.text << ": " << err.message();
     EXPECT_NE(err.message().find(c.why), std::string::npos) << c.text << ": " << err.message();
   }
 }
@@ -115,29 +131,16 @@ TEST(ParseSize, FractionsAreDecimalAndExact) {
 // Each duration option becomes a deadline, now + d: past kMaxTimeout that
 // overflowed (--build-timeout 2500000h gave a deadline in build.json before
 // the build started).
-TEST(ParseDuration, RefusesWhatCannotBeADeadline) {
+TEST(DurationOption, RefusesWhatCannotBeADeadline) {
   Duration d{};
-  ASSERT_TRUE(ParseDuration("876000h", &d).ok());
+  ASSERT_TRUE(ParseGrace("876000h", &d).ok());
   EXPECT_EQ(d, hours(876000));
-  Error err = ParseDuration("2500000h", &d);
-  EXPECT_EQ(err.code(), ErrorCode::kInvalidArgument);
-  EXPECT_NE(err.message().find("too long (the maximum is 876000h (100 years))"), std::string::npos)
-      << err.message();
   RunOptions o;
-  std::vector<std::string> args = {"run", "--build-timeout", "2500000h", "a.yml"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  err = ParseRunOptions(static_cast<int>(argv.size()), argv.data(), &o);
-  EXPECT_NE(err.message().find("--build-timeout: invalid duration \"2500000h\": too long"),
+  Error err = Parse({"--build-timeout", "2500000h", "a.yml"}, &o);
+  EXPECT_EQ(err.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(err.message().find("--build-timeout: invalid duration \"2500000h\": too long (the maximum is 876000h (100 years))"),
             std::string::npos)
       << err.message();
-}
-
-Error Parse(std::vector<std::string> args, RunOptions* out) {
-  args.insert(args.begin(), "run");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  return ParseRunOptions(static_cast<int>(argv.size()), argv.data(), out);
 }
 
 TEST(ParseRunOptions, BothFlagForms) {

@@ -289,32 +289,32 @@ namespace {
 TEST(RunningBuilds, CancelTargetsTheSlotsBuild) {
   RunningBuilds builds(2);
   auto [ctx, cancel] = WithCancel(Background());
-  SlotInfo info;
+  api::SlotInfo info;
   info.slot = 1;
   info.build_id = "b-1";
   builds.Begin(info, cancel, [] {});
-  std::vector<SlotInfo> slots = builds.Slots();
+  std::vector<api::SlotInfo> slots = builds.Slots();
   ASSERT_EQ(slots.size(), 2u);
   EXPECT_FALSE(slots[0].busy);
   EXPECT_TRUE(slots[1].busy);
   EXPECT_EQ(slots[1].build_id, "b-1");
   std::string id;
-  EXPECT_EQ(builds.Cancel(0, &id), WorkerControl::CancelResult::kIdle);
-  EXPECT_EQ(builds.Cancel(2, &id), WorkerControl::CancelResult::kNoSuchSlot);
-  EXPECT_EQ(builds.Cancel(-1, &id), WorkerControl::CancelResult::kNoSuchSlot);
+  EXPECT_EQ(builds.Cancel(0, &id), api::WorkerControl::CancelResult::kIdle);
+  EXPECT_EQ(builds.Cancel(2, &id), api::WorkerControl::CancelResult::kNoSuchSlot);
+  EXPECT_EQ(builds.Cancel(-1, &id), api::WorkerControl::CancelResult::kNoSuchSlot);
   EXPECT_TRUE(ctx.Err().ok());
-  EXPECT_EQ(builds.Cancel(1, &id), WorkerControl::CancelResult::kCanceled);
+  EXPECT_EQ(builds.Cancel(1, &id), api::WorkerControl::CancelResult::kCanceled);
   EXPECT_EQ(id, "b-1");
   EXPECT_FALSE(ctx.Err().ok());
   builds.End(1);
-  EXPECT_EQ(builds.Cancel(1, &id), WorkerControl::CancelResult::kIdle) << "a finished build cannot be cancelled";
+  EXPECT_EQ(builds.Cancel(1, &id), api::WorkerControl::CancelResult::kIdle) << "a finished build cannot be cancelled";
 }
 
 TEST(RunningBuilds, ABuildBegunAfterCancelAllIsCanceledAtOnce) {
   RunningBuilds builds(1);
   builds.CancelAll();
   auto [ctx, cancel] = WithCancel(Background());
-  SlotInfo info;
+  api::SlotInfo info;
   builds.Begin(info, cancel, [] {});
   EXPECT_FALSE(ctx.Err().ok());
   builds.End(0);
@@ -328,7 +328,7 @@ TEST(RunningBuilds, ConcurrentBeginEndCancelAndSlots) {
     threads.emplace_back([&, s] {
       for (int i = 0; i < 500; ++i) {
         auto [ctx, cancel] = WithCancel(Background());
-        SlotInfo info;
+        api::SlotInfo info;
         info.slot = s;
         info.build_id = "b" + std::to_string(i);
         builds.Begin(info, cancel, [] {});
@@ -347,7 +347,7 @@ TEST(RunningBuilds, ConcurrentBeginEndCancelAndSlots) {
   for (std::thread& t : threads) t.join();
   stop = true;
   api.join();
-  for (const SlotInfo& s : builds.Slots()) EXPECT_FALSE(s.busy);
+  for (const api::SlotInfo& s : builds.Slots()) EXPECT_FALSE(s.busy);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "api/server.hpp"
-#include "cmd/control.hpp"
+#include "api/control.hpp"
 #include "cmd/exec.hpp"
 #include "executor/engine.hpp"
 #include "tether/task.hpp"
@@ -43,7 +43,7 @@ bool WaitFor(const std::function<bool()>& cond, int seconds = 30) {
 
 // The slots of a worker, as cmd::Worker keeps them: a build's cancel func
 // from Begin to End.
-class TestSlots : public cmd::WorkerControl {
+class TestSlots : public api::WorkerControl {
  public:
   explicit TestSlots(int n) : slots_(n), cancels_(n) {
     for (int i = 0; i < n; ++i) slots_[i].slot = i;
@@ -53,13 +53,13 @@ class TestSlots : public cmd::WorkerControl {
     slots_[slot].busy = true;
     slots_[slot].build_id = id;
     slots_[slot].pipeline = "inline.yml";
-    slots_[slot].started = cmd::WallClock::now();
+    slots_[slot].started = api::WallClock::now();
     cancels_[slot] = std::move(cancel);
     ++stats_.running;
   }
   void End(int slot, const executor::BuildRecord& record) {
     std::lock_guard<std::mutex> lock(mu_);
-    slots_[slot] = cmd::SlotInfo();
+    slots_[slot] = api::SlotInfo();
     slots_[slot].slot = slot;
     cancels_[slot] = CancelFunc();
     --stats_.running;
@@ -67,7 +67,7 @@ class TestSlots : public cmd::WorkerControl {
     for (const auto& c : record.steps) stats_.steps_killed += c.status == executor::Status::kKilled ? 1 : 0;
     stats_.build_duration_seconds.Observe(0.5);
   }
-  std::vector<cmd::SlotInfo> Slots() const override {
+  std::vector<api::SlotInfo> Slots() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return slots_;
   }
@@ -79,16 +79,16 @@ class TestSlots : public cmd::WorkerControl {
     cancels_[slot]();
     return CancelResult::kCanceled;
   }
-  cmd::WorkerStats Stats() const override {
+  api::WorkerStats Stats() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return stats_;
   }
 
  private:
   mutable std::mutex mu_;
-  std::vector<cmd::SlotInfo> slots_;
+  std::vector<api::SlotInfo> slots_;
   std::vector<CancelFunc> cancels_;
-  cmd::WorkerStats stats_{{}, 0, 0, cmd::Histogram({0.1, 1}), cmd::Histogram({0.1, 1})};
+  api::WorkerStats stats_{{}, 0, 0, api::Histogram({0.1, 1}), api::Histogram({0.1, 1})};
 };
 
 class ApiServerTest : public ::testing::Test {

@@ -113,9 +113,11 @@ class ContextNotForwardedCheck : public Check {
 
 }  // namespace
 
+extern const char kContextNotForwardedCheckName[] = "tether-context-not-forwarded";
+
 CheckRegistration ContextNotForwardedCheckRegistration() {
   return RegisterCheck<ContextNotForwardedCheck>({
-      "tether-context-not-forwarded",
+      kContextNotForwardedCheckName,
       "A call drops the context the caller has.",
       "The callee has an overload or a sibling (X / XWithContext) that takes a context, or it "
       "takes none but creates a root context itself (directly or through the functions it "

@@ -56,9 +56,11 @@ class JustificationCheck : public Check {
 
 }  // namespace
 
+extern const char kJustificationCheckName[] = "tether-justification";
+
 CheckRegistration JustificationCheckRegistration() {
   return RegisterCheck<JustificationCheck>({
-      "tether-justification",
+      kJustificationCheckName,
       "A suppression or detach marker gives no reason.",
       "A tether:detached() marker or a NOLINT(tether-...) suppression with an empty reason "
       "silences a check without explaining why.",

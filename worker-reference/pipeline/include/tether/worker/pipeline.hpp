@@ -123,10 +123,4 @@ Error ParsePipeline(const std::string& text, const std::string& path, Pipeline* 
 // not refused: they are skipped, and their Container::unsupported says so.
 Error CheckRunnable(const Pipeline& pipeline, std::vector<PipelineDiagnostic>* diagnostics);
 
-// `tether-worker validate [--notes] [--strict] FILE...`: prints "FILE: ok (N steps,
-// M services, K stages)" per valid file, its warnings on stderr; 0 all valid, 2 some
-// invalid or unreadable (each error on stderr). --notes also prints what is recorded
-// but not honoured; --strict makes every warning an error.
-int RunValidate(int argc, char** argv);
-
 }  // namespace tether::worker

@@ -1,11 +1,13 @@
 // `tether-worker validate [--notes] [--strict] FILE...`: parse and validate pipelines
 // without running anything.
-#include <cstring>
+#include "cmd/validate.hpp"
+
 #include <iostream>
 
+#include "tether/cli/options.hpp"
 #include "tether/worker/pipeline.hpp"
 
-namespace tether::worker {
+namespace tether::worker::cmd {
 
 namespace {
 
@@ -39,37 +41,22 @@ size_t CountSteps(const Pipeline& p) {
 int RunValidate(int argc, char** argv) {
   bool notes = false;
   bool strict = false;
-  bool only_files = false;
   std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    const bool option = !only_files && argv[i][0] == '-' && argv[i][1] != '\0';
-    if (option && std::strcmp(argv[i], "--") == 0) {
-      only_files = true;
-    } else if (option && std::strcmp(argv[i], "--notes") == 0) {
-      if (notes) {
-        std::cerr << "tether-worker validate: --notes given twice\n" << kUsage;
-        return 2;
-      }
-      notes = true;
-    } else if (option && std::strcmp(argv[i], "--strict") == 0) {
-      if (strict) {
-        std::cerr << "tether-worker validate: --strict given twice\n" << kUsage;
-        return 2;
-      }
-      strict = true;
-    } else if (option && (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0)) {
-      std::cout << kUsage << "  Parses and validates Vela-style pipeline files; runs nothing.\n"
-                             "  --notes  also print what is accepted but not honoured\n"
-                             "  --strict every warning (a setting Vela drops or overrides) is an error\n"
-                             "  --       what follows is a file name, even if it starts with '-'\n"
-                             "  exit 0: all valid; 2: some file invalid or unreadable\n";
-      return 0;
-    } else if (option) {
-      std::cerr << "tether-worker validate: unknown option " << argv[i] << "\n" << kUsage;
-      return 2;
-    } else {
-      files.emplace_back(argv[i]);
-    }
+  cli::Options cli(cli::Style::kBare);
+  cli.Flag("--notes", &notes);
+  cli.Flag("--strict", &strict);
+  cli.Operands(&files);
+  if (std::string problem = cli.Parse(argc, argv); !problem.empty()) {
+    std::cerr << "tether-worker validate: " << problem << "\n" << kUsage;
+    return 2;
+  }
+  if (cli.Help()) {
+    std::cout << kUsage << "  Parses and validates Vela-style pipeline files; runs nothing.\n"
+                           "  --notes  also print what is accepted but not honoured\n"
+                           "  --strict every warning (a setting Vela drops or overrides) is an error\n"
+                           "  --       what follows is a file name, even if it starts with '-'\n"
+                           "  exit 0: all valid; 2: some file invalid or unreadable\n";
+    return 0;
   }
   if (files.empty()) {
     std::cerr << "tether-worker validate: no pipeline files given\n" << kUsage;
@@ -102,4 +89,4 @@ int RunValidate(int argc, char** argv) {
   return all_valid ? 0 : 2;
 }
 
-}  // namespace tether::worker
+}  // namespace tether::worker::cmd

@@ -1,6 +1,7 @@
 // WorkerControl: what a running worker exposes to its HTTP API (`serve
-// --api`, worker-reference/api/): the executor slots and what each runs, a
-// cancel per slot, and the counters behind /metrics.
+// --api`): the executor slots and what each runs, a cancel per slot, and the
+// counters behind /metrics. The API owns the interface it needs; cmd's Worker
+// implements it (cmd -> api, never back).
 //
 // Contract:
 //  - Every method is thread-safe and returns promptly (no I/O, no waiting on
@@ -23,7 +24,7 @@
 #include <string>
 #include <vector>
 
-namespace tether::worker::cmd {
+namespace tether::worker::api {
 
 using WallClock = std::chrono::system_clock;
 
@@ -73,4 +74,4 @@ class WorkerControl {
   virtual WorkerStats Stats() const = 0;
 };
 
-}  // namespace tether::worker::cmd
+}  // namespace tether::worker::api
