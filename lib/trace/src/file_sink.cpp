@@ -94,6 +94,75 @@ void FormatSpawn(std::string& out, const Slot& s, std::uint64_t parent, std::str
   AppendSite(out, loc);
 }
 
+// A task's record (spawn, start, end, join, detach); false for another type.
+bool FormatTaskRecord(std::string& out, const Slot& s, std::string_view name, const std::string* site_name,
+                      const std::source_location* site_loc) {
+  switch (s.type) {
+    case EventType::kSpawn: {
+      std::uint64_t parent = 0;
+      if (name.size() >= sizeof(parent)) {
+        std::memcpy(&parent, name.data(), sizeof(parent));
+        name.remove_prefix(sizeof(parent));
+      }
+      FormatSpawn(out, s, parent, name, s.loc);
+      if (s.aux == kSpawnKindThread) AppendField(out, "kind", std::string_view("thread"));
+      return true;
+    }
+    case EventType::kSpawnSite: {
+      std::uint64_t parent = 0;
+      std::memcpy(&parent, static_cast<const void*>(&s.loc), sizeof(parent));
+      FormatSpawn(out, s, parent, *site_name, *site_loc);
+      return true;
+    }
+    case EventType::kStart:
+      Begin(out, "start");
+      AppendField(out, "task", s.a);
+      AppendField(out, "tid", s.b);
+      return true;
+    case EventType::kEnd:
+      Begin(out, "end");
+      AppendField(out, "task", s.a);
+      AppendField(out, "result", std::string_view(ResultName(s.aux)));
+      return true;
+    case EventType::kThreadJoin:
+    case EventType::kThreadDetach:
+      Begin(out, s.type == EventType::kThreadJoin ? "join" : "detach");
+      AppendField(out, "task", s.a);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A group's record; false for another type.
+bool FormatGroupRecord(std::string& out, const Slot& s) {
+  switch (s.type) {
+    case EventType::kGroup:
+      Begin(out, "group");
+      AppendField(out, "id", s.a);
+      AppendField(out, "ctx", s.b);
+      AppendSite(out, s.loc);
+      return true;
+    case EventType::kWaitBegin:
+      Begin(out, "wait_begin");
+      AppendField(out, "group", s.a);
+      AppendSite(out, s.loc);
+      return true;
+    case EventType::kWaitEnd:
+      Begin(out, "wait_end");
+      AppendField(out, "group", s.a);
+      AppendField(out, "result", std::string_view(ResultName(s.aux)));
+      return true;
+    case EventType::kGroupUnwaited:
+      Begin(out, "group_unwaited");
+      AppendField(out, "group", s.a);
+      AppendField(out, "running", s.b);
+      return true;
+    default:
+      return false;
+  }
+}
+
 // site: the interned pair of a kSpawnSite record (null for the others).
 void FormatRecord(std::string& out, const Slot& s, std::string_view name,
                   const TickConversion& conv, const std::string* site_name,
@@ -112,53 +181,6 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
       AppendField(out, "id", s.a);
       AppendField(out, "err", std::string_view(ResultName(s.aux)));
       break;
-    case EventType::kSpawn: {
-      std::uint64_t parent = 0;
-      if (name.size() >= sizeof(parent)) {
-        std::memcpy(&parent, name.data(), sizeof(parent));
-        name.remove_prefix(sizeof(parent));
-      }
-      FormatSpawn(out, s, parent, name, s.loc);
-      if (s.aux == kSpawnKindThread) AppendField(out, "kind", std::string_view("thread"));
-      break;
-    }
-    case EventType::kSpawnSite: {
-      std::uint64_t parent = 0;
-      std::memcpy(&parent, static_cast<const void*>(&s.loc), sizeof(parent));
-      FormatSpawn(out, s, parent, *site_name, *site_loc);
-      break;
-    }
-    case EventType::kStart:
-      Begin(out, "start");
-      AppendField(out, "task", s.a);
-      AppendField(out, "tid", s.b);
-      break;
-    case EventType::kEnd:
-      Begin(out, "end");
-      AppendField(out, "task", s.a);
-      AppendField(out, "result", std::string_view(ResultName(s.aux)));
-      break;
-    case EventType::kGroup:
-      Begin(out, "group");
-      AppendField(out, "id", s.a);
-      AppendField(out, "ctx", s.b);
-      AppendSite(out, s.loc);
-      break;
-    case EventType::kWaitBegin:
-      Begin(out, "wait_begin");
-      AppendField(out, "group", s.a);
-      AppendSite(out, s.loc);
-      break;
-    case EventType::kWaitEnd:
-      Begin(out, "wait_end");
-      AppendField(out, "group", s.a);
-      AppendField(out, "result", std::string_view(ResultName(s.aux)));
-      break;
-    case EventType::kGroupUnwaited:
-      Begin(out, "group_unwaited");
-      AppendField(out, "group", s.a);
-      AppendField(out, "running", s.b);
-      break;
     case EventType::kScopeBegin:
       Begin(out, "scope_begin");
       AppendField(out, "id", s.a);
@@ -174,11 +196,6 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
       Begin(out, "chan_close");
       AppendField(out, "id", s.a);
       AppendSite(out, s.loc);
-      break;
-    case EventType::kThreadJoin:
-    case EventType::kThreadDetach:
-      Begin(out, s.type == EventType::kThreadJoin ? "join" : "detach");
-      AppendField(out, "task", s.a);
       break;
     case EventType::kStack:
       Begin(out, "stack");
@@ -202,6 +219,7 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
       Begin(out, "terminate");
       break;
     default:
+      if (FormatTaskRecord(out, s, name, site_name, site_loc) || FormatGroupRecord(out, s)) break;
       return;  // cannot happen: only Put writes slots
   }
   End(out, conv.ToNs(s.ticks));
