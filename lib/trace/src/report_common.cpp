@@ -36,8 +36,16 @@ std::string DisplayPath(const std::string& file, const std::string& dir) {
 }
 
 std::string ShortFunction(const std::string& function) {
-  // Cut the parameter list (the first '(' at template depth 0) ...
+  // LLVM's demangler says "(anonymous namespace)" where GCC's
+  // __PRETTY_FUNCTION__ (libtether's sites) says "{anonymous}": spelled as GCC
+  // does, so that neither its '(' nor its space is taken for the parameter
+  // list or the return type below.
   std::string s = function;
+  static const std::string kAnonymous = "(anonymous namespace)";
+  for (std::size_t at = s.find(kAnonymous); at != std::string::npos; at = s.find(kAnonymous, at)) {
+    s.replace(at, kAnonymous.size(), "{anonymous}");
+  }
+  // Cut the parameter list (the first '(' at template depth 0) ...
   int depth = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '<') ++depth;

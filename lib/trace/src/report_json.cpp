@@ -30,6 +30,11 @@ ordered_json FindingJson(const ReportInput& in, const Finding& f) {
     if (t != trace.tasks.end()) {
       task["name"] = t->second.name;
       task["site"] = SiteJson(t->second.site, in.relative_to);
+      if (!t->second.callers.empty()) {
+        ordered_json callers = ordered_json::array();
+        for (const Site& c : t->second.callers) callers.push_back(SiteJson(c, in.relative_to));
+        task["callers"] = std::move(callers);
+      }
       task["result"] = t->second.result;
     }
     j["task"] = task;

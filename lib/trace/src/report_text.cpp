@@ -152,6 +152,9 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
   out << kRule << "\n";
   WriteTaskHeadline(out, trace, f, task);
   out << "  spawned at " << SiteText(task.site, in.relative_to) << "\n";
+  for (const Site& caller : task.callers) {
+    out << "    called from " << SiteText(caller, in.relative_to) << "\n";
+  }
   if (f.scope != 0) {
     auto s = trace.scopes.find(f.scope);
     out << "  scope " << ScopeName(trace, f.scope);
