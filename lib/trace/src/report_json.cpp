@@ -109,6 +109,7 @@ void WriteJsonReport(std::ostream& out, const ReportInput& in) {
   summary["scopes"] = trace.scopes.size();
   summary["lost_events"] = trace.lost_events;
   summary["truncated"] = trace.truncated;
+  summary["ignored"] = in.ignored;  // dropped by --ignore
   j["summary"] = summary;
   ordered_json groups = ordered_json::array();
   for (const detail::FindingGroup& g : detail::GroupBySite(trace, *in.findings)) {

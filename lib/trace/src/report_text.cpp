@@ -192,6 +192,13 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
   if (group.members.size() > 1) WriteMoreLikeThis(out, trace, group);
 }
 
+// Findings --ignore dropped are counted, never silently gone.
+void WriteIgnored(std::ostream& out, const ReportInput& in) {
+  if (in.ignored == 0) return;
+  out << "ignored: " << Plural(in.ignored, "finding", "findings")
+      << " spawned at or called from a frame named by --ignore\n";
+}
+
 void WriteGroupFinding(std::ostream& out, const ReportInput& in, const FindingGroup& group) {
   const Trace& trace = *in.trace;
   const Finding& f = *group.members.front();
@@ -254,6 +261,7 @@ void WriteTextReport(std::ostream& out, const ReportInput& in) {
     out << "no zombie tasks, no leaks, no unwaited groups (" << Plural(tasks, "task", "tasks")
         << " in " << Plural(trace.scopes.size(), "scope", "scopes") << ", grace "
         << FormatReportDuration(in.grace_ns) << ")\n";
+    WriteIgnored(out, in);
     return;
   }
   out << Plural(zombies, "zombie task", "zombie tasks") << " at "
@@ -262,6 +270,7 @@ void WriteTextReport(std::ostream& out, const ReportInput& in) {
       << Plural(leak_sites, "spawn site", "spawn sites") << ", "
       << Plural(unwaited, "task group", "task groups") << " destroyed without Wait (grace "
       << FormatReportDuration(in.grace_ns) << ")\n";
+  WriteIgnored(out, in);
 }
 
 }  // namespace tether::trace

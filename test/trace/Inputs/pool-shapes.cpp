@@ -6,6 +6,11 @@
 //                 anonymous namespace, out of line (as a library's are); the
 //                 report must name the functions readably and show which code
 //                 made the pool.
+//   background    two tests (scopes) schedule work on a process-wide
+//                 background worker started lazily by the first one and
+//                 detached, as leveldb's PosixEnv::Schedule does; the second
+//                 test also leaks a thread of its own.
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -62,10 +67,65 @@ __attribute__((noinline)) int GlobalPool() {
   return 0;
 }
 
+class Env {
+ public:
+  __attribute__((noinline)) void Schedule(void (*work)()) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!started_) {
+      started_ = true;
+      std::thread(&Env::Background, this).detach();  // lives as long as the process
+    }
+    queue_.push_back(work);
+    cv_.notify_one();
+  }
+
+ private:
+  [[noreturn]] void Background() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [this] { return !queue_.empty(); });
+      void (*work)() = queue_.back();
+      queue_.pop_back();
+      lock.unlock();
+      work();
+      lock.lock();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool started_ = false;
+  std::vector<void (*)()> queue_;
+};
+
+Env* DefaultEnv() {
+  static Env* env = new Env;  // never destroyed, as leveldb's Env::Default()
+  return env;
+}
+
+void Nothing() {}
+[[noreturn]] void Forever() {
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+__attribute__((noinline)) int Background() {
+  {
+    TETHER_SCOPE("test 1");
+    DefaultEnv()->Schedule(Nothing);  // the first test starts the worker
+  }
+  {
+    TETHER_SCOPE("test 2");
+    DefaultEnv()->Schedule(Nothing);
+    std::thread(Forever).detach();  // a leak of the test's own
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "global-pool") == 0) return GlobalPool();
-  std::fprintf(stderr, "usage: pool-shapes global-pool\n");
+  if (argc == 2 && std::strcmp(argv[1], "background") == 0) return Background();
+  std::fprintf(stderr, "usage: pool-shapes global-pool|background\n");
   return 2;
 }
