@@ -10,6 +10,9 @@
 //                 background worker started lazily by the first one and
 //                 detached, as leveldb's PosixEnv::Schedule does; the second
 //                 test also leaks a thread of its own.
+//   late-join     threads that end well before they are joined (a pool's
+//                 workers at its destructor): in the file their end records
+//                 come before the joins, which another thread wrote.
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -121,11 +124,22 @@ __attribute__((noinline)) int Background() {
   return 0;
 }
 
+__attribute__((noinline)) int LateJoin() {
+  std::vector<std::thread> workers;
+  for (int i = 0; i < 2; ++i) workers.emplace_back(Nothing);
+  // Longer than the flusher's interval (100 ms): the spawns and the ends are
+  // written before the joins are recorded.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  for (std::thread& t : workers) t.join();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "global-pool") == 0) return GlobalPool();
   if (argc == 2 && std::strcmp(argv[1], "background") == 0) return Background();
-  std::fprintf(stderr, "usage: pool-shapes global-pool|background\n");
+  if (argc == 2 && std::strcmp(argv[1], "late-join") == 0) return LateJoin();
+  std::fprintf(stderr, "usage: pool-shapes global-pool|background|late-join\n");
   return 2;
 }
