@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -70,15 +71,23 @@ void AppendSite(std::string& out, const std::source_location& loc) {
   AppendField(out, "func", std::string_view(loc.function_name()));
 }
 
-void Begin(std::string& out, const char* ev) {
-  out += "{\"ev\":\"";
-  out += ev;
-  out += '"';
+void Begin(std::string& out, std::string_view ev) {
+  char buf[40] = "{\"ev\":\"";
+  if (ev.size() > sizeof buf - 8) {
+    out.append(buf).append(ev) += '"';
+    return;
+  }
+  std::memcpy(buf + 7, ev.data(), ev.size());
+  buf[7 + ev.size()] = '"';
+  out.append(buf, 8 + ev.size());
 }
 
 void End(std::string& out, std::int64_t t) {
-  AppendFieldSigned(out, "t", t);
-  out += "}\n";
+  char buf[32] = ",\"t\":";
+  auto [end, ec] = std::to_chars(buf + 5, buf + sizeof buf - 2, t);
+  *end++ = '}';
+  *end++ = '\n';
+  out.append(buf, static_cast<std::size_t>(end - buf));
 }
 
 void FormatSpawn(std::string& out, const Slot& s, std::uint64_t parent, std::string_view name,
@@ -122,7 +131,7 @@ bool FormatTaskRecord(std::string& out, const Slot& s, std::string_view name, co
     case EventType::kEnd:
       Begin(out, "end");
       AppendField(out, "task", s.a);
-      AppendField(out, "result", std::string_view(ResultName(s.aux)));
+      AppendPlainField(out, "result", ResultName(s.aux));
       return true;
     case EventType::kThreadJoin:
     case EventType::kThreadDetach:
@@ -151,7 +160,7 @@ bool FormatGroupRecord(std::string& out, const Slot& s) {
     case EventType::kWaitEnd:
       Begin(out, "wait_end");
       AppendField(out, "group", s.a);
-      AppendField(out, "result", std::string_view(ResultName(s.aux)));
+      AppendPlainField(out, "result", ResultName(s.aux));
       return true;
     case EventType::kGroupUnwaited:
       Begin(out, "group_unwaited");
@@ -172,14 +181,14 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
       Begin(out, "ctx");
       AppendField(out, "id", s.a);
       AppendField(out, "parent", s.b);
-      AppendField(out, "kind", std::string_view(KindName(s.aux)));
+      AppendPlainField(out, "kind", KindName(s.aux));
       AppendField(out, "scope", s.c);
       AppendSite(out, s.loc);
       break;
     case EventType::kCtxDone:
       Begin(out, "ctx_done");
       AppendField(out, "id", s.a);
-      AppendField(out, "err", std::string_view(ResultName(s.aux)));
+      AppendPlainField(out, "err", ResultName(s.aux));
       break;
     case EventType::kScopeBegin:
       Begin(out, "scope_begin");
@@ -409,7 +418,8 @@ void FileSink::DrainAndWrite(EventRing& ring) {
   TickConversion conv;
   bool have_conv = false;
   std::string text;
-  text.reserve(16 * 1024);
+  // A task's record is ~60 bytes: one allocation per drain, no regrowth.
+  text.reserve(ring.Pending() * 96 + 256);
   std::size_t records = ring.Drain(
       [&](const Slot& slot, std::string_view name) {
         if (!have_conv) {
