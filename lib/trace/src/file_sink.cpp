@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -244,7 +245,15 @@ std::string ProgramCommandLine() {
 
 }  // namespace
 
-FileSink::FileSink(int fd) : fd_(fd), pid_(static_cast<long>(getpid())) {
+namespace {
+bool IsRegularFile(int fd) {
+  struct stat st {};
+  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+}  // namespace
+
+FileSink::FileSink(int fd)
+    : fd_(fd), pid_(static_cast<long>(getpid())), shared_writes_(IsRegularFile(fd)) {
   rings_.push_back(std::make_unique<EventRing>());
   exit_ring_ = rings_.back().get();
 }
@@ -438,7 +447,10 @@ bool FileSink::WriteText(const std::string& text, std::size_t records, bool clos
   // A forked child (running libtether code before exec) must not write
   // into its parent's file through the inherited descriptor.
   if (static_cast<long>(getpid()) != pid_) return false;
-  std::lock_guard<std::mutex> lock(file_mu_);
+  std::shared_lock<std::shared_mutex> shared(file_mu_, std::defer_lock);
+  std::unique_lock<std::shared_mutex> alone(file_mu_, std::defer_lock);
+  if (shared_writes_ && !close_after) shared.lock();
+  else alone.lock();
   struct CloseAfter {
     FileSink* sink;
     bool enabled;
@@ -452,13 +464,9 @@ bool FileSink::WriteText(const std::string& text, std::size_t records, bool clos
     lost_.fetch_add(records, std::memory_order_relaxed);
     return false;
   }
-  std::string lost_line;
-  const std::uint64_t lost = lost_.load(std::memory_order_relaxed);
-  if (lost > lost_reported_) {
-    Begin(lost_line, "lost");
-    AppendField(lost_line, "count", lost - lost_reported_);
-    End(lost_line, MonotonicNs());
-  }
+  // Each string goes out in one write(2) unless the kernel takes less (a
+  // full disk): then the rest follows, and with shared writers another
+  // thread's lines may come between (the trace is cut there either way).
   auto write_all = [&](const std::string& s) {
     std::size_t done = 0;
     while (done < s.size()) {
@@ -467,15 +475,26 @@ bool FileSink::WriteText(const std::string& text, std::size_t records, bool clos
       if (w <= 0) return false;
       done += static_cast<std::size_t>(w);
     }
-    bytes_ += s.size();
+    bytes_.fetch_add(s.size(), std::memory_order_relaxed);
     return true;
   };
-  if (!lost_line.empty() && write_all(lost_line)) lost_reported_ = lost;
+  // Records lost since the last report: one writer claims them and writes
+  // the "lost" line (given back if that write fails).
+  const std::uint64_t lost = lost_.load(std::memory_order_relaxed);
+  std::uint64_t reported = lost_reported_.load(std::memory_order_relaxed);
+  if (lost > reported &&
+      lost_reported_.compare_exchange_strong(reported, lost, std::memory_order_relaxed)) {
+    std::string lost_line;
+    Begin(lost_line, "lost");
+    AppendField(lost_line, "count", lost - reported);
+    End(lost_line, MonotonicNs());
+    if (!write_all(lost_line)) lost_reported_.fetch_sub(lost - reported, std::memory_order_relaxed);
+  }
   if (!write_all(text)) {
     lost_.fetch_add(records, std::memory_order_relaxed);
     return false;
   }
-  written_ += records;
+  written_.fetch_add(records, std::memory_order_relaxed);
   return true;
 }
 
@@ -599,11 +618,8 @@ RuntimeStats FileSink::Stats() const {
     s.peak_rings = peak_rings_;
     s.allocated_rings = rings_.size();
   }
-  {
-    std::lock_guard<std::mutex> lock(file_mu_);
-    s.records_written = written_;
-    s.bytes_written = bytes_;
-  }
+  s.records_written = written_.load(std::memory_order_relaxed);
+  s.bytes_written = bytes_.load(std::memory_order_relaxed);
   s.lost_events = lost_.load(std::memory_order_relaxed);
   return s;
 }
