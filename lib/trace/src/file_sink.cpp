@@ -66,11 +66,6 @@ const char* ResultName(std::uint32_t code) {
   return "unknown";
 }
 
-void AppendSite(std::string& out, const std::source_location& loc) {
-  AppendField(out, "file", std::string_view(loc.file_name()));
-  AppendField(out, "line", static_cast<std::uint64_t>(loc.line()));
-  AppendField(out, "func", std::string_view(loc.function_name()));
-}
 
 void Begin(std::string& out, std::string_view ev) {
   char buf[40] = "{\"ev\":\"";
@@ -91,8 +86,8 @@ void End(std::string& out, std::int64_t t) {
   out.append(buf, static_cast<std::size_t>(end - buf));
 }
 
-void FormatSpawn(std::string& out, const Slot& s, std::uint64_t parent, std::string_view name,
-                 const std::source_location& loc) {
+// Up to the parent; the name and site follow.
+void FormatSpawnIds(std::string& out, const Slot& s, std::uint64_t parent) {
   Begin(out, "spawn");
   AppendField(out, "task", s.a);
   AppendField(out, "ctx", s.b);
@@ -100,13 +95,11 @@ void FormatSpawn(std::string& out, const Slot& s, std::uint64_t parent, std::str
   AppendField(out, "scope", s.d);
   AppendField(out, "detached_from", s.e);
   AppendField(out, "parent", parent);
-  AppendField(out, "name", name);
-  AppendSite(out, loc);
 }
 
 // A task's record (spawn, start, end, join, detach); false for another type.
-bool FormatTaskRecord(std::string& out, const Slot& s, std::string_view name, const std::string* site_name,
-                      const std::source_location* site_loc) {
+bool FormatTaskRecord(std::string& out, const Slot& s, std::string_view name,
+                      const SpawnSites::Site* site) {
   switch (s.type) {
     case EventType::kSpawn: {
       std::uint64_t parent = 0;
@@ -114,14 +107,16 @@ bool FormatTaskRecord(std::string& out, const Slot& s, std::string_view name, co
         std::memcpy(&parent, name.data(), sizeof(parent));
         name.remove_prefix(sizeof(parent));
       }
-      FormatSpawn(out, s, parent, name, s.loc);
+      FormatSpawnIds(out, s, parent);
+      AppendSpawnTail(out, name, s.loc);
       if (s.aux == kSpawnKindThread) AppendField(out, "kind", std::string_view("thread"));
       return true;
     }
     case EventType::kSpawnSite: {
       std::uint64_t parent = 0;
       std::memcpy(&parent, static_cast<const void*>(&s.loc), sizeof(parent));
-      FormatSpawn(out, s, parent, *site_name, *site_loc);
+      FormatSpawnIds(out, s, parent);
+      out += site->json_tail;  // formatted once, when the pair was interned
       return true;
     }
     case EventType::kStart:
@@ -175,8 +170,7 @@ bool FormatGroupRecord(std::string& out, const Slot& s) {
 
 // site: the interned pair of a kSpawnSite record (null for the others).
 void FormatRecord(std::string& out, const Slot& s, std::string_view name,
-                  const TickConversion& conv, const std::string* site_name,
-                  const std::source_location* site_loc) {
+                  const TickConversion& conv, const SpawnSites::Site* site) {
   switch (s.type) {
     case EventType::kCtx:
       Begin(out, "ctx");
@@ -229,7 +223,7 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
       Begin(out, "terminate");
       break;
     default:
-      if (FormatTaskRecord(out, s, name, site_name, site_loc) || FormatGroupRecord(out, s)) break;
+      if (FormatTaskRecord(out, s, name, site) || FormatGroupRecord(out, s)) break;
       return;  // cannot happen: only Put writes slots
   }
   End(out, conv.ToNs(s.ticks));
@@ -437,8 +431,7 @@ void FileSink::DrainAndWrite(EventRing& ring) {
         }
         const SpawnSites::Site* site =
             slot.type == EventType::kSpawnSite ? &sites_.Get(slot.aux) : nullptr;
-        FormatRecord(text, slot, name, conv, site ? &site->name : nullptr,
-                     site ? &site->loc : nullptr);
+        FormatRecord(text, slot, name, conv, site);
       });
   WriteText(text, records);
 }

@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <source_location>
 #include <string>
 #include <string_view>
 
@@ -73,6 +74,20 @@ inline void AppendPlainField(std::string& out, std::string_view key, std::string
 inline void AppendField(std::string& out, const char* key, std::string_view v) {
   out.append(",\"").append(key).append("\":");
   AppendJsonString(out, v);
+}
+
+// A record's site: ,"file":…,"line":…,"func":…
+inline void AppendSite(std::string& out, const std::source_location& loc) {
+  AppendField(out, "file", std::string_view(loc.file_name()));
+  AppendField(out, "line", static_cast<std::uint64_t>(loc.line()));
+  AppendField(out, "func", std::string_view(loc.function_name()));
+}
+
+// A spawn record's last fields: ,"name":…, then the site.
+inline void AppendSpawnTail(std::string& out, std::string_view name,
+                            const std::source_location& loc) {
+  AppendField(out, "name", name);
+  AppendSite(out, loc);
 }
 
 }  // namespace tether::trace::detail
