@@ -140,9 +140,12 @@ for name in thread-pool ThreadPool CTPL concurrentqueue spdlog leveldb-env_test 
   (cd "$run" && "$TETHER" trace --fail-on none --out "$OUT/$name.trace" -- "$bin" "${args[@]}" \
      > "$OUT/$name.stdout" 2> "$OUT/$name.stderr")
   echo "$name: tether trace exit $?"
-  # The report is what follows the program's own output: from the first '=====' or 'program:'.
-  awk '/^==================$/ || /^program: / {on=1} on' "$OUT/$name.stdout" > "$OUT/$name.report"
-  grep -E '^(SUMMARY|program):' "$OUT/$name.report"
+  # The report is what follows the program's own output: from the first '=====' or 'program:'
+  # (which follows the program's last output on its line when that had no newline: thread-pool
+  # ends with an ANSI reset).
+  awk '/^==================$/ || /^(\033\[[0-9;]*m)*program: / {on=1} on' "$OUT/$name.stdout" \
+    > "$OUT/$name.report"
+  grep -E 'SUMMARY:|program: ' "$OUT/$name.report"
   untraced=() traced=()
   for ((i = 0; i < RUNS; i++)); do
     untraced+=("$(cd "$run" && wall "$bin" "${args[@]}")")
