@@ -22,6 +22,13 @@ for var in ["HOME", "TMPDIR", "LANG", "LC_ALL", "TETHER_TEST_REDIS"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# %check_tether FILE CHECKS TMP [-- TETHER-OPTIONS] [-- COMPILER-ARGS]: one
+# check's test in one RUN line (test/check/Inputs/check_tether.py says how).
+config.substitutions.append(("%check_tether", " ".join([
+    sys.executable, os.path.join(config.tether_src_root, "test", "check", "Inputs", "check_tether.py"),
+    "--tether", os.path.join(config.tether_tools_dir, "tether"),
+    "--include", os.path.join(config.tether_src_root, "lib", "context", "include"),
+    "--filecheck", os.path.join(config.llvm_bindir, "FileCheck")])))
 config.substitutions.append(("%tether-worker", os.path.join(config.tether_worker_dir, "tether-worker")))
 config.substitutions.append(("%tether", os.path.join(config.tether_tools_dir, "tether")))
 config.substitutions.append(("%testbin", config.tether_test_bin_dir))

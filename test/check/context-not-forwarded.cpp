@@ -1,12 +1,7 @@
 // REQUIRES: checker
-// RUN: not %tether check --quiet --checks=-*,tether-context-not-forwarded %s %S/Inputs/forwarding-callees.cpp -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
-// RUN:   | FileCheck %s -implicit-check-not="warning:"
+// RUN: %check_tether %s tether-context-not-forwarded %t --also %S/Inputs/forwarding-callees.cpp
+// RUN: %check_tether %s tether-context-not-forwarded %t --also %S/Inputs/forwarding-callees.cpp --check-prefix=DEPTH4 --partial -- --max-chain-depth=4
 // The chain cap is an option: with depth 4, Level4 is reported too.
-// RUN: not %tether check --quiet --max-chain-depth=4 --checks=-*,tether-context-not-forwarded %s %S/Inputs/forwarding-callees.cpp -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
-// RUN:   | FileCheck --check-prefix=DEPTH4 %s
-// RUN: grep -v CHECK %s > %t.cpp
-// RUN: not %tether check --quiet --fix --checks=-*,tether-context-not-forwarded %t.cpp -- -std=c++20 -I%srcroot/lib/context/include
-// RUN: FileCheck --check-prefix=CHECK-FIXES %s --input-file=%t.cpp
 #include <functional>
 
 #include <tether/context.hpp>

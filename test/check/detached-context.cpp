@@ -1,9 +1,5 @@
 // REQUIRES: checker
-// RUN: not %tether check --quiet --checks=-*,tether-detached-context %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
-// RUN:   | FileCheck %s -implicit-check-not="warning:"
-// RUN: grep -v CHECK %s > %t.cpp
-// RUN: not %tether check --quiet --fix --checks=-*,tether-detached-context %t.cpp -- -std=c++20 -I%srcroot/lib/context/include
-// RUN: FileCheck --check-prefix=CHECK-FIXES %s --input-file=%t.cpp
+// RUN: %check_tether %s tether-detached-context %t
 #include <functional>
 #include <string>
 #include <thread>

@@ -1,9 +1,7 @@
 // REQUIRES: checker
-// RUN: not %tether check --quiet --checks=-*,tether-detached-task,tether-justification %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
-// RUN:   | FileCheck %s -implicit-check-not="warning:"
+// RUN: %check_tether %s tether-detached-task,tether-justification %t
+// RUN: %check_tether %s tether-detached-task %t --check-prefix=STD -- --model=builtin:std-stop-token
 // The std::jthread/std::stop_token model (on by default, and alone here) covers std::thread::detach:
-// RUN: not %tether check --quiet --model=builtin:std-stop-token --checks=-*,tether-detached-task %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
-// RUN:   | FileCheck --check-prefix=STD %s -implicit-check-not="warning:"
 #include <thread>
 
 #include <tether/context.hpp>

@@ -4,10 +4,8 @@
 // counted in "(N justified)". With tether-justification off, the finding it
 // marks is reported itself. (The CHECK lines spell the markers with a regex:
 // the scanner reads markers in any comment.)
-// RUN: not %tether check --quiet --checks=-*,tether-detached-task,tether-justification %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
-// RUN:   | FileCheck %s -implicit-check-not="warning:"
-// RUN: not %tether check --quiet --checks=-*,tether-detached-task %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
-// RUN:   | FileCheck --check-prefix=OFF %s -implicit-check-not="warning:"
+// RUN: %check_tether %s tether-detached-task,tether-justification %t
+// RUN: %check_tether %s tether-detached-task %t --check-prefix=OFF
 #include <tether/context.hpp>
 #include <tether/task.hpp>
 

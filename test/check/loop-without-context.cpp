@@ -1,6 +1,5 @@
 // REQUIRES: checker
-// RUN: not %tether check --quiet --model builtin:libtether --model builtin:std-stop-token --checks=-*,tether-loop-without-context %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
-// RUN:   | FileCheck %s -implicit-check-not="warning:" -implicit-check-not="note:"
+// RUN: %check_tether %s tether-loop-without-context %t --implicit-check-not=note: -- --model builtin:libtether --model builtin:std-stop-token
 #include <atomic>
 #include <chrono>
 #include <condition_variable>

@@ -1,6 +1,5 @@
 // REQUIRES: checker
-// RUN: not %tether check --quiet --model builtin:libtether --model %S/Inputs/pair-model.json --checks=-*,tether-lost-cancel %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
-// RUN:   | FileCheck %s -implicit-check-not="warning:"
+// RUN: %check_tether %s tether-lost-cancel %t -- --model builtin:libtether --model %S/Inputs/pair-model.json
 #include <chrono>
 #include <stdexcept>
 #include <tuple>

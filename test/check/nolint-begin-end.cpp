@@ -1,6 +1,5 @@
 // REQUIRES: checker
-// RUN: not %tether check --quiet --checks=-*,tether-detached-task,tether-justification %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
-// RUN:   | FileCheck %s -implicit-check-not="warning:"
+// RUN: %check_tether %s tether-detached-task,tether-justification %t
 // A NOLINT-BEGIN(tether-<check>): <reason> ... NOLINT-END(tether-<check>) region
 // suppresses the named checks on every line between the two markers
 // (inclusive), as clang-tidy does. The BEGIN must give a reason; an END closes

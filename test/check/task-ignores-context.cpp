@@ -1,6 +1,5 @@
 // REQUIRES: checker
-// RUN: not %tether check --quiet --checks=-*,tether-task-ignores-context %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
-// RUN:   | FileCheck %s -implicit-check-not="warning:" -implicit-check-not="note:"
+// RUN: %check_tether %s tether-task-ignores-context %t --implicit-check-not=note:
 #include <unistd.h>
 
 #include <atomic>

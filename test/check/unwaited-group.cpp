@@ -1,6 +1,5 @@
 // REQUIRES: checker
-// RUN: not %tether check --quiet --checks=-*,tether-unwaited-group %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
-// RUN:   | FileCheck %s -implicit-check-not="warning:"
+// RUN: %check_tether %s tether-unwaited-group %t
 #include <memory>
 #include <stdexcept>
 #include <utility>
