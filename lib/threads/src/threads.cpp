@@ -25,8 +25,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -64,6 +67,21 @@ thread_local std::uint64_t t_task = 0;
 std::mutex g_ids_mu;
 std::unordered_map<pthread_t, std::uint64_t>* g_ids = nullptr;  // guarded by g_ids_mu; never freed
 std::terminate_handler g_previous_terminate = nullptr;
+
+// The scope the calling thread is charged to (inherited from the thread that
+// created it; 0: none), so that the threads it creates are charged there too.
+thread_local std::uint64_t t_charged_scope = 0;
+
+// The threads charged to a scope that have not ended, for the in-process
+// query (tether_scope_threads_v1: GoogleTest's per-test verdict). Guarded by
+// g_live_mu; g_live_cv is notified when one ends. Never freed.
+struct LiveThread {
+  std::uint64_t scope;
+  std::chrono::steady_clock::time_point created;
+};
+std::mutex g_live_mu;
+std::condition_variable g_live_cv;
+std::unordered_map<std::uint64_t, LiveThread>* g_live = nullptr;
 
 // The scopes this thread began (tether/trace/scope.h) and has not ended,
 // innermost last; a thread created while one is open is charged to it.
@@ -126,7 +144,28 @@ struct StartArgs {
   void* (*fn)(void*);
   void* arg;
   std::uint64_t id;
+  std::uint64_t scope;
 };
+
+void LiveBegin(std::uint64_t id, std::uint64_t scope) {
+  if (scope == 0) return;
+  std::lock_guard<std::mutex> lock(g_live_mu);
+  g_live->emplace(id, LiveThread{scope, std::chrono::steady_clock::now()});
+}
+
+void LiveEnd(std::uint64_t id) {
+  {
+    std::lock_guard<std::mutex> lock(g_live_mu);
+    if (g_live->erase(id) == 0) return;
+  }
+  g_live_cv.notify_all();
+}
+
+// The end of the calling thread-task: recorded, and taken off the live table.
+void EndThisTask(FileSink* sink, std::uint64_t id) {
+  sink->Put(EventType::kEnd, 0, id, 0, 0, 0, 0, kNoSite);
+  LiveEnd(id);
+}
 
 void* Trampoline(void* p) {
   StartArgs args = *static_cast<StartArgs*>(p);
@@ -134,13 +173,12 @@ void* Trampoline(void* p) {
   // Stack walks of this thread stop here (above is the thread library's).
   tether::threads::SetStackTop(reinterpret_cast<std::uintptr_t>(&args));
   t_task = args.id;
+  t_charged_scope = args.scope;
   if (FileSink* sink = g_sink.load(std::memory_order_acquire)) {
     sink->Put(EventType::kStart, 0, args.id, ThisThreadTid(), 0, 0, 0, kNoSite);
   }
   void* result = args.fn(args.arg);
-  if (FileSink* sink = g_sink.load(std::memory_order_acquire)) {
-    sink->Put(EventType::kEnd, 0, args.id, 0, 0, 0, 0, kNoSite);
-  }
+  if (FileSink* sink = g_sink.load(std::memory_order_acquire)) EndThisTask(sink, args.id);
   return result;
 }
 
@@ -161,6 +199,7 @@ __attribute__((constructor)) void StartFromEnvironment() {
   std::string where = path;
   unsetenv("TETHER_THREADS_TRACE");
   g_ids = new std::unordered_map<pthread_t, std::uint64_t>();
+  g_live = new std::unordered_map<std::uint64_t, LiveThread>();
   void* warm[2];
   backtrace(warm, 2);  // loads the unwinder now, not inside a traced call
   tether::threads::SetStackTop(reinterpret_cast<std::uintptr_t>(__libc_stack_end));
@@ -188,16 +227,18 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
   if (sink == nullptr) return RealCreate()(thread, attr, fn, arg);
   const std::uint64_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   const std::uint64_t scope = t_scopes.empty() ? 0 : t_scopes.back();
+  const std::uint64_t charged = scope != 0 ? scope : t_charged_scope;
   sink->PutNamed(EventType::kSpawn, kSpawnKindThread, id, 0, 0, scope, 0, kNoSite, "thread",
                  t_task);
   RecordStack(sink, id, TETHER_THIS_CFA());
-  auto* args = new StartArgs{fn, arg, id};
-  // The map entry is made before the thread can run (and be joined).
+  auto* args = new StartArgs{fn, arg, id, charged};
+  // The live entry is made before the thread can run (and end).
+  LiveBegin(id, charged);
   pthread_t created{};
   int rc = RealCreate()(&created, attr, Trampoline, args);
   if (rc != 0) {
     delete args;
-    sink->Put(EventType::kEnd, 0, id, 0, 0, 0, 0, kNoSite);  // never ran
+    EndThisTask(sink, id);  // never ran
     return rc;
   }
   Remember(created, id);
@@ -227,7 +268,7 @@ __attribute__((visibility("default"))) int pthread_detach(pthread_t thread) {
 
 __attribute__((visibility("default"), noreturn)) void pthread_exit(void* result) {
   if (FileSink* sink = g_sink.load(std::memory_order_acquire); sink != nullptr && t_task != 0) {
-    sink->Put(EventType::kEnd, 0, t_task, 0, 0, 0, 0, kNoSite);
+    EndThisTask(sink, t_task);
   }
   RealExit()(result);
   __builtin_unreachable();
@@ -258,7 +299,34 @@ void ScopeEnd(std::uint64_t id) {
   sink->FlushThisThread();  // written through, as libtether's scope ends are
 }
 
+// Waits up to grace_ms for the threads charged to scope to end (woken as each
+// ends, no polling); then writes up to max of those still running to out and
+// returns how many there are.
+std::size_t ScopeThreadsRunning(std::uint64_t scope, std::uint32_t grace_ms,
+                                tether_running_thread* out, std::size_t max) {
+  if (g_sink.load(std::memory_order_acquire) == nullptr || scope == 0) return 0;
+  auto charged = [scope](const auto& entry) { return entry.second.scope == scope; };
+  std::unique_lock<std::mutex> lock(g_live_mu);
+  g_live_cv.wait_for(lock, std::chrono::milliseconds(grace_ms),
+                     [&] { return std::none_of(g_live->begin(), g_live->end(), charged); });
+  const auto now = std::chrono::steady_clock::now();
+  std::size_t count = 0;
+  for (const auto& entry : *g_live) {
+    if (!charged(entry)) continue;
+    if (count < max) {
+      out[count].id = entry.first;
+      out[count].age_ns = static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(now - entry.second.created)
+              .count());
+    }
+    ++count;
+  }
+  return count;
+}
+
 // Not const: a const object would have internal linkage in C++.
 __attribute__((visibility("default"))) tether_scope_api_v1 tether_scope_api_v1{ScopeBegin, ScopeEnd};
+__attribute__((visibility("default"))) tether_scope_threads_v1 tether_scope_threads_v1{
+    ScopeThreadsRunning};
 
 }  // extern "C"
