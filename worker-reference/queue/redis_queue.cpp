@@ -72,6 +72,19 @@ void SleepCtx(const Context& ctx, std::chrono::milliseconds d) {
   runtime::PollWithContext(ctx, nullptr, 0, static_cast<int>(d.count()));
 }
 
+// The job kClaimScript's reply ({attempts, spec}) holds for the job hash
+// `hash`, or why it cannot run (*job keeps its id and attempts either way).
+Error DecodeClaimed(const RedisConnection::Reply& r, const std::string& hash, JobRecord* job) {
+  const int attempts = r.elements.size() == 2 ? std::atoi(r.elements[0].c_str()) : 0;
+  job->attempts = attempts;
+  if (r.elements.size() != 2 || r.elements[1].empty()) {
+    return Error(ErrorCode::kInvalidArgument, "redis " + hash + ": corrupt: the job has no spec");
+  }
+  Error bad = DecodeJob(r.elements[1], "redis " + hash, job);
+  job->attempts = attempts;
+  return bad;
+}
+
 }  // namespace
 
 Error ReadRedisPassword(std::string* out) {
@@ -476,22 +489,14 @@ Error RedisQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
       if (!conn->Command({"LREM", proc, "0", id}, &r).ok()) clean = false;
       continue;
     }
-    const int attempts = r.elements.size() == 2 ? std::atoi(r.elements[0].c_str()) : 0;
     JobRecord job;
     job.id = id;
-    job.attempts = attempts;
-    Error bad;
-    if (r.elements.size() != 2 || r.elements[1].empty()) {
-      bad = Error(ErrorCode::kInvalidArgument, "redis " + hash + ": corrupt: the job has no spec");
-    } else {
-      bad = DecodeJob(r.elements[1], "redis " + hash, &job);
-      job.attempts = attempts;
-    }
+    Error bad = DecodeClaimed(r, hash, &job);
     BuildItem item;
     if (bad.ok()) bad = MakeItem(id, job.spec, &item);
     if (bad.ok()) {
       item.submitted = job.submitted;
-      item.attempt = attempts;
+      item.attempt = job.attempts;
       {
         std::lock_guard<std::mutex> lock(mu_);
         claims_.push_back({id, list, clean});

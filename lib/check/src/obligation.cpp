@@ -317,152 +317,186 @@ std::vector<Obligation> CollectObligations(const FunctionDecl* fn, const ApiMode
   return out;
 }
 
-std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx,
-                            const std::vector<Obligation>& obligations) {
-  std::vector<Leak> leaks;
-  if (obligations.empty() || !fn->getBody()) return leaks;
+namespace {
+
+// A function that also returns normally: a throw that skips a cancel is
+// then an exit like any other (the exception is caught somewhere and the
+// context lives on). One that can only throw or not return is go vet's
+// panic: the process is failing, no cancel is needed.
+bool HasNormalExit(const CFG& cfg) {
+  std::vector<bool> seen(cfg.getNumBlockIDs(), false);
+  std::vector<const CFGBlock*> todo{&cfg.getEntry()};
+  seen[cfg.getEntry().getBlockID()] = true;
+  while (!todo.empty()) {
+    const CFGBlock* b = todo.back();
+    todo.pop_back();
+    bool to_exit = false, throws = false;
+    for (const CFGBlock* succ : b->succs()) {
+      if (!succ) continue;
+      to_exit |= succ == &cfg.getExit();
+      if (!seen[succ->getBlockID()]) {
+        seen[succ->getBlockID()] = true;
+        todo.push_back(succ);
+      }
+    }
+    for (const CFGElement& e : *b)
+      if (auto cs = e.getAs<CFGStmt>(); cs && isa<CXXThrowExpr>(cs->getStmt())) throws = true;
+    if (to_exit && !throws && !b->hasNoReturnElement() && b != &cfg.getEntry()) return true;
+  }
+  return false;
+}
+
+// The obligations' "may be armed" dataflow over one function's CFG.
+class LeakFlow {
+ public:
+  LeakFlow(const CFG& cfg, ASTContext& ctx, const std::vector<Obligation>& obligations)
+      : cfg_(cfg), ctx_(ctx), obligations_(obligations), n_(obligations.size()), has_normal_exit_(HasNormalExit(cfg)),
+        first_arm_(n_), reported_(n_, false), escaped_(n_, false) {
+    for (size_t i = 0; i < n_; ++i) {
+      by_decl_.emplace(obligations[i].decl, i);
+      by_owner_.emplace(obligations[i].owner, i);
+    }
+  }
+
+  // Forward "may be armed" dataflow to a fixpoint (union at joins), then one
+  // pass that records the leaks; those of escaped obligations are dropped.
+  std::vector<Leak> Run() {
+    std::vector<std::vector<bool>> in(cfg_.getNumBlockIDs(), std::vector<bool>(n_, false));
+    std::vector<bool> queued(cfg_.getNumBlockIDs(), true);
+    std::vector<const CFGBlock*> work(cfg_.begin(), cfg_.end());
+    while (!work.empty()) {
+      const CFGBlock* b = work.back();
+      work.pop_back();
+      queued[b->getBlockID()] = false;
+      std::vector<bool> state = in[b->getBlockID()];
+      for (const CFGElement& e : *b) Step(e, *b, state, false);
+      for (const CFGBlock* succ : b->succs()) {
+        if (!succ) continue;
+        std::vector<bool>& target = in[succ->getBlockID()];
+        bool changed = false;
+        for (size_t i = 0; i < n_; ++i)
+          if (state[i] && !target[i]) target[i] = changed = true;
+        if (changed && !queued[succ->getBlockID()]) {
+          queued[succ->getBlockID()] = true;
+          work.push_back(succ);
+        }
+      }
+    }
+    for (const CFGBlock* b : cfg_) {
+      std::vector<bool> state = in[b->getBlockID()];
+      for (const CFGElement& e : *b) Step(e, *b, state, true);
+    }
+    std::vector<Leak> owned;
+    for (const Leak& l : leaks_)
+      if (!escaped_[l.obligation]) owned.push_back(l);
+    return owned;
+  }
+
+ private:
+  // Applies one CFG element to the armed set; report=true records leaks.
+  void Step(const CFGElement& elem, const CFGBlock& block, std::vector<bool>& armed, bool report) {
+    if (auto dtor = elem.getAs<CFGAutomaticObjDtor>()) return Destroyed(*dtor, armed, report);
+    auto cs = elem.getAs<CFGStmt>();
+    if (!cs) return;
+    const Stmt* s = cs->getStmt();
+    if (const auto* ds = dyn_cast<DeclStmt>(s)) {
+      Declared(ds, armed);
+    } else if (const auto* ref = dyn_cast<DeclRefExpr>(s)) {
+      Referenced(ref, armed);
+    } else if (const auto* lambda = dyn_cast<LambdaExpr>(s)) {
+      Captured(lambda, armed);
+    } else if (isa<CXXThrowExpr>(s) && report) {
+      bool leaves = block.succ_size() == 1 && *block.succ_begin() == &cfg_.getExit();
+      for (size_t i = 0; i < n_ && leaves; ++i)
+        if (armed[i] && !reported_[i] && (obligations_[i].group || has_normal_exit_)) {
+          leaks_.push_back({i, first_arm_[i], s->getBeginLoc(), true});
+          reported_[i] = true;
+        }
+    }
+  }
+
+  void Destroyed(const CFGAutomaticObjDtor& dtor, std::vector<bool>& armed, bool report) {
+    auto range = by_owner_.equal_range(dtor.getVarDecl());
+    for (auto it = range.first; it != range.second; ++it) {
+      size_t i = it->second;
+      if (armed[i] && report && !reported_[i]) {
+        leaks_.push_back({i, first_arm_[i], ExitLocation(dtor.getTriggerStmt()), false});
+        reported_[i] = true;
+      }
+      armed[i] = false;
+    }
+  }
+
+  void Declared(const DeclStmt* ds, std::vector<bool>& armed) {
+    for (const Decl* d : ds->decls()) {
+      auto range = by_owner_.equal_range(dyn_cast<VarDecl>(d));
+      for (auto it = range.first; it != range.second; ++it) {
+        const Obligation& o = obligations_[it->second];
+        armed[it->second] = o.armed_at_declaration;
+        if (o.armed_at_declaration && first_arm_[it->second].isInvalid())
+          first_arm_[it->second] = o.decl->getLocation();
+      }
+    }
+  }
+
+  void Referenced(const DeclRefExpr* ref, std::vector<bool>& armed) {
+    auto range = by_decl_.equal_range(ref->getDecl());
+    for (auto it = range.first; it != range.second; ++it) {
+      size_t i = it->second;
+      Event e = Classify(ctx_, ref, obligations_[i]);
+      if (e == Event::kArm) {
+        armed[i] = true;
+        if (first_arm_[i].isInvalid()) first_arm_[i] = ref->getBeginLoc();
+      } else if (e == Event::kDischarge) {
+        armed[i] = false;
+      } else if (e == Event::kEscape) {
+        armed[i] = false;
+        escaped_[i] = true;
+      }
+    }
+  }
+
+  // What the lambda captures: its capture list, and what its body names from
+  // outside (in a template a default capture is only resolved per
+  // instantiation, so the definition's capture list may be empty).
+  void Captured(const LambdaExpr* lambda, std::vector<bool>& armed) {
+    std::set<const ValueDecl*> captured;
+    for (const LambdaCapture& c : lambda->captures())
+      if (c.capturesVariable()) captured.insert(c.getCapturedVar());
+    if (lambda->getCaptureDefault() != LCD_None) OuterReferences(lambda->getBody(), &captured);
+    for (const ValueDecl* v : captured) {
+      auto range = by_decl_.equal_range(v);
+      for (auto it = range.first; it != range.second; ++it) {
+        armed[it->second] = false;
+        if (obligations_[it->second].group) escaped_[it->second] = true;
+      }
+    }
+  }
+
+  const CFG& cfg_;
+  ASTContext& ctx_;
+  const std::vector<Obligation>& obligations_;
+  const size_t n_;
+  const bool has_normal_exit_;
+  std::multimap<const ValueDecl*, size_t> by_decl_;
+  std::multimap<const VarDecl*, size_t> by_owner_;
+  std::vector<SourceLocation> first_arm_;
+  std::vector<bool> reported_;
+  std::vector<bool> escaped_;  // on any path: the obligation is someone else's
+  std::vector<Leak> leaks_;
+};
+
+}  // namespace
+
+std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx, const std::vector<Obligation>& obligations) {
+  if (obligations.empty() || !fn->getBody()) return {};
   CFG::BuildOptions opts;
   opts.AddImplicitDtors = true;
   opts.AddLifetime = false;
   opts.setAllAlwaysAdd();
   std::unique_ptr<CFG> cfg = CFG::buildCFG(fn, fn->getBody(), &ctx, opts);
-  if (!cfg) return leaks;
-
-  // A function that also returns normally: a throw that skips a cancel is
-  // then an exit like any other (the exception is caught somewhere and the
-  // context lives on). One that can only throw or not return is go vet's
-  // panic: the process is failing, no cancel is needed.
-  bool has_normal_exit = false;
-  {
-    std::vector<bool> seen(cfg->getNumBlockIDs(), false);
-    std::vector<const CFGBlock*> todo{&cfg->getEntry()};
-    seen[cfg->getEntry().getBlockID()] = true;
-    while (!todo.empty() && !has_normal_exit) {
-      const CFGBlock* b = todo.back();
-      todo.pop_back();
-      bool to_exit = false, throws = false;
-      for (const CFGBlock* succ : b->succs()) {
-        if (!succ) continue;
-        to_exit |= succ == &cfg->getExit();
-        if (!seen[succ->getBlockID()]) {
-          seen[succ->getBlockID()] = true;
-          todo.push_back(succ);
-        }
-      }
-      for (const CFGElement& e : *b)
-        if (auto cs = e.getAs<CFGStmt>(); cs && isa<CXXThrowExpr>(cs->getStmt())) throws = true;
-      has_normal_exit = to_exit && !throws && !b->hasNoReturnElement() && b != &cfg->getEntry();
-    }
-  }
-
-  std::multimap<const ValueDecl*, size_t> by_decl;
-  std::multimap<const VarDecl*, size_t> by_owner;
-  for (size_t i = 0; i < obligations.size(); ++i) {
-    by_decl.emplace(obligations[i].decl, i);
-    by_owner.emplace(obligations[i].owner, i);
-  }
-  const size_t n = obligations.size();
-  std::vector<SourceLocation> first_arm(n);
-  std::vector<bool> reported(n, false);
-  std::vector<bool> escaped(n, false);  // on any path: the obligation is someone else's
-
-  // Applies one CFG element to the armed set; report=true records leaks.
-  auto step = [&](const CFGElement& elem, const CFGBlock& block, std::vector<bool>& armed, bool report) {
-    if (auto dtor = elem.getAs<CFGAutomaticObjDtor>()) {
-      auto range = by_owner.equal_range(dtor->getVarDecl());
-      for (auto it = range.first; it != range.second; ++it) {
-        size_t i = it->second;
-        if (armed[i] && report && !reported[i]) {
-          leaks.push_back({i, first_arm[i], ExitLocation(dtor->getTriggerStmt()), false});
-          reported[i] = true;
-        }
-        armed[i] = false;
-      }
-      return;
-    }
-    auto cs = elem.getAs<CFGStmt>();
-    if (!cs) return;
-    const Stmt* s = cs->getStmt();
-    if (const auto* ds = dyn_cast<DeclStmt>(s)) {
-      for (const Decl* d : ds->decls()) {
-        auto range = by_owner.equal_range(dyn_cast<VarDecl>(d));
-        for (auto it = range.first; it != range.second; ++it) {
-          const Obligation& o = obligations[it->second];
-          armed[it->second] = o.armed_at_declaration;
-          if (o.armed_at_declaration && first_arm[it->second].isInvalid())
-            first_arm[it->second] = o.decl->getLocation();
-        }
-      }
-    } else if (const auto* ref = dyn_cast<DeclRefExpr>(s)) {
-      auto range = by_decl.equal_range(ref->getDecl());
-      for (auto it = range.first; it != range.second; ++it) {
-        size_t i = it->second;
-        Event e = Classify(ctx, ref, obligations[i]);
-        if (e == Event::kArm) {
-          armed[i] = true;
-          if (first_arm[i].isInvalid()) first_arm[i] = ref->getBeginLoc();
-        } else if (e == Event::kDischarge) {
-          armed[i] = false;
-        } else if (e == Event::kEscape) {
-          armed[i] = false;
-          escaped[i] = true;
-        }
-      }
-    } else if (const auto* lambda = dyn_cast<LambdaExpr>(s)) {
-      // What the lambda captures: its capture list, and what its body names
-      // from outside (in a template a default capture is only resolved per
-      // instantiation, so the definition's capture list may be empty).
-      std::set<const ValueDecl*> captured;
-      for (const LambdaCapture& c : lambda->captures())
-        if (c.capturesVariable()) captured.insert(c.getCapturedVar());
-      if (lambda->getCaptureDefault() != LCD_None) OuterReferences(lambda->getBody(), &captured);
-      for (const ValueDecl* v : captured) {
-        auto range = by_decl.equal_range(v);
-        for (auto it = range.first; it != range.second; ++it) {
-          armed[it->second] = false;
-          if (obligations[it->second].group) escaped[it->second] = true;
-        }
-      }
-    } else if (isa<CXXThrowExpr>(s) && report) {
-      bool leaves = block.succ_size() == 1 && *block.succ_begin() == &cfg->getExit();
-      for (size_t i = 0; i < n && leaves; ++i)
-        if (armed[i] && !reported[i] && (obligations[i].group || has_normal_exit)) {
-          leaks.push_back({i, first_arm[i], s->getBeginLoc(), true});
-          reported[i] = true;
-        }
-    }
-  };
-
-  // Forward "may be armed" dataflow to a fixpoint (union at joins).
-  std::vector<std::vector<bool>> in(cfg->getNumBlockIDs(), std::vector<bool>(n, false));
-  std::vector<bool> queued(cfg->getNumBlockIDs(), true);
-  std::vector<const CFGBlock*> work(cfg->begin(), cfg->end());
-  while (!work.empty()) {
-    const CFGBlock* b = work.back();
-    work.pop_back();
-    queued[b->getBlockID()] = false;
-    std::vector<bool> state = in[b->getBlockID()];
-    for (const CFGElement& e : *b) step(e, *b, state, false);
-    for (const CFGBlock* succ : b->succs()) {
-      if (!succ) continue;
-      std::vector<bool>& target = in[succ->getBlockID()];
-      bool changed = false;
-      for (size_t i = 0; i < n; ++i)
-        if (state[i] && !target[i]) target[i] = changed = true;
-      if (changed && !queued[succ->getBlockID()]) {
-        queued[succ->getBlockID()] = true;
-        work.push_back(succ);
-      }
-    }
-  }
-  for (const CFGBlock* b : *cfg) {
-    std::vector<bool> state = in[b->getBlockID()];
-    for (const CFGElement& e : *b) step(e, *b, state, true);
-  }
-  std::vector<Leak> owned;
-  for (const Leak& l : leaks)
-    if (!escaped[l.obligation]) owned.push_back(l);
-  return owned;
+  if (!cfg) return {};
+  return LeakFlow(*cfg, ctx, obligations).Run();
 }
 
 }  // namespace tether::check

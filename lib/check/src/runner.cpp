@@ -309,43 +309,39 @@ std::string InferredCommandNote(const tooling::CompilationDatabase& db, const st
          command;
 }
 
-}  // namespace
-
-RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
-  const bool time_phases = TimePhasesRequested();
-  const Stamp run_start = Stamp::Now();
-  RunResult result;
+// The compile database the options name: -p's compile_commands.json, the
+// arguments after `--`, or one found above the first FILE. Null with *error.
+std::unique_ptr<tooling::CompilationDatabase> OpenDatabase(const RunOptions& options, std::string* error) {
   std::string err;
-  std::unique_ptr<tooling::CompilationDatabase> db;
   if (!options.build_dir.empty()) {
     // LLVM reads compile_commands.json whatever it is: a FIFO would block it
     // for ever, /dev/zero exhaust memory. Refuse those first, as every input.
     // (Absent: LLVM says so, or finds compile_flags.txt.)
     if (std::string bad = RefuseUnreadableInput(options.build_dir + "/compile_commands.json"); !bad.empty()) {
-      result.error = bad;
-      return result;
+      *error = bad;
+      return nullptr;
     }
-    db = tooling::CompilationDatabase::loadFromDirectory(options.build_dir, err);
-    if (!db) {
-      result.error = options.build_dir + ": cannot load compile_commands.json: " + err;
-      return result;
-    }
-  } else if (options.have_fixed_args) {
-    db = std::make_unique<tooling::FixedCompilationDatabase>(".", options.extra_args);
-  } else {
-    std::string probe = options.files.empty() ? Absolute("tether-probe.cpp") : Absolute(options.files[0]);
-    db = tooling::CompilationDatabase::autoDetectFromSource(probe, err);
-    if (!db) {
-      result.error = "no compilation database: give -p BUILD_DIR, or compiler arguments after --";
-      return result;
-    }
+    auto db = tooling::CompilationDatabase::loadFromDirectory(options.build_dir, err);
+    if (!db) *error = options.build_dir + ": cannot load compile_commands.json: " + err;
+    return db;
   }
+  if (options.have_fixed_args) return std::make_unique<tooling::FixedCompilationDatabase>(".", options.extra_args);
+  std::string probe = options.files.empty() ? Absolute("tether-probe.cpp") : Absolute(options.files[0]);
+  auto db = tooling::CompilationDatabase::autoDetectFromSource(probe, err);
+  if (!db) *error = "no compilation database: give -p BUILD_DIR, or compiler arguments after --";
+  return db;
+}
 
+// The TUs to check, sorted and unique: the FILEs given, or every file the
+// database lists, less --exclude's. Empty with *error: checking nothing is
+// not a clean result.
+std::vector<std::string> SelectUnits(const tooling::CompilationDatabase& db, const RunOptions& options,
+                                     std::string* error) {
   std::vector<std::string> files;
   if (!options.files.empty()) {
     for (const std::string& f : options.files) files.push_back(Absolute(f));
   } else {
-    for (const std::string& f : db->getAllFiles()) files.push_back(f);
+    files = db.getAllFiles();
   }
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
@@ -356,145 +352,212 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
     if (!excluded) selected.push_back(f);
   }
   if (selected.empty()) {
-    // Checking nothing is not a clean result.
-    result.error = "no translation units to check";
+    *error = "no translation units to check";
     if (!files.empty()) {
-      result.error += ": --exclude left none of the " + std::to_string(files.size());
+      *error += ": --exclude left none of the " + std::to_string(files.size());
     } else if (!options.build_dir.empty()) {
-      result.error += ": " + options.build_dir + "/compile_commands.json lists none";
-    }
-    return result;
-  }
-  for (const CheckRegistration& r : CheckRegistry())
-    if (CheckEnabled(options.checks, r.info.name)) result.summary.enabled_checks.push_back(r.info);
-
-  std::unique_ptr<ResultCache> cache;
-  if (!options.cache_dir.empty()) {
-    cache = std::make_unique<ResultCache>(options.cache_dir, model, options.checks);
-    if (!cache->Prepare(&err)) {
-      result.error = err;
-      return result;
+      *error += ": " + options.build_dir + "/compile_commands.json lists none";
     }
   }
+  return selected;
+}
 
-  const Stamp db_loaded = Stamp::Now();
-  std::vector<UnitResult> units(selected.size());
-  std::atomic<size_t> next{0};
-  std::atomic<unsigned> next_worker{0};
-  std::atomic<unsigned> parsed{0}, reused{0};
-  std::mutex progress_mu;
-  unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, selected.size() ? selected.size() : 1));
-  auto work = [&] {
-    const unsigned worker = next_worker++;
-    for (size_t i = next++; i < selected.size(); i = next++) {
-      if (options.progress) {
-        std::lock_guard<std::mutex> lock(progress_mu);
-        std::cerr << "[" << (i + 1) << "/" << selected.size() << "] " << selected[i] << "\n";
+// Phase 1: every selected TU on `jobs` threads, each read from the cache
+// when it holds the TU's key, else parsed and checked (and stored).
+class UnitPool {
+ public:
+  UnitPool(const tooling::CompilationDatabase& db, const std::vector<std::string>& selected,
+           const RunOptions& options, const ApiModel& model, ResultCache* cache, double run_start)
+      : db_(db), selected_(selected), options_(options), model_(model), cache_(cache), run_start_(run_start),
+        time_phases_(TimePhasesRequested()), units_(selected.size()) {}
+
+  unsigned Jobs() const {
+    return std::max(1u, std::min<unsigned>(options_.jobs, selected_.size() ? selected_.size() : 1));
+  }
+
+  // The units' results in `selected` order; cache notes go to *notes.
+  std::vector<UnitResult> Run(std::vector<std::string>* notes) {
+    notes_ = notes;
+    std::vector<std::thread> workers;
+    for (unsigned j = 1; j < Jobs(); ++j) workers.emplace_back([this] { Work(); });
+    Work();
+    for (auto& t : workers) t.join();
+    return std::move(units_);
+  }
+
+  unsigned parsed() const { return parsed_; }
+  unsigned reused() const { return reused_; }
+
+ private:
+  void Work() {
+    const unsigned worker = next_worker_++;
+    for (size_t i = next_++; i < selected_.size(); i = next_++) {
+      if (options_.progress) {
+        std::lock_guard<std::mutex> lock(mu_);
+        std::cerr << "[" << (i + 1) << "/" << selected_.size() << "] " << selected_[i] << "\n";
       }
-      if (!options.files.empty() && !options.have_fixed_args && db->getCompileCommands(selected[i]).empty() &&
-          !options.build_dir.empty()) {
-        units[i].failed = true;
-        units[i].errors.push_back("error: no compile command for this file in " + options.build_dir +
-                                  "/compile_commands.json");
-        continue;
-      }
-      // ClangTool aborts the process ("Cannot chdir") on a compile command
-      // whose directory is gone: say so for this unit instead.
-      if (std::string dir = MissingDirectory(*db, selected[i]); !dir.empty()) {
-        units[i].failed = true;
-        units[i].errors.push_back("error: the compile command's directory '" + dir +
-                                  "' does not exist (is compile_commands.json stale?)");
-        continue;
-      }
-      std::string inferred = InferredCommandNote(*db, selected[i], options);
-      std::string key;
-      if (cache) {
-        key = cache->UnitKey(selected[i], KeyParts(*db, selected[i], options));
-        CachedUnit hit;
-        std::string note;
-        bool found = cache->Lookup(key, &hit, &note);
-        if (!note.empty()) {
-          std::lock_guard<std::mutex> lock(progress_mu);
-          result.notes.push_back(std::move(note));
-        }
-        if (found) {
-          units[i].findings = std::move(hit.findings);
-          units[i].facts = std::move(hit.facts);
-          units[i].suppressed = hit.suppressed;
-          units[i].model_types = hit.model_types;
-          units[i].analysed = true;
-          if (!inferred.empty()) units[i].notes.push_back(std::move(inferred));
-          ++reused;
-          continue;
-        }
-      }
-      PhaseTimes times;
-      units[i] = RunUnit(*db, selected[i], options, model, cache != nullptr, time_phases ? &times : nullptr);
-      if (!inferred.empty()) units[i].notes.insert(units[i].notes.begin(), std::move(inferred));
-      if (time_phases) {
-        std::lock_guard<std::mutex> lock(progress_mu);
-        PrintPhases(worker, selected[i], times, run_start.wall);
-      }
-      ++parsed;
-      if (cache && !units[i].failed) {
-        std::string error;
-        if (!cache->Store(key, units[i].findings, units[i].facts, units[i].suppressed, units[i].model_types,
-                          units[i].deps, &error)) {
-          std::lock_guard<std::mutex> lock(progress_mu);
-          result.notes.push_back("cannot write the cache entry: " + error);
-        }
+      CheckUnit(worker, selected_[i], &units_[i]);
+    }
+  }
+
+  // The error that keeps `file` from being run at all, or "".
+  std::string UnrunnableReason(const std::string& file) const {
+    if (!options_.files.empty() && !options_.have_fixed_args && !options_.build_dir.empty() &&
+        db_.getCompileCommands(file).empty())
+      return "error: no compile command for this file in " + options_.build_dir + "/compile_commands.json";
+    // ClangTool aborts the process ("Cannot chdir") on a compile command
+    // whose directory is gone: say so for this unit instead.
+    if (std::string dir = MissingDirectory(db_, file); !dir.empty())
+      return "error: the compile command's directory '" + dir + "' does not exist (is compile_commands.json stale?)";
+    return "";
+  }
+
+  void Note(std::string note) {
+    std::lock_guard<std::mutex> lock(mu_);
+    notes_->push_back(std::move(note));
+  }
+
+  // Whether the cache held `key`: then *unit has its results.
+  bool FromCache(const std::string& key, UnitResult* unit) {
+    CachedUnit hit;
+    std::string note;
+    bool found = cache_->Lookup(key, &hit, &note);
+    if (!note.empty()) Note(std::move(note));
+    if (!found) return false;
+    unit->findings = std::move(hit.findings);
+    unit->facts = std::move(hit.facts);
+    unit->suppressed = hit.suppressed;
+    unit->model_types = hit.model_types;
+    unit->analysed = true;
+    return true;
+  }
+
+  void CheckUnit(unsigned worker, const std::string& file, UnitResult* unit) {
+    if (std::string reason = UnrunnableReason(file); !reason.empty()) {
+      unit->failed = true;
+      unit->errors.push_back(std::move(reason));
+      return;
+    }
+    std::string inferred = InferredCommandNote(db_, file, options_);
+    std::string key;
+    if (cache_) {
+      key = cache_->UnitKey(file, KeyParts(db_, file, options_));
+      if (FromCache(key, unit)) {
+        if (!inferred.empty()) unit->notes.push_back(std::move(inferred));
+        ++reused_;
+        return;
       }
     }
-  };
-  std::vector<std::thread> workers;
-  for (unsigned j = 1; j < jobs; ++j) workers.emplace_back(work);
-  work();
-  for (auto& t : workers) t.join();
-  const Stamp units_done = Stamp::Now();
+    PhaseTimes times;
+    *unit = RunUnit(db_, file, options_, model_, cache_ != nullptr, time_phases_ ? &times : nullptr);
+    if (!inferred.empty()) unit->notes.insert(unit->notes.begin(), std::move(inferred));
+    if (time_phases_) {
+      std::lock_guard<std::mutex> lock(mu_);
+      PrintPhases(worker, file, times, run_start_);
+    }
+    ++parsed_;
+    std::string error;
+    if (cache_ && !unit->failed &&
+        !cache_->Store(key, unit->findings, unit->facts, unit->suppressed, unit->model_types, unit->deps, &error))
+      Note("cannot write the cache entry: " + error);
+  }
 
+  const tooling::CompilationDatabase& db_;
+  const std::vector<std::string>& selected_;
+  const RunOptions& options_;
+  const ApiModel& model_;
+  ResultCache* cache_;
+  const double run_start_;
+  const bool time_phases_;
+  std::vector<UnitResult> units_;
+  std::vector<std::string>* notes_ = nullptr;
+  std::mutex mu_;  // notes_, stderr
+  std::atomic<size_t> next_{0};
+  std::atomic<unsigned> next_worker_{0};
+  std::atomic<unsigned> parsed_{0}, reused_{0};
+};
+
+// Folds the units' notes, failures, findings and facts into *result, in file
+// order. Returns {TUs analysed, of which declare a model type}.
+std::pair<unsigned, unsigned> MergeUnits(const std::vector<std::string>& selected, std::vector<UnitResult>& units,
+                                         RunResult* result) {
   unsigned analysed = 0, with_model_types = 0;
   for (size_t i = 0; i < units.size(); ++i) {
     UnitResult& u = units[i];
-    for (std::string& n : u.notes) result.notes.push_back(std::move(n));
-    if (u.failed) result.summary.failed.push_back({selected[i], u.errors, u.partial});
+    for (std::string& n : u.notes) result->notes.push_back(std::move(n));
+    if (u.failed) result->summary.failed.push_back({selected[i], u.errors, u.partial});
     if (!u.analysed) continue;
     ++analysed;
     with_model_types += u.model_types;
-    for (Finding& f : u.findings) result.summary.findings.push_back(std::move(f));
-    result.summary.suppressed += u.suppressed;
-    result.facts.Merge(std::move(u.facts));
+    for (Finding& f : u.findings) result->summary.findings.push_back(std::move(f));
+    result->summary.suppressed += u.suppressed;
+    result->facts.Merge(std::move(u.facts));
   }
-  // Each enabled check's cross-TU half, over every TU's facts. Its findings
-  // are deduplicated like the others (a header seen by several TUs).
+  return {analysed, with_model_types};
+}
+
+// Phase 2: each enabled check's cross-TU half and the may-block summary over
+// every TU's facts; then all findings are deduplicated (a header seen by
+// several TUs) and attributed.
+void ResolveCrossTu(const RunOptions& options, const ApiModel& model, RunResult* result) {
   TuContext whole(model, options.checks);
   whole.max_chain_depth = options.max_chain_depth;
   for (const CheckRegistration& r : CheckRegistry()) {
     if (!whole.Enabled(r.info.name)) continue;
     std::unique_ptr<Check> check = r.make(whole);
     if (!check->UsesFacts()) continue;
-    for (Finding& f : check->Finish(result.facts)) result.summary.findings.push_back(std::move(f));
+    for (Finding& f : check->Finish(result->facts)) result->summary.findings.push_back(std::move(f));
   }
   // A task or loop whose blocking is in another TU (the may-block summary).
-  for (Finding& f : ResolveBlockCandidates(result.facts, kMaxBlockingDepth))
-    result.summary.findings.push_back(std::move(f));
-  SortAndDedupe(&result.summary.findings);
-  AttributeFindings(result.facts, &result.summary.findings);
-  if (time_phases) {
-    const Stamp end = Stamp::Now();
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "tether check: time: run (wall s) load-database %.3f units %.3f with %u jobs "
-                  "merge-and-resolve %.3f total %.3f\n",
-                  db_loaded.wall - run_start.wall, units_done.wall - db_loaded.wall, jobs,
-                  end.wall - units_done.wall, end.wall - run_start.wall);
-    std::cerr << line;
+  for (Finding& f : ResolveBlockCandidates(result->facts, kMaxBlockingDepth))
+    result->summary.findings.push_back(std::move(f));
+  SortAndDedupe(&result->summary.findings);
+  AttributeFindings(result->facts, &result->summary.findings);
+}
+
+void PrintRunTimes(const Stamp& run_start, const Stamp& db_loaded, const Stamp& units_done, unsigned jobs) {
+  const Stamp end = Stamp::Now();
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "tether check: time: run (wall s) load-database %.3f units %.3f with %u jobs "
+                "merge-and-resolve %.3f total %.3f\n",
+                db_loaded.wall - run_start.wall, units_done.wall - db_loaded.wall, jobs, end.wall - units_done.wall,
+                end.wall - run_start.wall);
+  std::cerr << line;
+}
+
+}  // namespace
+
+RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
+  const Stamp run_start = Stamp::Now();
+  RunResult result;
+  std::unique_ptr<tooling::CompilationDatabase> db = OpenDatabase(options, &result.error);
+  if (!db) return result;
+  std::vector<std::string> selected = SelectUnits(*db, options, &result.error);
+  if (selected.empty()) return result;
+  for (const CheckRegistration& r : CheckRegistry())
+    if (CheckEnabled(options.checks, r.info.name)) result.summary.enabled_checks.push_back(r.info);
+
+  std::unique_ptr<ResultCache> cache;
+  if (!options.cache_dir.empty()) {
+    cache = std::make_unique<ResultCache>(options.cache_dir, model, options.checks);
+    if (!cache->Prepare(&result.error)) return result;
   }
+
+  const Stamp db_loaded = Stamp::Now();
+  UnitPool pool(*db, selected, options, model, cache.get(), run_start.wall);
+  std::vector<UnitResult> units = pool.Run(&result.notes);
+  const Stamp units_done = Stamp::Now();
+
+  auto [analysed, with_model_types] = MergeUnits(selected, units, &result);
+  ResolveCrossTu(options, model, &result);
+  if (TimePhasesRequested()) PrintRunTimes(run_start, db_loaded, units_done, pool.Jobs());
   if (analysed > 0 && with_model_types == 0)
     result.notes.push_back("none of the model's types appear in " + std::to_string(analysed) +
                            (analysed == 1 ? " TU" : " TUs") + ": nothing to check; see --model");
   result.summary.units = static_cast<unsigned>(selected.size());
-  result.parsed = parsed;
-  result.reused = reused;
+  result.parsed = pool.parsed();
+  result.reused = pool.reused();
   return result;
 }
 

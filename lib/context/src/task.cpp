@@ -119,6 +119,9 @@ class GroupState {
     std::unique_lock<std::mutex> lock(mu);
     AddWaiter(&slot_waiters, kSlotWaiter);
     // Set before this test: a task ending from here on takes mu and notifies.
+    // Like errgroup's Go at its limit, this waits for a slot whatever the
+    // context: a cancelled group's tasks end, and each end frees a slot.
+    // NOLINTNEXTLINE(tether-loop-without-context): a slot frees as tasks end; ctx only asks them to
     while (!TryReserve()) cv.wait(lock);
     RemoveWaiter(&slot_waiters, kSlotWaiter);
   }

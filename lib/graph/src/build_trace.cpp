@@ -142,19 +142,32 @@ void Extend(std::int64_t* last, const std::optional<std::int64_t>& t) {
   if (t) *last = std::max(*last, *t);
 }
 
-}  // namespace
+// A group's vertex. Its scope: its context's, else (a group on a detached
+// context) `first_task_scope`, the scope its first task is charged to.
+Node GroupNode(const trace::Trace& trace, std::uint64_t id, const trace::GroupRecord& g,
+               std::uint64_t first_task_scope) {
+  Node n;
+  n.name = "group#" + std::to_string(id);
+  n.site = SiteOf(g.site);
+  n.begin_ns = g.created_ns;
+  n.start_ns = g.wait_begin_ns;
+  n.end_ns = g.wait_end_ns;
+  if (g.destroyed_unwaited) {
+    n.detail = "destroyed unwaited with " + std::to_string(g.running_at_destroy) + " running";
+  } else {
+    n.detail = g.wait_begin_ns ? (g.wait_end_ns ? "waited" : "wait never returned") : "never waited";
+  }
+  auto ctx = trace.contexts.find(g.ctx);
+  std::uint64_t scope = ctx != trace.contexts.end() ? ctx->second.scope : 0;
+  if (scope == 0) scope = first_task_scope;
+  if (scope != 0) n.scope_key = "scope:" + std::to_string(scope);
+  return n;
+}
 
-ScopeGraph BuildFromTrace(const trace::Trace& trace, const std::vector<trace::Finding>& findings) {
-  ScopeGraph out;
-  out.source = SourceKind::kTrace;
-  out.program = trace.program;
-  out.pid = trace.pid;
-  out.truncated = trace.truncated;
-  out.lost_events = trace.lost_events;
-  out.time_origin_ns = trace.start_ns;
+// Every scope, context, group and task as a vertex. Returns the latest time
+// any of them names.
+std::int64_t AddVertices(const trace::Trace& trace, TraceGraphBuilder& b) {
   std::int64_t last = trace.start_ns;
-  TraceGraphBuilder b(&out);
-
   for (const auto& [id, s] : trace.scopes) {
     Node n;
     n.name = s.name;
@@ -185,26 +198,8 @@ ScopeGraph BuildFromTrace(const trace::Trace& trace, const std::vector<trace::Fi
     if (t.group != 0 && !task_scope_of_group.count(t.group)) task_scope_of_group[t.group] = ChargedScope(trace, t);
   }
   for (const auto& [id, g] : trace.groups) {
-    Node n;
-    n.name = "group#" + std::to_string(id);
-    n.site = SiteOf(g.site);
-    n.begin_ns = g.created_ns;
-    n.start_ns = g.wait_begin_ns;
-    n.end_ns = g.wait_end_ns;
-    if (g.destroyed_unwaited) {
-      n.detail = "destroyed unwaited with " + std::to_string(g.running_at_destroy) + " running";
-    } else {
-      n.detail = g.wait_begin_ns ? (g.wait_end_ns ? "waited" : "wait never returned") : "never waited";
-    }
-    // A group's scope: its context's, else (a group on a detached context)
-    // the scope its first task is charged to.
-    auto ctx = trace.contexts.find(g.ctx);
-    std::uint64_t scope = ctx != trace.contexts.end() ? ctx->second.scope : 0;
-    if (auto first = task_scope_of_group.find(id); scope == 0 && first != task_scope_of_group.end()) {
-      scope = first->second;
-    }
-    if (scope != 0) n.scope_key = "scope:" + std::to_string(scope);
-    b.Add(NodeKind::kGroup, id, std::move(n));
+    auto first = task_scope_of_group.find(id);
+    b.Add(NodeKind::kGroup, id, GroupNode(trace, id, g, first != task_scope_of_group.end() ? first->second : 0));
     Extend(&last, g.created_ns);
     Extend(&last, g.wait_end_ns);
   }
@@ -224,10 +219,12 @@ ScopeGraph BuildFromTrace(const trace::Trace& trace, const std::vector<trace::Fi
     Extend(&last, t.end_ns);
   }
   if (trace.end_ns) last = std::max(last, *trace.end_ns);
-  out.time_end_ns = last;
-  ChargeDetachedContexts(trace, &out);
+  return last;
+}
 
-  // Edges (after every vertex exists, so forward references resolve).
+// The edges between the vertices (after every vertex exists, so forward
+// references resolve).
+void AddEdges(const trace::Trace& trace, TraceGraphBuilder& b) {
   for (const auto& [id, c] : trace.contexts) {
     Vertex v = b.Ref(NodeKind::kContext, id);
     if (c.parent != 0) {
@@ -286,51 +283,69 @@ ScopeGraph BuildFromTrace(const trace::Trace& trace, const std::vector<trace::Fi
       }
     }
   }
+}
 
-  // Findings: statuses and report rows.
-  for (const auto& f : findings) {
-    ReportFinding rf;
-    if (f.scope != 0) rf.scope = b.Ref(NodeKind::kScope, f.scope);
-    std::string scope_name = rf.scope ? "'" + out.graph[*rf.scope].name + "'" : "(none)";
-    switch (f.kind) {
-      case trace::FindingKind::kZombie:
-      case trace::FindingKind::kLeak: {
-        Vertex task = b.Ref(NodeKind::kTask, f.task);
-        Node& n = out.graph[task];
-        bool zombie = f.kind == trace::FindingKind::kZombie;
-        n.status = zombie ? Status::kZombie : Status::kLeaked;
-        rf.kind = zombie ? "zombie" : "leak";
-        rf.node = task;
-        rf.site = n.site;
-        rf.outlived_ns = f.outlived_ns;
-        if (zombie) {
-          rf.message = "task '" + n.name + "' was still running " + Ms(f.outlived_ns) +
-                       " after scope " + scope_name + " ended";
-        } else {
-          rf.message = "task '" + n.name + "' was still running when the program exited";
-        }
-        rf.message += f.ended ? " (it ended later)" : " (it never ended)";
-        if (f.detached) rf.message += "; spawned on a root context: detached from the scope";
-        if (f.cut_at) {
-          Vertex root = b.Ref(NodeKind::kContext, *f.cut_at);
-          out.graph[root].status = Status::kDetached;
-          rf.message += "; its context chain is cut at " + out.graph[root].name;
-        }
-        break;
+// The report row of a trace finding; marks the statuses of the vertices it
+// names (leaked, zombie, detached).
+ReportFinding AddFinding(const trace::Finding& f, TraceGraphBuilder& b, ScopeGraph& out) {
+  ReportFinding rf;
+  if (f.scope != 0) rf.scope = b.Ref(NodeKind::kScope, f.scope);
+  std::string scope_name = rf.scope ? "'" + out.graph[*rf.scope].name + "'" : "(none)";
+  switch (f.kind) {
+    case trace::FindingKind::kZombie:
+    case trace::FindingKind::kLeak: {
+      Vertex task = b.Ref(NodeKind::kTask, f.task);
+      Node& n = out.graph[task];
+      bool zombie = f.kind == trace::FindingKind::kZombie;
+      n.status = zombie ? Status::kZombie : Status::kLeaked;
+      rf.kind = zombie ? "zombie" : "leak";
+      rf.node = task;
+      rf.site = n.site;
+      rf.outlived_ns = f.outlived_ns;
+      if (zombie) {
+        rf.message = "task '" + n.name + "' was still running " + Ms(f.outlived_ns) +
+                     " after scope " + scope_name + " ended";
+      } else {
+        rf.message = "task '" + n.name + "' was still running when the program exited";
       }
-      case trace::FindingKind::kUnwaitedGroup: {
-        Vertex group = b.Ref(NodeKind::kGroup, f.group);
-        out.graph[group].status = Status::kLeaked;
-        rf.kind = "unwaited-group";
-        rf.node = group;
-        rf.site = out.graph[group].site;
-        rf.message = "TaskGroup destroyed without Wait while its tasks were running";
-        if (rf.scope) rf.message += " (in scope " + scope_name + ")";
-        break;
+      rf.message += f.ended ? " (it ended later)" : " (it never ended)";
+      if (f.detached) rf.message += "; spawned on a root context: detached from the scope";
+      if (f.cut_at) {
+        Vertex root = b.Ref(NodeKind::kContext, *f.cut_at);
+        out.graph[root].status = Status::kDetached;
+        rf.message += "; its context chain is cut at " + out.graph[root].name;
       }
+      break;
     }
-    out.findings.push_back(std::move(rf));
+    case trace::FindingKind::kUnwaitedGroup: {
+      Vertex group = b.Ref(NodeKind::kGroup, f.group);
+      out.graph[group].status = Status::kLeaked;
+      rf.kind = "unwaited-group";
+      rf.node = group;
+      rf.site = out.graph[group].site;
+      rf.message = "TaskGroup destroyed without Wait while its tasks were running";
+      if (rf.scope) rf.message += " (in scope " + scope_name + ")";
+      break;
+    }
   }
+  return rf;
+}
+
+}  // namespace
+
+ScopeGraph BuildFromTrace(const trace::Trace& trace, const std::vector<trace::Finding>& findings) {
+  ScopeGraph out;
+  out.source = SourceKind::kTrace;
+  out.program = trace.program;
+  out.pid = trace.pid;
+  out.truncated = trace.truncated;
+  out.lost_events = trace.lost_events;
+  out.time_origin_ns = trace.start_ns;
+  TraceGraphBuilder b(&out);
+  out.time_end_ns = AddVertices(trace, b);
+  ChargeDetachedContexts(trace, &out);
+  AddEdges(trace, b);
+  for (const auto& f : findings) out.findings.push_back(AddFinding(f, b, out));
   return out;
 }
 

@@ -223,6 +223,80 @@ Error DetectInput(const std::string& path, const std::string& text, InputKind* k
 
 namespace {
 
+// One element of a function's "creates_roots" (`at` names it).
+Error ReadRoot(const FieldReader& r, const json& root_site, const std::vector<std::string>& at, StaticRoot* sr) {
+  if (!root_site.is_object()) return r.Fail(at, "expected an object");
+  TETHER_TRY(r.Field(root_site, at, "file", &sr->file, false));
+  TETHER_TRY(r.Field(root_site, at, "line", &sr->line, false));
+  TETHER_TRY(r.Field(root_site, at, "call", &sr->call, false));
+  TETHER_TRY(r.Field(root_site, at, "justified", &sr->justified, false));
+  if (sr->call.empty()) sr->call = "root context";
+  return {};
+}
+
+// One element of "functions"; its id must not be in `ids` (then it is added).
+Error ReadFunction(const FieldReader& r, const json& f, std::vector<std::string> at,
+                   std::unordered_set<std::string>* ids, StaticFunction* fn) {
+  if (!f.is_object()) return r.Fail(at, "expected an object");
+  TETHER_TRY(r.Id(f, at, "id", &fn->id));
+  TETHER_TRY(r.Field(f, at, "name", &fn->name, true));
+  fn->qualified_name = fn->name;
+  TETHER_TRY(r.Field(f, at, "qualified_name", &fn->qualified_name, false));
+  TETHER_TRY(r.Field(f, at, "file", &fn->file, false));
+  TETHER_TRY(r.Field(f, at, "line", &fn->line, false));
+  TETHER_TRY(r.Field(f, at, "receives_context", &fn->receives_context, false));
+  TETHER_TRY(r.Field(f, at, "returns_context", &fn->returns_context, false));
+  if (!ids->insert(fn->id).second) {
+    at.push_back("id");
+    return r.Fail(at, "duplicate function id \"" + fn->id + "\"");
+  }
+  if (auto roots = f.find("creates_roots"); roots != f.end()) {
+    at.push_back("creates_roots");
+    if (!roots->is_array()) return r.Fail(at, "expected an array");
+    for (std::size_t k = 0; k < roots->size(); ++k) {
+      std::vector<std::string> rat = at;
+      rat.push_back(std::to_string(k));
+      StaticRoot sr;
+      TETHER_TRY(ReadRoot(r, (*roots)[k], rat, &sr));
+      fn->creates_roots.push_back(std::move(sr));
+    }
+  }
+  return {};
+}
+
+// One element of "calls"; both ends must be in `ids`.
+Error ReadCall(const FieldReader& r, const json& c, std::vector<std::string> at,
+               const std::unordered_set<std::string>& ids, StaticCall* call) {
+  if (!c.is_object()) return r.Fail(at, "expected an object");
+  TETHER_TRY(r.Id(c, at, "from", &call->from));
+  TETHER_TRY(r.Id(c, at, "to", &call->to));
+  TETHER_TRY(r.Field(c, at, "file", &call->file, false));
+  TETHER_TRY(r.Field(c, at, "line", &call->line, false));
+  TETHER_TRY(r.Field(c, at, "passes_context", &call->passes_context, true));
+  for (const char* end : {"from", "to"}) {
+    const std::string& id = std::string(end) == "from" ? call->from : call->to;
+    if (!ids.count(id)) {
+      at.push_back(end);
+      return r.Fail(at, "unknown function id \"" + id + "\"");
+    }
+  }
+  return {};
+}
+
+// One element of "findings".
+Error ReadFinding(const FieldReader& r, const json& f, const std::vector<std::string>& at, StaticFinding* sf) {
+  if (!f.is_object()) return r.Fail(at, "expected an object");
+  TETHER_TRY(r.Field(f, at, "check", &sf->check, true));
+  TETHER_TRY(r.Field(f, at, "message", &sf->message, true));
+  TETHER_TRY(r.Field(f, at, "file", &sf->file, false));
+  TETHER_TRY(r.Field(f, at, "line", &sf->line, false));
+  TETHER_TRY(r.Field(f, at, "col", &sf->col, false));
+  if (auto fn = f.find("function"); fn != f.end() && !fn->is_null()) {
+    TETHER_TRY(r.Id(f, at, "function", &sf->function));
+  }
+  return {};
+}
+
 Error LoadStaticGraphJson(const std::string& path, const std::string& text, StaticGraph* out) {
   json root;
   if (std::optional<io::JsonProblem> p = io::ParseJson(text, &root)) {
@@ -259,73 +333,18 @@ Error LoadStaticGraphJson(const std::string& path, const std::string& text, Stat
 
   std::unordered_set<std::string> ids;
   for (std::size_t i = 0; i < functions->size(); ++i) {
-    const json& f = (*functions)[i];
-    std::vector<std::string> at = {"functions", std::to_string(i)};
-    if (!f.is_object()) return r.Fail(at, "expected an object");
     StaticFunction fn;
-    TETHER_TRY(r.Id(f, at, "id", &fn.id));
-    TETHER_TRY(r.Field(f, at, "name", &fn.name, true));
-    fn.qualified_name = fn.name;
-    TETHER_TRY(r.Field(f, at, "qualified_name", &fn.qualified_name, false));
-    TETHER_TRY(r.Field(f, at, "file", &fn.file, false));
-    TETHER_TRY(r.Field(f, at, "line", &fn.line, false));
-    TETHER_TRY(r.Field(f, at, "receives_context", &fn.receives_context, false));
-    TETHER_TRY(r.Field(f, at, "returns_context", &fn.returns_context, false));
-    if (!ids.insert(fn.id).second) {
-      at.push_back("id");
-      return r.Fail(at, "duplicate function id \"" + fn.id + "\"");
-    }
-    if (auto roots = f.find("creates_roots"); roots != f.end()) {
-      at.push_back("creates_roots");
-      if (!roots->is_array()) return r.Fail(at, "expected an array");
-      for (std::size_t k = 0; k < roots->size(); ++k) {
-        const json& root_site = (*roots)[k];
-        std::vector<std::string> rat = at;
-        rat.push_back(std::to_string(k));
-        if (!root_site.is_object()) return r.Fail(rat, "expected an object");
-        StaticRoot sr;
-        TETHER_TRY(r.Field(root_site, rat, "file", &sr.file, false));
-        TETHER_TRY(r.Field(root_site, rat, "line", &sr.line, false));
-        TETHER_TRY(r.Field(root_site, rat, "call", &sr.call, false));
-        TETHER_TRY(r.Field(root_site, rat, "justified", &sr.justified, false));
-        if (sr.call.empty()) sr.call = "root context";
-        fn.creates_roots.push_back(std::move(sr));
-      }
-    }
+    TETHER_TRY(ReadFunction(r, (*functions)[i], {"functions", std::to_string(i)}, &ids, &fn));
     out->functions.push_back(std::move(fn));
   }
   for (std::size_t i = 0; calls && i < calls->size(); ++i) {
-    const json& c = (*calls)[i];
-    std::vector<std::string> at = {"calls", std::to_string(i)};
-    if (!c.is_object()) return r.Fail(at, "expected an object");
     StaticCall call;
-    TETHER_TRY(r.Id(c, at, "from", &call.from));
-    TETHER_TRY(r.Id(c, at, "to", &call.to));
-    TETHER_TRY(r.Field(c, at, "file", &call.file, false));
-    TETHER_TRY(r.Field(c, at, "line", &call.line, false));
-    TETHER_TRY(r.Field(c, at, "passes_context", &call.passes_context, true));
-    for (const char* end : {"from", "to"}) {
-      const std::string& id = std::string(end) == "from" ? call.from : call.to;
-      if (!ids.count(id)) {
-        at.push_back(end);
-        return r.Fail(at, "unknown function id \"" + id + "\"");
-      }
-    }
+    TETHER_TRY(ReadCall(r, (*calls)[i], {"calls", std::to_string(i)}, ids, &call));
     out->calls.push_back(std::move(call));
   }
   for (std::size_t i = 0; findings && i < findings->size(); ++i) {
-    const json& f = (*findings)[i];
-    std::vector<std::string> at = {"findings", std::to_string(i)};
-    if (!f.is_object()) return r.Fail(at, "expected an object");
     StaticFinding sf;
-    TETHER_TRY(r.Field(f, at, "check", &sf.check, true));
-    TETHER_TRY(r.Field(f, at, "message", &sf.message, true));
-    TETHER_TRY(r.Field(f, at, "file", &sf.file, false));
-    TETHER_TRY(r.Field(f, at, "line", &sf.line, false));
-    TETHER_TRY(r.Field(f, at, "col", &sf.col, false));
-    if (auto fn = f.find("function"); fn != f.end() && !fn->is_null()) {
-      TETHER_TRY(r.Id(f, at, "function", &sf.function));
-    }
+    TETHER_TRY(ReadFinding(r, (*findings)[i], {"findings", std::to_string(i)}, &sf));
     out->findings.push_back(std::move(sf));
   }
   return {};

@@ -82,74 +82,71 @@ class EventStream {
 
 std::string SiteText(const SourceSite& s) { return s.file.empty() ? "" : s.file + ":" + std::to_string(s.line); }
 
-}  // namespace
+// The graph's vertices as Perfetto tracks, slices and flows.
+class PerfettoWriter {
+ public:
+  PerfettoWriter(const ScopeGraph& sg, EventStream& events)
+      : sg_(sg), g_(sg.graph), events_(events), trace_end_(Us(sg.time_end_ns)) {}
 
-Error WritePerfetto(const ScopeGraph& sg, std::ostream& out) {
-  if (sg.source != SourceKind::kTrace) {
-    return Error(ErrorCode::kInvalidArgument,
-                 "--format perfetto needs a trace: a static graph has no times (use json, dot, svg or html)");
+  void Write() {
+    std::uint64_t max_id = 0;
+    for (auto v : boost::make_iterator_range(boost::vertices(g_))) max_id = std::max(max_id, g_[v].input_id);
+    program_ = Span{max_id + 1, 0, trace_end_};
+    events_.Meta(0, "process_name", {{"name", "tether: " + sg_.program}});
+    events_.Track(program_.tid, "program", 0);
+    events_.Slice(program_, "program " + sg_.program, "program", ordered_json::object());
+    // Scopes and groups first: their spans are where spawns and joins bind.
+    for (auto v : boost::make_iterator_range(boost::vertices(g_))) ScopeOrGroup(v);
+    for (auto v : boost::make_iterator_range(boost::vertices(g_))) TaskSpan(v);
+    for (auto v : boost::make_iterator_range(boost::vertices(g_)))
+      if (task_span_.count(v)) Task(v);
   }
-  const Graph& g = sg.graph;
-  auto us = [&](std::int64_t ns) { return static_cast<double>(trace::SaturatingSub(ns, sg.time_origin_ns)) / 1000.0; };
-  const double trace_end = us(sg.time_end_ns);
-  std::uint64_t max_id = 0;
-  for (auto v : boost::make_iterator_range(boost::vertices(g))) max_id = std::max(max_id, g[v].input_id);
-  const std::uint64_t program_tid = max_id + 1;
 
-  out << "{\"displayTimeUnit\":\"ns\",\"otherData\":"
-      << ordered_json({{"tether", "scope graph"}, {"program", sg.program}, {"input", sg.input_path}})
-             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-      << ",\"traceEvents\":[";
-  EventStream events(out, sg.pid ? sg.pid : 1);
-  events.Meta(0, "process_name", {{"name", "tether: " + sg.program}});
-  Span program{program_tid, 0, trace_end};
-  events.Track(program_tid, "program", 0);
-  events.Slice(program, "program " + sg.program, "program", ordered_json::object());
+ private:
+  double Us(std::int64_t ns) const {
+    return static_cast<double>(trace::SaturatingSub(ns, sg_.time_origin_ns)) / 1000.0;
+  }
 
-  // Scopes and groups first: their spans are where spawns and joins bind.
-  std::unordered_map<Vertex, Span> scope_span, group_span, wait_span;
-  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
-    const Node& n = g[v];
-    if (!n.recorded || !n.begin_ns) continue;
+  void ScopeOrGroup(Vertex v) {
+    const Node& n = g_[v];
+    if (!n.recorded || !n.begin_ns) return;
     if (n.kind == NodeKind::kScope) {
-      Span s{n.input_id, us(*n.begin_ns), n.end_ns ? us(*n.end_ns) : trace_end};
-      scope_span[v] = s;
-      events.Track(s.tid, "scope " + n.name, 1);
-      events.Slice(s, "scope " + n.name + (n.end_ns ? "" : " (never ended)"), "scope",
-                   {{"scope", n.key}, {"site", SiteText(n.site)}});
+      Span s{n.input_id, Us(*n.begin_ns), n.end_ns ? Us(*n.end_ns) : trace_end_};
+      scope_span_[v] = s;
+      events_.Track(s.tid, "scope " + n.name, 1);
+      events_.Slice(s, "scope " + n.name + (n.end_ns ? "" : " (never ended)"), "scope",
+                    {{"scope", n.key}, {"site", SiteText(n.site)}});
     } else if (n.kind == NodeKind::kGroup) {
-      double end = n.end_ns ? us(*n.end_ns) : trace_end;
-      Span s{n.input_id, us(*n.begin_ns), std::max(end, us(*n.begin_ns))};
-      group_span[v] = s;
-      events.Track(s.tid, n.name + " " + SiteText(n.site), 2);
-      events.Slice(s, n.name, "group", {{"group", n.key}, {"site", SiteText(n.site)}, {"state", n.detail}});
+      double end = n.end_ns ? Us(*n.end_ns) : trace_end_;
+      Span s{n.input_id, Us(*n.begin_ns), std::max(end, Us(*n.begin_ns))};
+      group_span_[v] = s;
+      events_.Track(s.tid, n.name + " " + SiteText(n.site), 2);
+      events_.Slice(s, n.name, "group", {{"group", n.key}, {"site", SiteText(n.site)}, {"state", n.detail}});
       if (n.start_ns) {
         // Clamped into the group's slice: the wait and the group's end are
         // stamped by different threads, and a slice must nest in its track.
-        Span w{s.tid, std::clamp(us(*n.start_ns), s.begin, s.end), s.end};
-        wait_span[v] = w;
-        events.Slice(w, "Wait", "group", {{"group", n.key}});
+        Span w{s.tid, std::clamp(Us(*n.start_ns), s.begin, s.end), s.end};
+        wait_span_[v] = w;
+        events_.Slice(w, "Wait", "group", {{"group", n.key}});
       }
     }
   }
 
-  std::unordered_map<Vertex, Span> task_span;
-  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
-    const Node& n = g[v];
-    if (n.kind != NodeKind::kTask || !n.recorded || !n.begin_ns) continue;
-    double spawn = us(*n.begin_ns);
-    Span task{n.input_id, n.start_ns ? us(*n.start_ns) : spawn, n.end_ns ? us(*n.end_ns) : trace_end};
+  void TaskSpan(Vertex v) {
+    const Node& n = g_[v];
+    if (n.kind != NodeKind::kTask || !n.recorded || !n.begin_ns) return;
+    double spawn = Us(*n.begin_ns);
+    Span task{n.input_id, n.start_ns ? Us(*n.start_ns) : spawn, n.end_ns ? Us(*n.end_ns) : trace_end_};
     task.end = std::max(task.end, task.begin + 0.001);
-    task_span[v] = task;
+    task_span_[v] = task;
   }
 
-  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
-    const Node& n = g[v];
-    if (!task_span.count(v)) continue;
-    double spawn = us(*n.begin_ns);
-    const Span task = task_span[v];
+  void Task(Vertex v) {
+    const Node& n = g_[v];
+    double spawn = Us(*n.begin_ns);
+    const Span task = task_span_[v];
     std::string prefix = n.status == Status::kZombie ? "ZOMBIE " : n.status == Status::kLeaked ? "LEAKED " : "";
-    events.Track(task.tid, "task " + n.name + " #" + std::to_string(n.input_id), 3);
+    events_.Track(task.tid, "task " + n.name + " #" + std::to_string(n.input_id), 3);
     ordered_json args = {{"task", n.key}, {"site", SiteText(n.site)}, {"status", StatusName(n.status)},
                          {"result", n.detail}};
 
@@ -158,31 +155,53 @@ Error WritePerfetto(const ScopeGraph& sg, std::ostream& out) {
     std::optional<Span> source;
     std::optional<Span> spawner;
     std::optional<Span> join;
-    for (auto e : boost::make_iterator_range(boost::out_edges(v, g))) {
-      Vertex to = boost::target(e, g);
-      if (g[e].kind == EdgeKind::kSpawnedBy) {
-        if (auto it = task_span.find(to); it != task_span.end() && it->second.Encloses(spawn)) spawner = it->second;
+    for (auto e : boost::make_iterator_range(boost::out_edges(v, g_))) {
+      Vertex to = boost::target(e, g_);
+      if (g_[e].kind == EdgeKind::kSpawnedBy) {
+        if (auto it = task_span_.find(to); it != task_span_.end() && it->second.Encloses(spawn)) spawner = it->second;
       }
-      if (g[e].kind == EdgeKind::kBelongsTo) {
-        if (auto it = group_span.find(to); it != group_span.end() && it->second.Encloses(spawn)) source = it->second;
-        if (auto it = scope_span.find(to); it != scope_span.end() && it->second.Encloses(spawn)) source = it->second;
-        if (auto it = scope_span.find(to); it != scope_span.end()) args["scope"] = g[to].key;
+      if (g_[e].kind == EdgeKind::kBelongsTo) {
+        if (auto it = group_span_.find(to); it != group_span_.end() && it->second.Encloses(spawn)) source = it->second;
+        if (auto it = scope_span_.find(to); it != scope_span_.end() && it->second.Encloses(spawn)) source = it->second;
+        if (auto it = scope_span_.find(to); it != scope_span_.end()) args["scope"] = g_[to].key;
       }
-      if (g[e].kind == EdgeKind::kWaitedBy) {
-        if (auto it = wait_span.find(to); it != wait_span.end()) join = it->second;
+      if (g_[e].kind == EdgeKind::kWaitedBy) {
+        if (auto it = wait_span_.find(to); it != wait_span_.end()) join = it->second;
       }
     }
     if (spawner) source = spawner;
-    if (!source) source = program;
-    events.Slice(task, prefix + n.name, "task", std::move(args));
-    events.Flow("s", n.input_id, source->tid, source->Inside(spawn));
+    if (!source) source = program_;
+    events_.Slice(task, prefix + n.name, "task", std::move(args));
+    events_.Flow("s", n.input_id, source->tid, source->Inside(spawn));
     if (join) {
-      events.Flow("t", n.input_id, task.tid, task.Inside((task.begin + task.end) / 2));
-      events.Flow("f", n.input_id, join->tid, join->Inside(task.end));
+      events_.Flow("t", n.input_id, task.tid, task.Inside((task.begin + task.end) / 2));
+      events_.Flow("f", n.input_id, join->tid, join->Inside(task.end));
     } else {
-      events.Flow("f", n.input_id, task.tid, task.Inside((task.begin + task.end) / 2));
+      events_.Flow("f", n.input_id, task.tid, task.Inside((task.begin + task.end) / 2));
     }
   }
+
+  const ScopeGraph& sg_;
+  const Graph& g_;
+  EventStream& events_;
+  const double trace_end_;
+  Span program_;
+  std::unordered_map<Vertex, Span> scope_span_, group_span_, wait_span_, task_span_;
+};
+
+}  // namespace
+
+Error WritePerfetto(const ScopeGraph& sg, std::ostream& out) {
+  if (sg.source != SourceKind::kTrace) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "--format perfetto needs a trace: a static graph has no times (use json, dot, svg or html)");
+  }
+  out << "{\"displayTimeUnit\":\"ns\",\"otherData\":"
+      << ordered_json({{"tether", "scope graph"}, {"program", sg.program}, {"input", sg.input_path}})
+             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+      << ",\"traceEvents\":[";
+  EventStream events(out, sg.pid ? sg.pid : 1);
+  PerfettoWriter(sg, events).Write();
   out << "\n]}\n";
   return {};
 }

@@ -4,11 +4,13 @@
 #include <fcntl.h>
 #include <link.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -64,25 +66,28 @@ const char* ResultName(std::uint32_t code) {
   return "unknown";
 }
 
-void AppendSite(std::string& out, const std::source_location& loc) {
-  AppendField(out, "file", std::string_view(loc.file_name()));
-  AppendField(out, "line", static_cast<std::uint64_t>(loc.line()));
-  AppendField(out, "func", std::string_view(loc.function_name()));
-}
 
-void Begin(std::string& out, const char* ev) {
-  out += "{\"ev\":\"";
-  out += ev;
-  out += '"';
+void Begin(std::string& out, std::string_view ev) {
+  char buf[40] = "{\"ev\":\"";
+  if (ev.size() > sizeof buf - 8) {
+    out.append(buf).append(ev) += '"';
+    return;
+  }
+  std::memcpy(buf + 7, ev.data(), ev.size());
+  buf[7 + ev.size()] = '"';
+  out.append(buf, 8 + ev.size());
 }
 
 void End(std::string& out, std::int64_t t) {
-  AppendFieldSigned(out, "t", t);
-  out += "}\n";
+  char buf[32] = ",\"t\":";
+  auto [end, ec] = std::to_chars(buf + 5, buf + sizeof buf - 2, t);
+  *end++ = '}';
+  *end++ = '\n';
+  out.append(buf, static_cast<std::size_t>(end - buf));
 }
 
-void FormatSpawn(std::string& out, const Slot& s, std::uint64_t parent, std::string_view name,
-                 const std::source_location& loc) {
+// Up to the parent; the name and site follow.
+void FormatSpawnIds(std::string& out, const Slot& s, std::uint64_t parent) {
   Begin(out, "spawn");
   AppendField(out, "task", s.a);
   AppendField(out, "ctx", s.b);
@@ -90,74 +95,95 @@ void FormatSpawn(std::string& out, const Slot& s, std::uint64_t parent, std::str
   AppendField(out, "scope", s.d);
   AppendField(out, "detached_from", s.e);
   AppendField(out, "parent", parent);
-  AppendField(out, "name", name);
-  AppendSite(out, loc);
 }
 
-// site: the interned pair of a kSpawnSite record (null for the others).
-void FormatRecord(std::string& out, const Slot& s, std::string_view name,
-                  const TickConversion& conv, const std::string* site_name,
-                  const std::source_location* site_loc) {
+// A task's record (spawn, start, end, join, detach); false for another type.
+bool FormatTaskRecord(std::string& out, const Slot& s, std::string_view name,
+                      const SpawnSites::Site* site) {
   switch (s.type) {
-    case EventType::kCtx:
-      Begin(out, "ctx");
-      AppendField(out, "id", s.a);
-      AppendField(out, "parent", s.b);
-      AppendField(out, "kind", std::string_view(KindName(s.aux)));
-      AppendField(out, "scope", s.c);
-      AppendSite(out, s.loc);
-      break;
-    case EventType::kCtxDone:
-      Begin(out, "ctx_done");
-      AppendField(out, "id", s.a);
-      AppendField(out, "err", std::string_view(ResultName(s.aux)));
-      break;
     case EventType::kSpawn: {
       std::uint64_t parent = 0;
       if (name.size() >= sizeof(parent)) {
         std::memcpy(&parent, name.data(), sizeof(parent));
         name.remove_prefix(sizeof(parent));
       }
-      FormatSpawn(out, s, parent, name, s.loc);
+      FormatSpawnIds(out, s, parent);
+      AppendSpawnTail(out, name, s.loc);
       if (s.aux == kSpawnKindThread) AppendField(out, "kind", std::string_view("thread"));
-      break;
+      return true;
     }
     case EventType::kSpawnSite: {
       std::uint64_t parent = 0;
       std::memcpy(&parent, static_cast<const void*>(&s.loc), sizeof(parent));
-      FormatSpawn(out, s, parent, *site_name, *site_loc);
-      break;
+      FormatSpawnIds(out, s, parent);
+      out += site->json_tail;  // formatted once, when the pair was interned
+      return true;
     }
     case EventType::kStart:
       Begin(out, "start");
       AppendField(out, "task", s.a);
       AppendField(out, "tid", s.b);
-      break;
+      return true;
     case EventType::kEnd:
       Begin(out, "end");
       AppendField(out, "task", s.a);
-      AppendField(out, "result", std::string_view(ResultName(s.aux)));
-      break;
+      AppendPlainField(out, "result", ResultName(s.aux));
+      return true;
+    case EventType::kThreadJoin:
+    case EventType::kThreadDetach:
+      Begin(out, s.type == EventType::kThreadJoin ? "join" : "detach");
+      AppendField(out, "task", s.a);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A group's record; false for another type.
+bool FormatGroupRecord(std::string& out, const Slot& s) {
+  switch (s.type) {
     case EventType::kGroup:
       Begin(out, "group");
       AppendField(out, "id", s.a);
       AppendField(out, "ctx", s.b);
       AppendSite(out, s.loc);
-      break;
+      return true;
     case EventType::kWaitBegin:
       Begin(out, "wait_begin");
       AppendField(out, "group", s.a);
       AppendSite(out, s.loc);
-      break;
+      return true;
     case EventType::kWaitEnd:
       Begin(out, "wait_end");
       AppendField(out, "group", s.a);
-      AppendField(out, "result", std::string_view(ResultName(s.aux)));
-      break;
+      AppendPlainField(out, "result", ResultName(s.aux));
+      return true;
     case EventType::kGroupUnwaited:
       Begin(out, "group_unwaited");
       AppendField(out, "group", s.a);
       AppendField(out, "running", s.b);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// site: the interned pair of a kSpawnSite record (null for the others).
+void FormatRecord(std::string& out, const Slot& s, std::string_view name,
+                  const TickConversion& conv, const SpawnSites::Site* site) {
+  switch (s.type) {
+    case EventType::kCtx:
+      Begin(out, "ctx");
+      AppendField(out, "id", s.a);
+      AppendField(out, "parent", s.b);
+      AppendPlainField(out, "kind", KindName(s.aux));
+      AppendField(out, "scope", s.c);
+      AppendSite(out, s.loc);
+      break;
+    case EventType::kCtxDone:
+      Begin(out, "ctx_done");
+      AppendField(out, "id", s.a);
+      AppendPlainField(out, "err", ResultName(s.aux));
       break;
     case EventType::kScopeBegin:
       Begin(out, "scope_begin");
@@ -174,11 +200,6 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
       Begin(out, "chan_close");
       AppendField(out, "id", s.a);
       AppendSite(out, s.loc);
-      break;
-    case EventType::kThreadJoin:
-    case EventType::kThreadDetach:
-      Begin(out, s.type == EventType::kThreadJoin ? "join" : "detach");
-      AppendField(out, "task", s.a);
       break;
     case EventType::kStack:
       Begin(out, "stack");
@@ -202,6 +223,7 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
       Begin(out, "terminate");
       break;
     default:
+      if (FormatTaskRecord(out, s, name, site) || FormatGroupRecord(out, s)) break;
       return;  // cannot happen: only Put writes slots
   }
   End(out, conv.ToNs(s.ticks));
@@ -217,7 +239,15 @@ std::string ProgramCommandLine() {
 
 }  // namespace
 
-FileSink::FileSink(int fd) : fd_(fd), pid_(static_cast<long>(getpid())) {
+namespace {
+bool IsRegularFile(int fd) {
+  struct stat st {};
+  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+}  // namespace
+
+FileSink::FileSink(int fd)
+    : fd_(fd), pid_(static_cast<long>(getpid())), shared_writes_(IsRegularFile(fd)) {
   rings_.push_back(std::make_unique<EventRing>());
   exit_ring_ = rings_.back().get();
 }
@@ -391,7 +421,8 @@ void FileSink::DrainAndWrite(EventRing& ring) {
   TickConversion conv;
   bool have_conv = false;
   std::string text;
-  text.reserve(16 * 1024);
+  // A task's record is ~60 bytes: one allocation per drain, no regrowth.
+  text.reserve(ring.Pending() * 96 + 256);
   std::size_t records = ring.Drain(
       [&](const Slot& slot, std::string_view name) {
         if (!have_conv) {
@@ -400,8 +431,7 @@ void FileSink::DrainAndWrite(EventRing& ring) {
         }
         const SpawnSites::Site* site =
             slot.type == EventType::kSpawnSite ? &sites_.Get(slot.aux) : nullptr;
-        FormatRecord(text, slot, name, conv, site ? &site->name : nullptr,
-                     site ? &site->loc : nullptr);
+        FormatRecord(text, slot, name, conv, site);
       });
   WriteText(text, records);
 }
@@ -410,7 +440,10 @@ bool FileSink::WriteText(const std::string& text, std::size_t records, bool clos
   // A forked child (running libtether code before exec) must not write
   // into its parent's file through the inherited descriptor.
   if (static_cast<long>(getpid()) != pid_) return false;
-  std::lock_guard<std::mutex> lock(file_mu_);
+  std::shared_lock<std::shared_mutex> shared(file_mu_, std::defer_lock);
+  std::unique_lock<std::shared_mutex> alone(file_mu_, std::defer_lock);
+  if (shared_writes_ && !close_after) shared.lock();
+  else alone.lock();
   struct CloseAfter {
     FileSink* sink;
     bool enabled;
@@ -424,13 +457,9 @@ bool FileSink::WriteText(const std::string& text, std::size_t records, bool clos
     lost_.fetch_add(records, std::memory_order_relaxed);
     return false;
   }
-  std::string lost_line;
-  const std::uint64_t lost = lost_.load(std::memory_order_relaxed);
-  if (lost > lost_reported_) {
-    Begin(lost_line, "lost");
-    AppendField(lost_line, "count", lost - lost_reported_);
-    End(lost_line, MonotonicNs());
-  }
+  // Each string goes out in one write(2) unless the kernel takes less (a
+  // full disk): then the rest follows, and with shared writers another
+  // thread's lines may come between (the trace is cut there either way).
   auto write_all = [&](const std::string& s) {
     std::size_t done = 0;
     while (done < s.size()) {
@@ -439,15 +468,26 @@ bool FileSink::WriteText(const std::string& text, std::size_t records, bool clos
       if (w <= 0) return false;
       done += static_cast<std::size_t>(w);
     }
-    bytes_ += s.size();
+    bytes_.fetch_add(s.size(), std::memory_order_relaxed);
     return true;
   };
-  if (!lost_line.empty() && write_all(lost_line)) lost_reported_ = lost;
+  // Records lost since the last report: one writer claims them and writes
+  // the "lost" line (given back if that write fails).
+  const std::uint64_t lost = lost_.load(std::memory_order_relaxed);
+  std::uint64_t reported = lost_reported_.load(std::memory_order_relaxed);
+  if (lost > reported &&
+      lost_reported_.compare_exchange_strong(reported, lost, std::memory_order_relaxed)) {
+    std::string lost_line;
+    Begin(lost_line, "lost");
+    AppendField(lost_line, "count", lost - reported);
+    End(lost_line, MonotonicNs());
+    if (!write_all(lost_line)) lost_reported_.fetch_sub(lost - reported, std::memory_order_relaxed);
+  }
   if (!write_all(text)) {
     lost_.fetch_add(records, std::memory_order_relaxed);
     return false;
   }
-  written_ += records;
+  written_.fetch_add(records, std::memory_order_relaxed);
   return true;
 }
 
@@ -571,11 +611,8 @@ RuntimeStats FileSink::Stats() const {
     s.peak_rings = peak_rings_;
     s.allocated_rings = rings_.size();
   }
-  {
-    std::lock_guard<std::mutex> lock(file_mu_);
-    s.records_written = written_;
-    s.bytes_written = bytes_;
-  }
+  s.records_written = written_.load(std::memory_order_relaxed);
+  s.bytes_written = bytes_.load(std::memory_order_relaxed);
   s.lost_events = lost_.load(std::memory_order_relaxed);
   return s;
 }

@@ -25,6 +25,7 @@
 #include <memory>
 #include <new>
 #include <mutex>
+#include <shared_mutex>
 #include <source_location>
 #include <string>
 #include <string_view>
@@ -150,12 +151,18 @@ class FileSink {
   std::mutex exit_mu_;
   std::atomic<bool> flusher_woken_{false};  // the exit ring asked for a flush
 
-  mutable std::mutex file_mu_;   // serialises write(2) calls and the closed flag
-  bool closed_ = false;     // guarded by file_mu_
-  std::uint64_t written_ = 0;      // records written; guarded by file_mu_
-  std::uint64_t bytes_ = 0;        // guarded by file_mu_
-  std::atomic<std::uint64_t> lost_{0};       // records that could not be written
-  std::uint64_t lost_reported_ = 0;          // guarded by file_mu_
+  // Writers of a regular file share file_mu_: the file is opened O_APPEND, so
+  // each write(2) is one atomic append and threads need not wait for each
+  // other's (a writer blocked there woke up on the CPU of a thread recording
+  // events: bench/results/trace-events.md). Another kind of file (a pipe, a
+  // terminal) and the close take it alone.
+  const bool shared_writes_;
+  mutable std::shared_mutex file_mu_;
+  bool closed_ = false;                       // written under file_mu_ alone
+  std::atomic<std::uint64_t> written_{0};     // records written
+  std::atomic<std::uint64_t> bytes_{0};
+  std::atomic<std::uint64_t> lost_{0};        // records that could not be written
+  std::atomic<std::uint64_t> lost_reported_{0};  // claimed by the writer of a "lost" line
 
   SpawnSites sites_;
   std::once_flag modules_once_;  // the interned (name, site) pairs of kSpawnSite records

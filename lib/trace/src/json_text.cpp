@@ -32,8 +32,17 @@ std::size_t Utf8Length(std::string_view s, std::size_t i) {
 
 void AppendJsonString(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
+  // The common case (an identifier, a path) needs no escape: one append for
+  // the run of plain ASCII up to the first byte that needs a look.
+  std::size_t plain = 0;
+  while (plain < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[plain]);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+    ++plain;
+  }
   out += '"';
-  for (std::size_t i = 0; i < s.size();) {
+  out.append(s.data(), plain);
+  for (std::size_t i = plain; i < s.size();) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
       std::size_t n = Utf8Length(s, i);

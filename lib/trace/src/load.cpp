@@ -75,6 +75,93 @@ class LineReader {
   const json& obj_;
 };
 
+// A task's records (spawn, start, end, join, detach); false for another event.
+bool ApplyTaskEvent(const std::string& ev, const LineReader& r, Trace* trace) {
+  if (ev == "spawn") {
+    TaskRecord& t = trace->tasks[r.U64("task")];
+    t.id = r.U64("task");
+    t.ctx = r.U64("ctx");
+    t.group = r.U64("group");
+    t.scope = r.U64("scope");
+    t.detached_from = r.U64("detached_from");
+    t.name = r.OptStr("name");
+    t.site = r.SiteFields();
+    t.spawn_ns = r.I64("t");
+    if (r.Has("parent")) t.parent_task = r.U64("parent");
+    if (r.Has("kind")) t.kind = r.Str("kind");
+    return true;
+  }
+  if (ev == "start") {
+    TaskRecord& t = trace->tasks[r.U64("task")];
+    t.id = r.U64("task");
+    t.start_ns = r.I64("t");
+    if (r.Has("tid")) t.thread = r.U64("tid");
+    return true;
+  }
+  if (ev == "end") {
+    TaskRecord& t = trace->tasks[r.U64("task")];
+    t.id = r.U64("task");
+    t.end_ns = r.I64("t");
+    t.result = r.Str("result");
+    return true;
+  }
+  if (ev == "join" || ev == "detach") {
+    TaskRecord& t = trace->tasks[r.U64("task")];
+    t.id = r.U64("task");
+    (ev == "join" ? t.joined : t.detached_thread) = true;
+    return true;
+  }
+  return false;
+}
+
+// A group's or a scope's records; false for another event.
+bool ApplyGroupOrScopeEvent(const std::string& ev, const LineReader& r, Trace* trace) {
+  if (ev == "group") {
+    GroupRecord& g = trace->groups[r.U64("id")];
+    g.id = r.U64("id");
+    g.ctx = r.U64("ctx");
+    g.site = r.SiteFields();
+    g.created_ns = r.I64("t");
+    return true;
+  }
+  if (ev == "wait_begin") {
+    GroupRecord& g = trace->groups[r.U64("group")];
+    g.id = r.U64("group");
+    g.wait_begin_ns = r.I64("t");
+    if (r.Has("file")) g.wait_site = r.SiteFields();
+    return true;
+  }
+  if (ev == "wait_end") {
+    GroupRecord& g = trace->groups[r.U64("group")];
+    g.id = r.U64("group");
+    g.wait_end_ns = r.I64("t");
+    return true;
+  }
+  if (ev == "group_unwaited") {
+    GroupRecord& g = trace->groups[r.U64("group")];
+    g.id = r.U64("group");
+    g.destroyed_unwaited = true;
+    g.running_at_destroy = r.U64("running");
+    return true;
+  }
+  if (ev == "scope_begin") {
+    ScopeRecord& s = trace->scopes[r.U64("id")];
+    s.id = r.U64("id");
+    s.ctx = r.U64("ctx");
+    s.name = r.OptStr("name");
+    s.site = r.SiteFields();
+    s.begin_ns = r.I64("t");
+    return true;
+  }
+  if (ev == "scope_end") {
+    ScopeRecord& s = trace->scopes[r.U64("id")];
+    s.id = r.U64("id");
+    s.end_ns = r.I64("t");
+    return true;
+  }
+  return false;
+}
+
 // Applies one record to the model. Unknown events are ignored (forward
 // compatibility); a known event with a bad field throws FieldError.
 void Apply(const json& obj, Trace* trace, bool* saw_exit) {
@@ -102,63 +189,8 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
     c.id = r.U64("id");
     c.done_ns = r.I64("t");
     c.done_err = r.Str("err");
-  } else if (ev == "spawn") {
-    TaskRecord& t = trace->tasks[r.U64("task")];
-    t.id = r.U64("task");
-    t.ctx = r.U64("ctx");
-    t.group = r.U64("group");
-    t.scope = r.U64("scope");
-    t.detached_from = r.U64("detached_from");
-    t.name = r.OptStr("name");
-    t.site = r.SiteFields();
-    t.spawn_ns = r.I64("t");
-    if (r.Has("parent")) t.parent_task = r.U64("parent");
-    if (r.Has("kind")) t.kind = r.Str("kind");
-  } else if (ev == "start") {
-    TaskRecord& t = trace->tasks[r.U64("task")];
-    t.id = r.U64("task");
-    t.start_ns = r.I64("t");
-    if (r.Has("tid")) t.thread = r.U64("tid");
-  } else if (ev == "end") {
-    TaskRecord& t = trace->tasks[r.U64("task")];
-    t.id = r.U64("task");
-    t.end_ns = r.I64("t");
-    t.result = r.Str("result");
-  } else if (ev == "group") {
-    GroupRecord& g = trace->groups[r.U64("id")];
-    g.id = r.U64("id");
-    g.ctx = r.U64("ctx");
-    g.site = r.SiteFields();
-    g.created_ns = r.I64("t");
-  } else if (ev == "wait_begin") {
-    GroupRecord& g = trace->groups[r.U64("group")];
-    g.id = r.U64("group");
-    g.wait_begin_ns = r.I64("t");
-    if (r.Has("file")) g.wait_site = r.SiteFields();
-  } else if (ev == "wait_end") {
-    GroupRecord& g = trace->groups[r.U64("group")];
-    g.id = r.U64("group");
-    g.wait_end_ns = r.I64("t");
-  } else if (ev == "group_unwaited") {
-    GroupRecord& g = trace->groups[r.U64("group")];
-    g.id = r.U64("group");
-    g.destroyed_unwaited = true;
-    g.running_at_destroy = r.U64("running");
-  } else if (ev == "scope_begin") {
-    ScopeRecord& s = trace->scopes[r.U64("id")];
-    s.id = r.U64("id");
-    s.ctx = r.U64("ctx");
-    s.name = r.OptStr("name");
-    s.site = r.SiteFields();
-    s.begin_ns = r.I64("t");
-  } else if (ev == "scope_end") {
-    ScopeRecord& s = trace->scopes[r.U64("id")];
-    s.id = r.U64("id");
-    s.end_ns = r.I64("t");
-  } else if (ev == "join" || ev == "detach") {
-    TaskRecord& t = trace->tasks[r.U64("task")];
-    t.id = r.U64("task");
-    (ev == "join" ? t.joined : t.detached_thread) = true;
+  } else if (ApplyTaskEvent(ev, r, trace) || ApplyGroupOrScopeEvent(ev, r, trace)) {
+    return;
   } else if (ev == "stack") {
     std::vector<std::uint64_t>& stack = trace->stacks[r.U64("id")];
     const json& pcs = obj.at("pcs");
@@ -208,83 +240,106 @@ namespace detail {
 
 namespace {
 std::atomic<bool> g_fast_path{true};
+
+// The lines of one trace, handled in order.
+class TraceLines {
+ public:
+  TraceLines(const std::string& path, Trace* out, RecordHook* hook) : path_(path), out_(out), hook_(hook) {}
+
+  // Handles one line; false stops the read (an error, or a cut-short end).
+  bool Handle(std::string_view line, bool complete) {
+    ++line_no_;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
+    if (saw_header_ && g_fast_path.load(std::memory_order_relaxed) && ApplyFastRecord(line)) return true;
+    json obj;
+    return Parse(line, complete, &obj) && ApplyRecord(obj);
+  }
+
+  bool saw_exit() const { return saw_exit_; }
+  const Error& failure() const { return failure_; }
+
+ private:
+  // Whether the fast path took the line (a spawn, start or end record).
+  bool ApplyFastRecord(std::string_view line) {
+    FastRecord fast = ApplyFast(line, out_);
+    if (fast.kind == FastKind::kNone) return false;
+    if (hook_ != nullptr) {
+      hook_->AfterRecord(detail::RecordSeen{fast.kind == FastKind::kSpawn   ? "spawn"
+                                            : fast.kind == FastKind::kStart ? "start"
+                                                                            : "end",
+                                            fast.task, fast.t});
+    }
+    return true;
+  }
+
+  bool Fail(std::size_t col, const std::string& what) {
+    failure_ = LineError(path_, line_no_, col, what);
+    return false;
+  }
+
+  // The line as a JSON object, or false (failure_ set, or a cut-short last
+  // line marks the trace truncated).
+  bool Parse(std::string_view line, bool complete, json* obj) {
+    if (std::optional<std::size_t> deep = io::FindJsonTooDeep(line)) {
+      return Fail(*deep + 1, "record nested more than " + std::to_string(io::kMaxJsonDepth) + " levels deep");
+    }
+    try {
+      *obj = json::parse(line);
+    } catch (const json::parse_error& e) {
+      // The last line of a file cut short by a crash: keep what came before.
+      if (!complete) {
+        out_->truncated = true;
+        return false;
+      }
+      io::JsonProblem p = io::DescribeJsonException(e, line);
+      return Fail(p.offset + 1, "malformed record: " + p.message);
+    } catch (const json::exception& e) {
+      // A number out of range (1e400) and the like: no cut-short excuse.
+      io::JsonProblem p = io::DescribeJsonException(e, line);
+      return Fail(p.offset + 1, "malformed record: " + p.message);
+    }
+    if (!obj->is_object()) return Fail(1, "record is not a JSON object");
+    return true;
+  }
+
+  bool ApplyRecord(const json& obj) {
+    if (!saw_header_) {
+      auto ev = obj.find("ev");
+      if (ev == obj.end() || *ev != "header") {
+        return Fail(1, "first record is not a trace header (not a tether trace?)");
+      }
+    }
+    try {
+      Apply(obj, out_, &saw_exit_);
+      if (hook_ != nullptr) hook_->AfterRecord(Seen(obj));
+    } catch (const FieldError& e) {
+      return Fail(1, e.message);
+    } catch (const json::exception& e) {
+      return Fail(1, io::JsonExceptionMessage(e));
+    }
+    saw_header_ = true;
+    return true;
+  }
+
+  const std::string& path_;
+  Trace* out_;
+  RecordHook* hook_;
+  int line_no_ = 0;
+  bool saw_header_ = false;
+  bool saw_exit_ = false;
+  Error failure_;
+};
+
 }  // namespace
 
 void SetFastPathForTesting(bool enabled) { g_fast_path.store(enabled); }
 
 Error ReadTrace(const std::string& path, Trace* out, RecordHook* hook) {
   *out = Trace();
-  bool saw_header = false;
-  bool saw_exit = false;
   bool any_bytes = false;
   bool stop = false;
-  int line_no = 0;
-  Error failure;
-  // Handles one line; false stops the read (an error, or a cut-short end).
-  auto handle = [&](std::string_view line, bool complete) -> bool {
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
-    if (saw_header && g_fast_path.load(std::memory_order_relaxed)) {
-      FastRecord fast = ApplyFast(line, out);
-      if (fast.kind != FastKind::kNone) {
-        if (hook != nullptr) {
-          hook->AfterRecord(detail::RecordSeen{fast.kind == FastKind::kSpawn   ? "spawn"
-                                       : fast.kind == FastKind::kStart ? "start"
-                                                                       : "end",
-                                       fast.task, fast.t});
-        }
-        return true;
-      }
-    }
-    if (std::optional<std::size_t> deep = io::FindJsonTooDeep(line)) {
-      failure = LineError(path, line_no, *deep + 1,
-                          "record nested more than " + std::to_string(io::kMaxJsonDepth) +
-                              " levels deep");
-      return false;
-    }
-    json obj;
-    try {
-      obj = json::parse(line);
-    } catch (const json::parse_error& e) {
-      // The last line of a file cut short by a crash: keep what came before.
-      if (!complete) {
-        out->truncated = true;
-        return false;
-      }
-      io::JsonProblem p = io::DescribeJsonException(e, line);
-      failure = LineError(path, line_no, p.offset + 1, "malformed record: " + p.message);
-      return false;
-    } catch (const json::exception& e) {
-      // A number out of range (1e400) and the like: no cut-short excuse.
-      io::JsonProblem p = io::DescribeJsonException(e, line);
-      failure = LineError(path, line_no, p.offset + 1, "malformed record: " + p.message);
-      return false;
-    }
-    if (!obj.is_object()) {
-      failure = LineError(path, line_no, 1, "record is not a JSON object");
-      return false;
-    }
-    if (!saw_header) {
-      auto ev = obj.find("ev");
-      if (ev == obj.end() || *ev != "header") {
-        failure = LineError(path, line_no, 1,
-                            "first record is not a trace header (not a tether trace?)");
-        return false;
-      }
-    }
-    try {
-      Apply(obj, out, &saw_exit);
-      if (hook != nullptr) hook->AfterRecord(Seen(obj));
-    } catch (const FieldError& e) {
-      failure = LineError(path, line_no, 1, e.message);
-      return false;
-    } catch (const json::exception& e) {
-      failure = LineError(path, line_no, 1, io::JsonExceptionMessage(e));
-      return false;
-    }
-    saw_header = true;
-    return true;
-  };
+  TraceLines lines(path, out, hook);
+  auto handle = [&](std::string_view line, bool complete) { return lines.Handle(line, complete); };
 
   // Lines are cut out of the chunks as they come; only a line that spans two
   // chunks is copied (into partial).
@@ -331,8 +386,8 @@ Error ReadTrace(const std::string& path, Trace* out, RecordHook* hook) {
     return LineError(path, 1, 1, "empty trace file (the program wrote no trace header)");
   }
   if (!stop && !partial.empty()) stop = !handle(partial, false);
-  if (!failure.ok()) return failure;
-  if (!saw_exit) out->truncated = true;
+  if (!lines.failure().ok()) return lines.failure();
+  if (!lines.saw_exit()) out->truncated = true;
   return Error();
 }
 

@@ -74,11 +74,8 @@ void WriteChain(std::ostream& out, const ReportInput& in, const Finding& f) {
   }
 }
 
-void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGroup& group) {
-  const Trace& trace = *in.trace;
-  const Finding& f = *group.members.front();
-  const TaskRecord& task = trace.tasks.at(f.task);
-  out << kRule << "\n";
+// The finding's first line: ZOMBIE or LEAK, what outlived what.
+void WriteTaskHeadline(std::ostream& out, const Trace& trace, const Finding& f, const TaskRecord& task) {
   if (f.kind == FindingKind::kZombie) {
     out << "ZOMBIE: " << (task.kind == "thread" ? "thread" : "task " + Quote(TaskName(task)))
         << " outlived its scope "
@@ -113,6 +110,47 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
       out << "; it belongs to no scope\n";
     }
   }
+}
+
+// "N more like this": the other members of the group, their scopes and how long
+// the worst outlived its scope.
+void WriteMoreLikeThis(std::ostream& out, const Trace& trace, const FindingGroup& group) {
+  const Finding& f = *group.members.front();
+  std::set<std::string> scopes;
+  std::int64_t most = 0;
+  std::size_t never_ended = 0;
+  for (std::size_t i = 1; i < group.members.size(); ++i) {
+    const Finding* m = group.members[i];
+    if (m->scope != 0) scopes.insert(ScopeName(trace, m->scope));
+    most = std::max(most, m->outlived_ns);
+    if (!m->ended) ++never_ended;
+  }
+  out << "  " << (group.members.size() - 1) << " more like this";
+  if (!scopes.empty()) {
+    out << " (" << Plural(scopes.size(), "scope", "scopes") << ": ";
+    std::size_t shown = 0;
+    for (const std::string& s : scopes) {
+      if (shown == 4) {
+        out << ", ...";
+        break;
+      }
+      out << (shown++ ? ", " : "") << s;
+    }
+    out << ")";
+  }
+  if (f.kind == FindingKind::kZombie) {
+    out << "; outlived by up to " << FormatReportDuration(most);
+    if (never_ended) out << "; " << never_ended << " never ended";
+  }
+  out << "\n";
+}
+
+void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGroup& group) {
+  const Trace& trace = *in.trace;
+  const Finding& f = *group.members.front();
+  const TaskRecord& task = trace.tasks.at(f.task);
+  out << kRule << "\n";
+  WriteTaskHeadline(out, trace, f, task);
   out << "  spawned at " << SiteText(task.site, in.relative_to) << "\n";
   if (f.scope != 0) {
     auto s = trace.scopes.find(f.scope);
@@ -148,35 +186,7 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
     }
   }
   WriteChain(out, in, f);
-  if (group.members.size() > 1) {
-    std::set<std::string> scopes;
-    std::int64_t most = 0;
-    std::size_t never_ended = 0;
-    for (std::size_t i = 1; i < group.members.size(); ++i) {
-      const Finding* m = group.members[i];
-      if (m->scope != 0) scopes.insert(ScopeName(trace, m->scope));
-      most = std::max(most, m->outlived_ns);
-      if (!m->ended) ++never_ended;
-    }
-    out << "  " << (group.members.size() - 1) << " more like this";
-    if (!scopes.empty()) {
-      out << " (" << Plural(scopes.size(), "scope", "scopes") << ": ";
-      std::size_t shown = 0;
-      for (const std::string& s : scopes) {
-        if (shown == 4) {
-          out << ", ...";
-          break;
-        }
-        out << (shown++ ? ", " : "") << s;
-      }
-      out << ")";
-    }
-    if (f.kind == FindingKind::kZombie) {
-      out << "; outlived by up to " << FormatReportDuration(most);
-      if (never_ended) out << "; " << never_ended << " never ended";
-    }
-    out << "\n";
-  }
+  if (group.members.size() > 1) WriteMoreLikeThis(out, trace, group);
 }
 
 void WriteGroupFinding(std::ostream& out, const ReportInput& in, const FindingGroup& group) {

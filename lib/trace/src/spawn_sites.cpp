@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "json_text.hpp"
+
 namespace tether::trace::detail {
 namespace {
 
@@ -28,7 +30,9 @@ std::uint32_t SpawnSites::InternSlow(std::string_view name, const std::source_lo
     } else {
       if (sites_.size() >= kMaxSites) return kNone;
       id = static_cast<std::uint32_t>(sites_.size());
-      sites_.push_back(Site{std::string(name), loc});
+      std::string tail;
+      AppendSpawnTail(tail, name, loc);
+      sites_.push_back(Site{std::string(name), loc, std::move(tail)});
       std::get<4>(content) = sites_.back().name;
       ids_.emplace(content, id);
     }

@@ -36,6 +36,9 @@ class SpawnSites {
   struct Site {
     std::string name;
     std::source_location loc;
+    // The pair as a spawn record's last fields (AppendSpawnTail), formatted
+    // once here rather than escaped again at every spawn the flusher writes.
+    std::string json_tail;
   };
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
   static constexpr std::size_t kMaxSites = 4096;

@@ -23,6 +23,13 @@ std::int64_t Interpolate(const ClockPoint& a, const ClockPoint& b, std::uint64_t
 
 std::int64_t TickConversion::ToNs(std::uint64_t ticks) const {
   if (count < 2) return static_cast<std::int64_t>(ticks);  // no TSC: ticks are ns
+  // Most records fall in the last interval (the point taken at this drain
+  // and the one before): the same answer as the search below, without it.
+  // Past the last point (the table is full): the mean rate, as below.
+  if (ticks >= points[count - 2].ticks) {
+    if (ticks < points[count - 1].ticks) return Interpolate(points[count - 2], points[count - 1], ticks);
+    return Interpolate(points[0], points[count - 1], ticks);
+  }
   // The last point at or before ticks (the first one for earlier ticks).
   const ClockPoint* end = points + count;
   const ClockPoint* after = std::upper_bound(

@@ -140,17 +140,10 @@ void DecodeStepSecrets(Decoder& d, const Node& node, const std::string& where, C
 // Records a key's presence with why it is not honoured (shape not checked).
 void Record(Container* c, const std::string& key, const std::string& why) { c->unsupported[key] = why; }
 
-}  // namespace
-
-bool DecodeContainer(Decoder& d, const Node& node, ContainerKind kind, Container* c) {
-  const std::string kind_name = KindName(kind);
-  if (!node.IsMap()) {
-    d.Error(node, "each " + kind_name + " must be a mapping with at least `name` and `image`");
-    return false;
-  }
-  c->pos = d.Pos(node);
-  std::vector<Entry> entries = d.Entries(node);
-  // Name first, so every other message can say which container it is about.
+// The container's `name`, read first so every other message can say which
+// container it is about. False (an error said) when it is missing or unsafe.
+bool DecodeName(Decoder& d, const Node& node, const std::vector<Entry>& entries, const std::string& kind_name,
+                Container* c) {
   bool named = false;
   for (const Entry& e : entries) {
     if (e.key->scalar != "name") continue;
@@ -163,10 +156,51 @@ bool DecodeContainer(Decoder& d, const Node& node, ContainerKind kind, Container
     }
     named = true;
   }
-  if (!named) {
-    d.Error(node, kind_name + " has no `name`");
+  if (!named) d.Error(node, kind_name + " has no `name`");
+  return named;
+}
+
+void DecodePull(Decoder& d, const Node& v, const std::string& where, Container* c) {
+  std::string pull;
+  if (!d.Scalar(v, "`pull`", &pull)) return;
+  if (pull == "true") pull = "always";  // Vela's deprecated boolean forms
+  if (pull == "false") pull = "not_present";
+  if (pull != "always" && pull != "not_present" && pull != "on_start" && pull != "never") {
+    // Vela passes a policy it does not know to its runtime, whose pull
+    // switch falls to the default case: the image is never pulled.
+    d.Warn(v, "pull policy `" + pull + "` of " + where +
+                  " is not one of always, not_present, on_start, never: treated as `never`, as "
+                  "Vela's runtime treats a policy it does not know (the image is not pulled)");
+    pull = "never";
+  }
+  c->pull = pull;
+}
+
+void DecodeTemplate(Decoder& d, const Node& v, const std::string& where, Container* c) {
+  if (!v.IsMap()) {
+    d.Error(v, "`template` of " + where + " must be a mapping with `name` (and `vars`)");
+    return;
+  }
+  std::vector<Entry> t = d.Entries(v);
+  d.CheckKeys(t, {"name", "vars"}, "`template` of " + where);
+  for (const Entry& te : t) {
+    if (te.key->scalar == "name") d.Scalar(*te.value, "template `name`", &c->uses_template);
+  }
+  if (c->uses_template.empty()) d.Error(v, "`template` of " + where + " has no `name`");
+  Record(c, "template", "templates are not fetched or expanded by tether-worker");
+}
+
+}  // namespace
+
+bool DecodeContainer(Decoder& d, const Node& node, ContainerKind kind, Container* c) {
+  const std::string kind_name = KindName(kind);
+  if (!node.IsMap()) {
+    d.Error(node, "each " + kind_name + " must be a mapping with at least `name` and `image`");
     return false;
   }
+  c->pos = d.Pos(node);
+  std::vector<Entry> entries = d.Entries(node);
+  if (!DecodeName(d, node, entries, kind_name, c)) return false;
   const std::string where = kind_name + " `" + c->name + "`";
   if (kind == ContainerKind::kService) {
     d.CheckKeys(entries, {"name", "image", "pull", "environment", "entrypoint", "ports", "ruleset",
@@ -185,19 +219,7 @@ bool DecodeContainer(Decoder& d, const Node& node, ContainerKind kind, Container
     if (key == "image") {
       d.Scalar(v, "`image`", &c->image);
     } else if (key == "pull") {
-      std::string pull;
-      if (!d.Scalar(v, "`pull`", &pull)) continue;
-      if (pull == "true") pull = "always";  // Vela's deprecated boolean forms
-      if (pull == "false") pull = "not_present";
-      if (pull != "always" && pull != "not_present" && pull != "on_start" && pull != "never") {
-        // Vela passes a policy it does not know to its runtime, whose pull
-        // switch falls to the default case: the image is never pulled.
-        d.Warn(v, "pull policy `" + pull + "` of " + where +
-                      " is not one of always, not_present, on_start, never: treated as `never`, as "
-                      "Vela's runtime treats a policy it does not know (the image is not pulled)");
-        pull = "never";
-      }
-      c->pull = pull;
+      DecodePull(d, v, where, c);
     } else if (key == "environment") {
       d.Environment(v, where, &c->environment);
       has_env = !v.IsNull();
@@ -221,17 +243,7 @@ bool DecodeContainer(Decoder& d, const Node& node, ContainerKind kind, Container
     } else if (key == "ruleset") {
       DecodeRuleset(d, v, where, c);
     } else if (key == "template") {
-      std::vector<Entry> t = v.IsMap() ? d.Entries(v) : std::vector<Entry>{};
-      if (!v.IsMap()) {
-        d.Error(v, "`template` of " + where + " must be a mapping with `name` (and `vars`)");
-        continue;
-      }
-      d.CheckKeys(t, {"name", "vars"}, "`template` of " + where);
-      for (const Entry& te : t) {
-        if (te.key->scalar == "name") d.Scalar(*te.value, "template `name`", &c->uses_template);
-      }
-      if (c->uses_template.empty()) d.Error(v, "`template` of " + where + " has no `name`");
-      Record(c, "template", "templates are not fetched or expanded by tether-worker");
+      DecodeTemplate(d, v, where, c);
     } else if (key == "parameters") {
       if (!v.IsMap() && !v.IsNull()) d.Error(v, "`parameters` of " + where + " must be a mapping");
       has_params = v.IsMap() && !v.children.empty();

@@ -60,4 +60,4 @@ class Channel {
 
 }  // namespace tether
 
-#include "tether/channel_impl.hpp"  // IWYU pragma: export
+#include "tether/internal/channel_impl.hpp"  // IWYU pragma: export
