@@ -26,6 +26,30 @@
 
 namespace tether::trace::testing {
 
+// Fails the current test once for each thread charged to scope (a
+// tether/trace/scope.h scope) still running after grace_ms, at file:line;
+// returns how many there were. Nothing when the program is not traced.
+inline std::size_t FailForRunningThreads(std::uint64_t scope, std::uint32_t grace_ms,
+                                         const char* file, int line,
+                                         const std::string& scope_name) {
+  constexpr std::size_t kMax = 16;
+  tether_running_thread left[kMax];
+  const std::size_t count = tether_scope_threads_running(scope, grace_ms, left, kMax);
+  for (std::size_t i = 0; i < count && i < kMax; ++i) {
+    ADD_FAILURE_AT(file, line) << "tether: a thread this test started (thread " << left[i].id
+                               << ") is still running " << grace_ms
+                               << " ms after the test ended (it began "
+                               << left[i].age_ns / 1000000
+                               << " ms ago); `tether trace` reports its site as a zombie "
+                               << "of scope \"" << scope_name << "\"";
+  }
+  if (count > kMax) {
+    ADD_FAILURE_AT(file, line) << "tether: " << count - kMax
+                               << " more threads of this test are still running";
+  }
+  return count;
+}
+
 class ThreadScopeListener : public ::testing::EmptyTestEventListener {
  public:
   // grace_ms: how long the test's threads may take to end after the test
@@ -33,8 +57,7 @@ class ThreadScopeListener : public ::testing::EmptyTestEventListener {
   explicit ThreadScopeListener(std::uint32_t grace_ms = 500) : grace_ms_(grace_ms) {}
 
   void OnTestStart(const ::testing::TestInfo& info) override {
-    scope_ = tether_scope_begin(
-        (std::string(info.test_suite_name()) + "." + info.name()).c_str());
+    scope_ = tether_scope_begin(TestName(info).c_str());
   }
 
   // Listeners' OnTestEnd run before the result printer's, and the test is
@@ -44,22 +67,14 @@ class ThreadScopeListener : public ::testing::EmptyTestEventListener {
     scope_ = 0;
     if (scope == 0) return;
     tether_scope_end(scope);
-    tether_running_thread left[16];
-    const std::size_t count = tether_scope_threads_running(scope, grace_ms_, left, 16);
-    for (std::size_t i = 0; i < count && i < 16; ++i) {
-      ADD_FAILURE_AT(info.file(), info.line())
-          << "tether: a thread this test started (thread " << left[i].id
-          << ") is still running " << grace_ms_ << " ms after the test ended (it began "
-          << left[i].age_ns / 1000000 << " ms ago); `tether trace` reports its site as a zombie "
-          << "of scope \"" << info.test_suite_name() << "." << info.name() << "\"";
-    }
-    if (count > 16) {
-      ADD_FAILURE_AT(info.file(), info.line())
-          << "tether: " << count - 16 << " more threads of this test are still running";
-    }
+    FailForRunningThreads(scope, grace_ms_, info.file(), info.line(), TestName(info));
   }
 
  private:
+  static std::string TestName(const ::testing::TestInfo& info) {
+    return std::string(info.test_suite_name()) + "." + info.name();
+  }
+
   std::uint32_t grace_ms_;
   std::uint64_t scope_ = 0;
 };
