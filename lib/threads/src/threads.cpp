@@ -87,6 +87,10 @@ std::unordered_map<std::uint64_t, LiveThread>* g_live = nullptr;
 // innermost last; a thread created while one is open is charged to it.
 thread_local std::vector<std::uint64_t> t_scopes;
 
+// Set while this thread creates a runtime's own threads (tether_thread_pool_v1):
+// those are not recorded.
+thread_local bool t_creating_pool_threads = false;
+
 template <class Fn>
 Fn Real(const char* name) {
   static_assert(sizeof(Fn) == sizeof(void*));
@@ -224,7 +228,7 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
                                                           const pthread_attr_t* attr,
                                                           void* (*fn)(void*), void* arg) {
   FileSink* sink = g_sink.load(std::memory_order_acquire);
-  if (sink == nullptr) return RealCreate()(thread, attr, fn, arg);
+  if (sink == nullptr || t_creating_pool_threads) return RealCreate()(thread, attr, fn, arg);
   const std::uint64_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   const std::uint64_t scope = t_scopes.empty() ? 0 : t_scopes.back();
   const std::uint64_t charged = scope != 0 ? scope : t_charged_scope;
@@ -324,9 +328,14 @@ std::size_t ScopeThreadsRunning(std::uint64_t scope, std::uint32_t grace_ms,
   return count;
 }
 
+void CreatingPoolThreads(int on) { t_creating_pool_threads = on != 0; }
+
 // Not const: a const object would have internal linkage in C++.
 __attribute__((visibility("default"))) tether_scope_api_v1 tether_scope_api_v1{ScopeBegin, ScopeEnd};
 __attribute__((visibility("default"))) tether_scope_threads_v1 tether_scope_threads_v1{
     ScopeThreadsRunning};
+
+__attribute__((visibility("default"))) tether_thread_pool_v1 tether_thread_pool_v1{
+    CreatingPoolThreads};
 
 }  // extern "C"

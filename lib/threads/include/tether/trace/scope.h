@@ -86,6 +86,25 @@ static inline size_t tether_scope_threads_running(uint64_t scope, uint32_t grace
   return api->running(scope, grace_ms, out, max);
 }
 
+/* Exported under "tether_thread_pool_v1", for a runtime that traces the
+ * work on its own threads itself (libtether's thread cache: its tasks are
+ * traced as tasks). Between creating(1) and creating(0) on a thread, the
+ * threads that thread creates are the runtime's, not the program's: they are
+ * not recorded, so an idle one still alive at exit is no leak. */
+struct tether_thread_pool_v1 {
+  void (*creating)(int on);
+};
+
+/* Marks the threads the calling thread creates from now until
+ * tether_thread_pool_creating(0) as a runtime's own. Nothing when the
+ * program is not traced. */
+static inline void tether_thread_pool_creating(int on) {
+  static const void* cached = (const void*)1;
+  const struct tether_thread_pool_v1* api = (const struct tether_thread_pool_v1*)
+      tether_scope_lookup_(&cached, "tether_thread_pool_v1");
+  if (api != 0) api->creating(on);
+}
+
 #ifdef __cplusplus
 }  /* extern "C" */
 
