@@ -32,6 +32,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <string>
@@ -41,6 +42,7 @@
 #include "tether/trace/scope.h"
 
 #include "file_sink.hpp"
+#include "loaded_range.hpp"
 #include "stack_capture.hpp"
 
 extern "C" void* __libc_stack_end;  // glibc: the main thread's initial stack pointer
@@ -121,12 +123,44 @@ ExitFn RealExit() {
 
 std::uint64_t ThisThreadTid() { return static_cast<std::uint64_t>(syscall(SYS_gettid)); }
 
+// libc's loaded range (set at start): a stack's frames from the first one in
+// libc above one outside it (main's caller __libc_start_call_main, and the
+// start-up code above it) name no site, and are not recorded. (A thread
+// created in a callback libc calls, qsort's or pthread_once's, keeps the
+// frames up to the callback: its site is there or below.)
+std::uint64_t g_libc_lo = 0, g_libc_hi = 0;
+
+int WithoutStartup(const std::uint64_t* pcs, int count) {
+  bool outside = false;
+  for (int i = 0; i < count; ++i) {
+    const bool in_libc = pcs[i] >= g_libc_lo && pcs[i] < g_libc_hi;
+    if (in_libc && outside) return i;
+    outside = outside || !in_libc;
+  }
+  return count;
+}
+
+void FindLibc() {
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void*) {
+        if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "/libc.so") == nullptr) {
+          return 0;
+        }
+        const auto range = tether::trace::detail::RangeOf(*info);
+        g_libc_lo = range.lo;
+        g_libc_hi = range.hi;
+        return 1;
+      },
+      nullptr);
+}
+
 // The return addresses above the shim's entry point whose CFA is cfa (its
 // caller first); always inlined, so that cfa is the entry point's.
 __attribute__((always_inline)) inline void RecordStack(FileSink* sink, std::uint64_t id,
                                                        std::uintptr_t cfa) {
   std::uint64_t pcs[8];
-  sink->PutPcs(id, pcs, tether::threads::CaptureCallers(cfa, pcs, 8));
+  const int count = tether::threads::CaptureCallers(cfa, pcs, 8);
+  sink->PutPcs(id, pcs, WithoutStartup(pcs, count));
 }
 #define TETHER_THIS_CFA() reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa())
 
@@ -207,6 +241,7 @@ __attribute__((constructor)) void StartFromEnvironment() {
   void* warm[2];
   backtrace(warm, 2);  // loads the unwinder now, not inside a traced call
   tether::threads::SetStackTop(reinterpret_cast<std::uintptr_t>(__libc_stack_end));
+  FindLibc();
   FileSink* sink = nullptr;
   // The sink's own flusher thread is created here, before g_sink is set:
   // it is not one of the program's threads.
