@@ -94,9 +94,22 @@ const trace::ModuleRecord* ModuleOf(const trace::Trace& t, std::uint64_t pc) {
   return nullptr;
 }
 
-// The site of one stack: the first frame of the program's own code.
-trace::Site SiteOf(const trace::Trace& t, const std::vector<std::uint64_t>& pcs,
-                   Symbolizer& symbolizer) {
+// How many frames of the program's own code a thread's report shows: its site
+// and the callers above it (a pool's threads are made in the pool's
+// constructor; the callers say which code made the pool).
+constexpr std::size_t kOwnFramesShown = 5;
+
+bool SameSite(const trace::Site& a, const trace::Site& b) {
+  return a.file == b.file && a.line == b.line && a.function == b.function;
+}
+
+// The frames of one stack in the program's own code, innermost first: the
+// first is the site, the next its callers. Without any (no debug info, or
+// only system headers) the first object and function + offset of the
+// program's own objects.
+std::vector<trace::Site> OwnFramesOf(const trace::Trace& t, const std::vector<std::uint64_t>& pcs,
+                                     Symbolizer& symbolizer) {
+  std::vector<trace::Site> own;
   trace::Site fallback;
   for (std::uint64_t pc : pcs) {
     const trace::ModuleRecord* m = ModuleOf(t, pc);
@@ -105,14 +118,13 @@ trace::Site SiteOf(const trace::Trace& t, const std::vector<std::uint64_t>& pcs,
     const std::uint64_t address = pc - m->bias - 1;
     std::vector<Frame> frames = symbolizer.At(m->path, address);
     for (const Frame& f : frames) {
-      if (!f.file.empty() && !IsSystemHeader(f.file)) {
-        return trace::Site{std::filesystem::path(f.file).lexically_normal().string(), f.line,
-                           f.function};
-      }
+      if (f.file.empty() || IsSystemHeader(f.file)) continue;
+      trace::Site site{std::filesystem::path(f.file).lexically_normal().string(), f.line,
+                       f.function};
+      if (own.empty() || !SameSite(own.back(), site)) own.push_back(std::move(site));
+      if (own.size() == kOwnFramesShown) return own;
     }
-    if (fallback.file.empty()) {
-      // No line of the program's own here (no debug info, or only system
-      // headers): keep the object and function + offset, go on looking.
+    if (own.empty() && fallback.file.empty()) {
       const std::string object = m->path.substr(m->path.find_last_of('/') + 1);
       fallback.file = object;
       fallback.function = !frames.empty() && !frames.back().function.empty()
@@ -120,7 +132,8 @@ trace::Site SiteOf(const trace::Trace& t, const std::vector<std::uint64_t>& pcs,
                               : object + "+" + Hex(address);
     }
   }
-  return fallback;
+  if (own.empty()) own.push_back(std::move(fallback));
+  return own;
 }
 
 }  // namespace
@@ -129,18 +142,20 @@ void ResolveThreadSites(trace::Trace* trace) {
   Symbolizer symbolizer;
   // A program creates its threads from a few places: each distinct stack is
   // symbolized once (100k threads from one line are one lookup).
-  std::map<std::vector<std::uint64_t>, trace::Site> resolved;
-  auto site_of = [&](const std::vector<std::uint64_t>& stack) {
+  std::map<std::vector<std::uint64_t>, std::vector<trace::Site>> resolved;
+  auto frames_of = [&](const std::vector<std::uint64_t>& stack) -> const std::vector<trace::Site>& {
     auto [it, fresh] = resolved.try_emplace(stack);
-    if (fresh) it->second = SiteOf(*trace, stack, symbolizer);
+    if (fresh) it->second = OwnFramesOf(*trace, stack, symbolizer);
     return it->second;
   };
   for (const auto& [id, stack] : trace->stacks) {
     if (auto t = trace->tasks.find(id); t != trace->tasks.end() && t->second.site.file.empty()) {
-      t->second.site = site_of(stack);
+      const std::vector<trace::Site>& own = frames_of(stack);
+      t->second.site = own.front();
+      t->second.callers.assign(own.begin() + 1, own.end());
     }
     if (auto s = trace->scopes.find(id); s != trace->scopes.end() && s->second.site.file.empty()) {
-      s->second.site = site_of(stack);
+      s->second.site = frames_of(stack).front();
     }
   }
 }

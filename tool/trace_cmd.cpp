@@ -37,7 +37,7 @@ constexpr int kProgramFailed = 3;
 
 constexpr const char* kUsage =
     "usage: tether trace [--out F] [--grace D] [--format text|json] [--fail-on zombie|leak|none]\n"
-    "                    [--threads on|off] -- PROG [ARGS...]\n"
+    "                    [--threads on|off] [--ignore P]... -- PROG [ARGS...]\n"
     "       tether trace --load F [--grace D] [--format text|json] [--fail-on ...]\n"
     "\n"
     "Runs PROG with tracing on, then reports tasks still running after their scope ended\n"
@@ -53,6 +53,9 @@ constexpr const char* kUsage =
     "                 unwaited groups; none: report only\n"
     "  --threads M    on: trace PROG's threads (preload libtether_threads.so); off: do not.\n"
     "                 Default: on for a dynamically linked PROG not linked with tether_runtime\n"
+    "  --ignore P     drop zombies and leaks spawned at or called from the frame P names: a\n"
+    "                 function (PosixEnv::Schedule) or FILE:LINE; may be repeated. For threads\n"
+    "                 that live as long as the process by design\n"
     "\n"
     "exit: 0 clean, 1 findings, 2 usage or tool error, 3 PROG failed (and no findings)\n";
 
@@ -63,6 +66,7 @@ struct Options {
   std::string format = "text";
   std::string fail_on = "leak";
   std::string threads;  // "on", "off" or "" (decide from PROG)
+  std::vector<std::string> ignore;  // --ignore: frames whose findings are dropped
   std::vector<std::string> command;
 };
 
@@ -95,6 +99,7 @@ int ParseArgs(int argc, char** argv, Options* opt) {
               OneOf({"zombie", "leak", "none"}, "--fail-on must be zombie, leak or none"));
   cli.Checked("--threads", &opt->threads, "--threads needs on or off",
               OneOf({"on", "off"}, "--threads must be on or off"));
+  cli.Repeated("--ignore", &opt->ignore, "--ignore needs a function or FILE:LINE");
   cli.Command(&opt->command);
   if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
   if (cli.Help()) {
@@ -447,6 +452,7 @@ int RunTrace(int argc, char** argv) {
     input.program.status = loaded.exit_status;
   }
   ResolveThreadSites(&loaded);
+  input.ignored = trace::DropIgnored(loaded, opt.ignore, &findings);
   input.trace = &loaded;
   input.trace_path = remove_after ? std::string() : trace_path;
 

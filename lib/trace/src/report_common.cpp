@@ -2,6 +2,7 @@
 
 #include <map>
 #include <tuple>
+#include <vector>
 
 namespace tether::trace::detail {
 
@@ -36,8 +37,16 @@ std::string DisplayPath(const std::string& file, const std::string& dir) {
 }
 
 std::string ShortFunction(const std::string& function) {
-  // Cut the parameter list (the first '(' at template depth 0) ...
+  // LLVM's demangler says "(anonymous namespace)" where GCC's
+  // __PRETTY_FUNCTION__ (libtether's sites) says "{anonymous}": spelled as GCC
+  // does, so that neither its '(' nor its space is taken for the parameter
+  // list or the return type below.
   std::string s = function;
+  static const std::string kAnonymous = "(anonymous namespace)";
+  for (std::size_t at = s.find(kAnonymous); at != std::string::npos; at = s.find(kAnonymous, at)) {
+    s.replace(at, kAnonymous.size(), "{anonymous}");
+  }
+  // Cut the parameter list (the first '(' at template depth 0) ...
   int depth = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '<') ++depth;
@@ -63,6 +72,12 @@ std::string ShortFunction(const std::string& function) {
   return s.empty() ? function : s;
 }
 
+bool EndsWithComponents(const std::string& s, const std::string& tail, char separator) {
+  if (tail.empty() || s.size() < tail.size()) return false;
+  if (s.compare(s.size() - tail.size(), tail.size(), tail) != 0) return false;
+  return s.size() == tail.size() || s[s.size() - tail.size() - 1] == separator;
+}
+
 const char* KindWord(FindingKind kind) {
   switch (kind) {
     case FindingKind::kZombie: return "zombie";
@@ -73,3 +88,47 @@ const char* KindWord(FindingKind kind) {
 }
 
 }  // namespace tether::trace::detail
+
+namespace tether::trace {
+
+bool SiteMatches(const Site& site, const std::string& pattern) {
+  if (site.file.empty()) return false;
+  const std::size_t colon = pattern.rfind(':');
+  if (colon != std::string::npos && colon > 0 && colon + 1 < pattern.size() &&
+      pattern.find_first_not_of("0123456789", colon + 1) == std::string::npos &&
+      pattern[colon - 1] != ':') {
+    return std::to_string(site.line) == pattern.substr(colon + 1) &&
+           detail::EndsWithComponents(site.file, pattern.substr(0, colon), '/');
+  }
+  const std::string function = detail::ShortFunction(site.function);
+  if (function == pattern) return true;
+  return function.size() > pattern.size() + 2 &&
+         function.compare(function.size() - pattern.size() - 2, 2, "::") == 0 &&
+         detail::EndsWithComponents(function, pattern, ':');
+}
+
+std::size_t DropIgnored(const Trace& trace, const std::vector<std::string>& patterns,
+                        std::vector<Finding>* findings) {
+  if (patterns.empty()) return 0;
+  auto named = [&](const Site& site) {
+    for (const std::string& p : patterns) {
+      if (SiteMatches(site, p)) return true;
+    }
+    return false;
+  };
+  auto ignored = [&](const Finding& f) {
+    if (f.kind == FindingKind::kUnwaitedGroup) return false;
+    auto t = trace.tasks.find(f.task);
+    if (t == trace.tasks.end()) return false;
+    if (named(t->second.site)) return true;
+    for (const Site& caller : t->second.callers) {
+      if (named(caller)) return true;
+    }
+    return false;
+  };
+  const std::size_t before = findings->size();
+  std::erase_if(*findings, ignored);
+  return before - findings->size();
+}
+
+}  // namespace tether::trace

@@ -28,6 +28,8 @@ std::string DisplayPath(const std::string& file, const std::string& dir);
 // A function name as source_location spells it, shortened to its
 // qualified name ("void ns::F(int)" -> "ns::F").
 std::string ShortFunction(const std::string& function);
+// Whether s ends with tail at a component boundary (preceded by separator, or all of s).
+bool EndsWithComponents(const std::string& s, const std::string& tail, char separator);
 
 const char* KindWord(FindingKind kind);
 

@@ -30,6 +30,11 @@ ordered_json FindingJson(const ReportInput& in, const Finding& f) {
     if (t != trace.tasks.end()) {
       task["name"] = t->second.name;
       task["site"] = SiteJson(t->second.site, in.relative_to);
+      if (!t->second.callers.empty()) {
+        ordered_json callers = ordered_json::array();
+        for (const Site& c : t->second.callers) callers.push_back(SiteJson(c, in.relative_to));
+        task["callers"] = std::move(callers);
+      }
       task["result"] = t->second.result;
     }
     j["task"] = task;
@@ -104,6 +109,7 @@ void WriteJsonReport(std::ostream& out, const ReportInput& in) {
   summary["scopes"] = trace.scopes.size();
   summary["lost_events"] = trace.lost_events;
   summary["truncated"] = trace.truncated;
+  summary["ignored"] = in.ignored;  // dropped by --ignore
   j["summary"] = summary;
   ordered_json groups = ordered_json::array();
   for (const detail::FindingGroup& g : detail::GroupBySite(trace, *in.findings)) {

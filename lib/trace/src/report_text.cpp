@@ -152,6 +152,9 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
   out << kRule << "\n";
   WriteTaskHeadline(out, trace, f, task);
   out << "  spawned at " << SiteText(task.site, in.relative_to) << "\n";
+  for (const Site& caller : task.callers) {
+    out << "    called from " << SiteText(caller, in.relative_to) << "\n";
+  }
   if (f.scope != 0) {
     auto s = trace.scopes.find(f.scope);
     out << "  scope " << ScopeName(trace, f.scope);
@@ -187,6 +190,13 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
   }
   WriteChain(out, in, f);
   if (group.members.size() > 1) WriteMoreLikeThis(out, trace, group);
+}
+
+// Findings --ignore dropped are counted, never silently gone.
+void WriteIgnored(std::ostream& out, const ReportInput& in) {
+  if (in.ignored == 0) return;
+  out << "ignored: " << Plural(in.ignored, "finding", "findings")
+      << " spawned at or called from a frame named by --ignore\n";
 }
 
 void WriteGroupFinding(std::ostream& out, const ReportInput& in, const FindingGroup& group) {
@@ -251,6 +261,7 @@ void WriteTextReport(std::ostream& out, const ReportInput& in) {
     out << "no zombie tasks, no leaks, no unwaited groups (" << Plural(tasks, "task", "tasks")
         << " in " << Plural(trace.scopes.size(), "scope", "scopes") << ", grace "
         << FormatReportDuration(in.grace_ns) << ")\n";
+    WriteIgnored(out, in);
     return;
   }
   out << Plural(zombies, "zombie task", "zombie tasks") << " at "
@@ -259,6 +270,7 @@ void WriteTextReport(std::ostream& out, const ReportInput& in) {
       << Plural(leak_sites, "spawn site", "spawn sites") << ", "
       << Plural(unwaited, "task group", "task groups") << " destroyed without Wait (grace "
       << FormatReportDuration(in.grace_ns) << ")\n";
+  WriteIgnored(out, in);
 }
 
 }  // namespace tether::trace

@@ -14,8 +14,9 @@
 //
 // Why dropping is safe: a task's records come from the thread that ran it, in
 // order (one ring per thread, drained in order), so nothing about a task
-// follows its end record except its spawn, which the spawner's thread wrote;
-// a task is only dropped once both are read. A task with neither scope nor
+// follows its end record except its spawn, which the spawner's thread wrote,
+// and a thread's join or detach (DropPhantom); a task is only dropped once
+// its spawn and end are read. A task with neither scope nor
 // detached_from is charged through its parent: it and its parent are kept.
 #include <deque>
 #include <string>
@@ -67,6 +68,8 @@ class StreamAnalysis : public detail::RecordHook {
       Consider(record.id);
     } else if (record.ev == "scope_end") {
       ScopeEnded(record.id);
+    } else if (record.ev == "join" || record.ev == "detach") {
+      DropPhantom(record.id);
     }
   }
 
@@ -138,6 +141,21 @@ class StreamAnalysis : public detail::RecordHook {
       Restore(task, scope);
       spawned_.insert(id);
       Consider(id);
+    }
+  }
+
+  // A thread's join or detach is written by another thread (the joiner), so
+  // it can follow the thread's end in the file, after the thread was dropped:
+  // applying it then made a record holding nothing but that flag, which
+  // Analyze took for a task that never ended (a leak). Such a record is no
+  // task. (A join or detach read before anything else of its thread, when the
+  // joiner's records were written first, loses its flag this way too; only
+  // the words of a leak's report use it.)
+  void DropPhantom(std::uint64_t id) {
+    if (spawned_.count(id) != 0) return;
+    auto it = trace_.tasks.find(id);
+    if (it != trace_.tasks.end() && !it->second.start_ns && !it->second.end_ns) {
+      trace_.tasks.erase(it);
     }
   }
 

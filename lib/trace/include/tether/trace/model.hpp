@@ -39,6 +39,9 @@ struct TaskRecord {
   std::uint64_t detached_from = 0;  // scope the spawner worked for, when ctx had none
   std::string name;
   Site site;
+  // Threads: the next frames of the program's own code above `site`, innermost
+  // first (site is often inside a pool's constructor; these say who made the pool).
+  std::vector<Site> callers;
   std::int64_t spawn_ns = 0;
   std::optional<std::int64_t> start_ns;
   std::optional<std::int64_t> end_ns;

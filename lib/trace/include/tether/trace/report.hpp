@@ -30,7 +30,22 @@ struct ReportInput {
   ProgramOutcome program;
   // Paths under this directory are printed relative to it ("" keeps them).
   std::string relative_to;
+  // Findings DropIgnored took out (--ignore): said in the summary.
+  std::size_t ignored = 0;
 };
+
+// Whether a frame is the one `pattern` names: a function, written as the
+// report writes it or by its last components ("PosixEnv::Schedule" names
+// "leveldb::{anonymous}::PosixEnv::Schedule"), or FILE:LINE (FILE the path
+// or its last components).
+bool SiteMatches(const Site& site, const std::string& pattern);
+
+// Removes the zombies and leaks whose task was spawned at, or called from
+// (Task::callers), a frame one of `patterns` names; returns how many. For
+// threads that live as long as the process by design (a lazily started
+// background worker), which the first test to need them would be blamed for.
+std::size_t DropIgnored(const Trace& trace, const std::vector<std::string>& patterns,
+                        std::vector<Finding>* findings);
 
 void WriteTextReport(std::ostream& out, const ReportInput& in);
 void WriteJsonReport(std::ostream& out, const ReportInput& in);
