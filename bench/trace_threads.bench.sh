@@ -4,7 +4,8 @@
 # untraced, alternating runs: `threads-probe churn N` creates and joins N
 # std::threads one after another. Two sizes: 1000 threads (create + join cost
 # per thread) and 100000 threads (the 100k-thread program). The report step
-# (`tether trace --load`) is timed on its own. Writes RESULTS_DIR/trace-threads.md.
+# (`tether trace --load`) is timed on its own. Writes RESULTS_DIR/trace-threads.md,
+# then bench/trace_thread_create.sh appends the in-process create + join ratio.
 # Usage: bench/trace_threads.bench.sh BUILD_DIR RESULTS_DIR   (env: RUNS=5)
 set -euo pipefail
 build="${1:?usage: trace_threads.bench.sh BUILD_DIR RESULTS_DIR}"
@@ -56,3 +57,4 @@ r=$(wall "$tool" trace --load "$work/t.jsonl")
   echo "\`uptime\` after: $(uptime)"
 } >> "$results/trace-threads.md"
 cat "$results/trace-threads.md"
+"$(dirname "$0")/trace_thread_create.sh" "$build" "$results"

@@ -6,6 +6,9 @@
 #                                          Tether::trace    the tracer, started by
 #                                                           TETHER_TRACE=<path>
 #                                          Tether::gtest    the GoogleTest helper
+#                                          Tether::scope_api  tether/trace/scope.h
+#                                          Tether::gtest_main GoogleTest's main, each
+#                                                           TEST a scope for its threads
 #   pkg-config tether                      the same as Tether::trace
 #   cpack -G DEB (in the build dir)        tether_<version>_<arch>.deb
 #
@@ -25,13 +28,23 @@ set_target_properties(tether_trace_package PROPERTIES EXPORT_NAME trace)
 target_link_libraries(tether_trace_package INTERFACE tether_trace
   "$<LINK_LIBRARY:WHOLE_ARCHIVE,$<BUILD_INTERFACE:tether_trace_start>$<INSTALL_INTERFACE:Tether::trace_start>>")
 
+set_target_properties(tether_scope_api PROPERTIES EXPORT_NAME scope_api)
 install(TARGETS tether_io tether_context tether_trace tether_trace_start tether_trace_package
+                tether_scope_api
   EXPORT TetherTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY lib/context/include/ lib/trace/include/
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.hpp")
 install(EXPORT TetherTargets NAMESPACE Tether::
+  DESTINATION ${TETHER_INSTALL_CMAKEDIR} COMPONENT dev)
+# Tether::gtest_main needs GTest::gtest: its own export set, which
+# TetherConfig.cmake loads only when GoogleTest is found.
+install(TARGETS tether_gtest_main EXPORT TetherGtestTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
+install(DIRECTORY lib/threads/include/
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+install(EXPORT TetherGtestTargets NAMESPACE Tether::
   DESTINATION ${TETHER_INSTALL_CMAKEDIR} COMPONENT dev)
 configure_package_config_file(cmake/TetherConfig.cmake.in
   ${PROJECT_BINARY_DIR}/TetherConfig.cmake
@@ -54,6 +67,8 @@ install(FILES ${PROJECT_BINARY_DIR}/tether.pc
 # The programs, the API models (also built into `tether check`, installed so
 # that --model can start from a copy) and the documentation.
 install(TARGETS tether tether-worker RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT bin)
+# The thread shim goes where `tether trace` looks for it: ../lib from the tool.
+install(TARGETS tether_threads LIBRARY DESTINATION lib COMPONENT bin)
 install(DIRECTORY lib/check/models/ DESTINATION ${CMAKE_INSTALL_DATADIR}/tether/models
   COMPONENT bin FILES_MATCHING PATTERN "*.json")
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT bin)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job of `./run demo`, on the embedded default (no queue server, no
 # network): the reference worker runs its example pipelines under the tracer,
-# the tracer proves them clean and finds the zombies of the pre-fix Vela flow,
+# the tracer proves them clean and finds the zombies of the pre-fix Vela flow
+# and of a plain std::thread program (no libtether, its threads traced),
 # the checker lints the worker and the legacy Vela code, and the reports are
 # written. Argument: the build dir. Output: $TETHER_DEMO_OUT (default BUILD/demo).
 set -euo pipefail
@@ -85,6 +86,13 @@ expect 1 "$tether" trace --out "$out/legacy.trace" -- "$legacy" --builds 3
 
 step "the same flow with the seed's fix applied: clean"
 expect 0 "$tether" trace --out "$out/legacy-fixed.trace" -- "$legacy" --fixed --builds 3
+
+step "a plain std::thread program, not linked with libtether (test/trace/Inputs/threads-probe.cpp), its threads traced through libtether_threads.so"
+threads_probe="$build/test/trace/threads-probe"
+echo "-- a thread started inside a tether/trace/scope.h scope outlives it, and so does the one it starts: zombies expected"
+expect 1 "$tether" trace --out "$out/threads-zombie.trace" -- "$threads_probe" scope-zombie
+echo "-- a small pool whose workers are joined: clean"
+expect 0 "$tether" trace --out "$out/threads-pool.trace" -- "$threads_probe" pool
 
 step "tether check on the pre-fix Vela code (test/check/vela-legacy): findings expected"
 mkdir -p "$out/vela-legacy-db"

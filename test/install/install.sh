@@ -19,6 +19,7 @@ fail() { echo "install: FAILED: $*"; tail -n 40 "$log"; exit 1; }
 
 timeout 300 cmake --install "$build" --prefix "$prefix" >"$log" 2>&1 || fail "cmake --install"
 for f in bin/tether bin/tether-worker lib/libtether.a lib/libtether_trace.a \
+         lib/libtether_threads.so lib/libtether_gtest_main.a include/tether/trace/scope.h \
          include/tether/context.hpp include/tether/trace/gtest.hpp \
          lib/cmake/Tether/TetherConfig.cmake lib/pkgconfig/tether.pc \
          share/tether/models/libtether.json share/doc/tether/README.md; do
@@ -45,10 +46,15 @@ step "built with pkg-config"
 
 # Every program runs under the installed tracer: a clean run is clean, a
 # zombie is found (exit 1) whichever way the program was built.
-trace() { # trace NAME PROGRAM ARGS...: prints the summary and the exit code
+trace() { # trace NAME [OPTIONS --] PROGRAM ARGS...: prints the summary and the exit code
   local name="$1"; shift
+  local options=()
+  if [[ " $* " == *" -- "* ]]; then
+    while [[ "$1" != "--" ]]; do options+=("$1"); shift; done
+    shift
+  fi
   local rc=0
-  timeout 120 "$prefix/bin/tether" trace --out "$work/$name.jsonl" -- "$@" >"$work/$name.txt" 2>&1 || rc=$?
+  timeout 120 "$prefix/bin/tether" trace --out "$work/$name.jsonl" "${options[@]}" -- "$@" >"$work/$name.txt" 2>&1 || rc=$?
   grep -E "^consumer:|SUMMARY|ZOMBIE|linked with" "$work/$name.txt" | sed "s|$work|WORK|g" || true
   echo "install: $name exit $rc"
 }
@@ -56,11 +62,23 @@ trace cmake-clean "$work/cmake-build/consumer" clean
 trace cmake-zombie "$work/cmake-build/consumer" zombie
 trace pc-clean "$work/consumer-pc" clean
 trace pc-zombie "$work/consumer-pc" zombie
-# Tether::context alone: runs, but there is no tracer in it to start.
-trace context-only "$work/cmake-build/consumer_context_only" clean
+# Tether::context alone: runs, but there is no tracer in it to start
+# (--threads off: nothing is traced, exit 2 with a hint). With its threads
+# traced (the shim preloaded, the default) it is clean: libtether's idle
+# cached thread is the cache's, not a leak.
+trace context-only --threads off -- "$work/cmake-build/consumer_context_only" clean
+trace context-only-threads "$work/cmake-build/consumer_context_only" clean
 
 # Tether::gtest: the clean test passes, the leaking one fails, named.
 rc=0
 timeout 120 "$work/cmake-build/consumer_test" >"$work/gtest.txt" 2>&1 || rc=$?
 grep -E "^\[  (PASSED|FAILED)  \]|task \"left over\"" "$work/gtest.txt" || true
 echo "install: gtest exit $rc"
+
+# Tether::gtest_main under the installed tracer (and its installed thread
+# shim): the test whose thread outlives it fails, the other passes.
+rc=0
+timeout 120 "$prefix/bin/tether" trace --out "$work/gtest-threads.jsonl" -- \
+  "$work/cmake-build/consumer_threads_test" >"$work/gtest-threads.txt" 2>&1 || rc=$?
+grep -E "^\[  (PASSED|FAILED)  \]|^tether: a thread|ZOMBIE" "$work/gtest-threads.txt" || true
+echo "install: gtest-threads exit $rc"

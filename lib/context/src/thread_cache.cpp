@@ -31,6 +31,7 @@
 #include <thread>
 
 #include "futex.hpp"
+#include "tether/trace/scope.h"
 
 namespace tether::detail {
 namespace {
@@ -106,16 +107,21 @@ class ThreadCache {
     }
     auto* w = new Worker();
     w->task = std::move(first);
+    // Under `tether trace --threads on` this thread is the cache's, not the
+    // program's: its tasks are traced as tasks, and idle it is no leak.
+    tether_thread_pool_creating(1);
     try {
       // tether:detached(a cached thread outlives its task; it exits by itself after its idle
       // timeout, and from process exit on sleeps until the process ends: see the file comment)
       std::thread([this, w] { Loop(w); }).detach();
     } catch (...) {
+      tether_thread_pool_creating(0);
       delete w;
       std::lock_guard<FutexLock> lock(mu_);
       --started_;
       throw;
     }
+    tether_thread_pool_creating(0);
   }
 
   void Loop(Worker* w) {

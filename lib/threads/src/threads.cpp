@@ -25,10 +25,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <string>
@@ -38,6 +42,7 @@
 #include "tether/trace/scope.h"
 
 #include "file_sink.hpp"
+#include "loaded_range.hpp"
 #include "stack_capture.hpp"
 
 extern "C" void* __libc_stack_end;  // glibc: the main thread's initial stack pointer
@@ -65,9 +70,28 @@ std::mutex g_ids_mu;
 std::unordered_map<pthread_t, std::uint64_t>* g_ids = nullptr;  // guarded by g_ids_mu; never freed
 std::terminate_handler g_previous_terminate = nullptr;
 
+// The scope the calling thread is charged to (inherited from the thread that
+// created it; 0: none), so that the threads it creates are charged there too.
+thread_local std::uint64_t t_charged_scope = 0;
+
+// The threads charged to a scope that have not ended, for the in-process
+// query (tether_scope_threads_v1: GoogleTest's per-test verdict). Guarded by
+// g_live_mu; g_live_cv is notified when one ends. Never freed.
+struct LiveThread {
+  std::uint64_t scope;
+  std::chrono::steady_clock::time_point created;
+};
+std::mutex g_live_mu;
+std::condition_variable g_live_cv;
+std::unordered_map<std::uint64_t, LiveThread>* g_live = nullptr;
+
 // The scopes this thread began (tether/trace/scope.h) and has not ended,
 // innermost last; a thread created while one is open is charged to it.
 thread_local std::vector<std::uint64_t> t_scopes;
+
+// Set while this thread creates a runtime's own threads (tether_thread_pool_v1):
+// those are not recorded.
+thread_local bool t_creating_pool_threads = false;
 
 template <class Fn>
 Fn Real(const char* name) {
@@ -99,12 +123,44 @@ ExitFn RealExit() {
 
 std::uint64_t ThisThreadTid() { return static_cast<std::uint64_t>(syscall(SYS_gettid)); }
 
+// libc's loaded range (set at start): a stack's frames from the first one in
+// libc above one outside it (main's caller __libc_start_call_main, and the
+// start-up code above it) name no site, and are not recorded. (A thread
+// created in a callback libc calls, qsort's or pthread_once's, keeps the
+// frames up to the callback: its site is there or below.)
+std::uint64_t g_libc_lo = 0, g_libc_hi = 0;
+
+int WithoutStartup(const std::uint64_t* pcs, int count) {
+  bool outside = false;
+  for (int i = 0; i < count; ++i) {
+    const bool in_libc = pcs[i] >= g_libc_lo && pcs[i] < g_libc_hi;
+    if (in_libc && outside) return i;
+    outside = outside || !in_libc;
+  }
+  return count;
+}
+
+void FindLibc() {
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void*) {
+        if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "/libc.so") == nullptr) {
+          return 0;
+        }
+        const auto range = tether::trace::detail::RangeOf(*info);
+        g_libc_lo = range.lo;
+        g_libc_hi = range.hi;
+        return 1;
+      },
+      nullptr);
+}
+
 // The return addresses above the shim's entry point whose CFA is cfa (its
 // caller first); always inlined, so that cfa is the entry point's.
 __attribute__((always_inline)) inline void RecordStack(FileSink* sink, std::uint64_t id,
                                                        std::uintptr_t cfa) {
   std::uint64_t pcs[8];
-  sink->PutPcs(id, pcs, tether::threads::CaptureCallers(cfa, pcs, 8));
+  const int count = tether::threads::CaptureCallers(cfa, pcs, 8);
+  sink->PutPcs(id, pcs, WithoutStartup(pcs, count));
 }
 #define TETHER_THIS_CFA() reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa())
 
@@ -126,7 +182,28 @@ struct StartArgs {
   void* (*fn)(void*);
   void* arg;
   std::uint64_t id;
+  std::uint64_t scope;
 };
+
+void LiveBegin(std::uint64_t id, std::uint64_t scope) {
+  if (scope == 0) return;
+  std::lock_guard<std::mutex> lock(g_live_mu);
+  g_live->emplace(id, LiveThread{scope, std::chrono::steady_clock::now()});
+}
+
+void LiveEnd(std::uint64_t id) {
+  {
+    std::lock_guard<std::mutex> lock(g_live_mu);
+    if (g_live->erase(id) == 0) return;
+  }
+  g_live_cv.notify_all();
+}
+
+// The end of the calling thread-task: recorded, and taken off the live table.
+void EndThisTask(FileSink* sink, std::uint64_t id) {
+  sink->Put(EventType::kEnd, 0, id, 0, 0, 0, 0, kNoSite);
+  LiveEnd(id);
+}
 
 void* Trampoline(void* p) {
   StartArgs args = *static_cast<StartArgs*>(p);
@@ -134,13 +211,12 @@ void* Trampoline(void* p) {
   // Stack walks of this thread stop here (above is the thread library's).
   tether::threads::SetStackTop(reinterpret_cast<std::uintptr_t>(&args));
   t_task = args.id;
+  t_charged_scope = args.scope;
   if (FileSink* sink = g_sink.load(std::memory_order_acquire)) {
     sink->Put(EventType::kStart, 0, args.id, ThisThreadTid(), 0, 0, 0, kNoSite);
   }
   void* result = args.fn(args.arg);
-  if (FileSink* sink = g_sink.load(std::memory_order_acquire)) {
-    sink->Put(EventType::kEnd, 0, args.id, 0, 0, 0, 0, kNoSite);
-  }
+  if (FileSink* sink = g_sink.load(std::memory_order_acquire)) EndThisTask(sink, args.id);
   return result;
 }
 
@@ -161,9 +237,11 @@ __attribute__((constructor)) void StartFromEnvironment() {
   std::string where = path;
   unsetenv("TETHER_THREADS_TRACE");
   g_ids = new std::unordered_map<pthread_t, std::uint64_t>();
+  g_live = new std::unordered_map<std::uint64_t, LiveThread>();
   void* warm[2];
   backtrace(warm, 2);  // loads the unwinder now, not inside a traced call
   tether::threads::SetStackTop(reinterpret_cast<std::uintptr_t>(__libc_stack_end));
+  FindLibc();
   FileSink* sink = nullptr;
   // The sink's own flusher thread is created here, before g_sink is set:
   // it is not one of the program's threads.
@@ -185,19 +263,21 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
                                                           const pthread_attr_t* attr,
                                                           void* (*fn)(void*), void* arg) {
   FileSink* sink = g_sink.load(std::memory_order_acquire);
-  if (sink == nullptr) return RealCreate()(thread, attr, fn, arg);
+  if (sink == nullptr || t_creating_pool_threads) return RealCreate()(thread, attr, fn, arg);
   const std::uint64_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   const std::uint64_t scope = t_scopes.empty() ? 0 : t_scopes.back();
+  const std::uint64_t charged = scope != 0 ? scope : t_charged_scope;
   sink->PutNamed(EventType::kSpawn, kSpawnKindThread, id, 0, 0, scope, 0, kNoSite, "thread",
                  t_task);
   RecordStack(sink, id, TETHER_THIS_CFA());
-  auto* args = new StartArgs{fn, arg, id};
-  // The map entry is made before the thread can run (and be joined).
+  auto* args = new StartArgs{fn, arg, id, charged};
+  // The live entry is made before the thread can run (and end).
+  LiveBegin(id, charged);
   pthread_t created{};
   int rc = RealCreate()(&created, attr, Trampoline, args);
   if (rc != 0) {
     delete args;
-    sink->Put(EventType::kEnd, 0, id, 0, 0, 0, 0, kNoSite);  // never ran
+    EndThisTask(sink, id);  // never ran
     return rc;
   }
   Remember(created, id);
@@ -227,7 +307,7 @@ __attribute__((visibility("default"))) int pthread_detach(pthread_t thread) {
 
 __attribute__((visibility("default"), noreturn)) void pthread_exit(void* result) {
   if (FileSink* sink = g_sink.load(std::memory_order_acquire); sink != nullptr && t_task != 0) {
-    sink->Put(EventType::kEnd, 0, t_task, 0, 0, 0, 0, kNoSite);
+    EndThisTask(sink, t_task);
   }
   RealExit()(result);
   __builtin_unreachable();
@@ -258,7 +338,39 @@ void ScopeEnd(std::uint64_t id) {
   sink->FlushThisThread();  // written through, as libtether's scope ends are
 }
 
+// Waits up to grace_ms for the threads charged to scope to end (woken as each
+// ends, no polling); then writes up to max of those still running to out and
+// returns how many there are.
+std::size_t ScopeThreadsRunning(std::uint64_t scope, std::uint32_t grace_ms,
+                                tether_running_thread* out, std::size_t max) {
+  if (g_sink.load(std::memory_order_acquire) == nullptr || scope == 0) return 0;
+  auto charged = [scope](const auto& entry) { return entry.second.scope == scope; };
+  std::unique_lock<std::mutex> lock(g_live_mu);
+  g_live_cv.wait_for(lock, std::chrono::milliseconds(grace_ms),
+                     [&] { return std::none_of(g_live->begin(), g_live->end(), charged); });
+  const auto now = std::chrono::steady_clock::now();
+  std::size_t count = 0;
+  for (const auto& entry : *g_live) {
+    if (!charged(entry)) continue;
+    if (count < max) {
+      out[count].id = entry.first;
+      out[count].age_ns = static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(now - entry.second.created)
+              .count());
+    }
+    ++count;
+  }
+  return count;
+}
+
+void CreatingPoolThreads(int on) { t_creating_pool_threads = on != 0; }
+
 // Not const: a const object would have internal linkage in C++.
 __attribute__((visibility("default"))) tether_scope_api_v1 tether_scope_api_v1{ScopeBegin, ScopeEnd};
+__attribute__((visibility("default"))) tether_scope_threads_v1 tether_scope_threads_v1{
+    ScopeThreadsRunning};
+
+__attribute__((visibility("default"))) tether_thread_pool_v1 tether_thread_pool_v1{
+    CreatingPoolThreads};
 
 }  // extern "C"

@@ -18,6 +18,7 @@
 #include <iterator>
 
 #include "json_text.hpp"
+#include "loaded_range.hpp"
 #include "tether/hooks.hpp"
 
 namespace tether::trace::detail {
@@ -531,13 +532,7 @@ void FileSink::PutModulesOnce() {
     dl_iterate_phdr(
         [](dl_phdr_info* info, size_t, void* data) {
           auto* sink = static_cast<FileSink*>(data);
-          std::uint64_t lo = UINT64_MAX, hi = 0;
-          for (int i = 0; i < info->dlpi_phnum; ++i) {
-            const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-            if (ph.p_type != PT_LOAD) continue;
-            lo = std::min<std::uint64_t>(lo, info->dlpi_addr + ph.p_vaddr);
-            hi = std::max<std::uint64_t>(hi, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
-          }
+          const auto [lo, hi] = RangeOf(*info);
           std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
           if (path.empty()) {  // the main program
             char exe[4096];

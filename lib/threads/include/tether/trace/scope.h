@@ -20,6 +20,7 @@
 #define TETHER_TRACE_SCOPE_H
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -32,17 +33,34 @@ struct tether_scope_api_v1 {
   void (*end)(uint64_t id);
 };
 
-/* The API, or null when the program is not traced. Each translation unit
- * looks it up once (a racing first lookup is harmless: both find the same). */
-static inline const struct tether_scope_api_v1* tether_scope_api_(void) {
-  static const struct tether_scope_api_v1* cached = (const struct tether_scope_api_v1*)1;
-  const struct tether_scope_api_v1* api = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-  if (__builtin_expect((uintptr_t)api == 1, 0)) {
+/* Exported under "tether_scope_threads_v1": the threads charged to a scope
+ * (created while it was open on the creating thread, or by such a thread)
+ * that are still running. */
+struct tether_running_thread {
+  uint64_t id;     /* the thread's task id in the trace */
+  uint64_t age_ns; /* how long ago it was created */
+};
+struct tether_scope_threads_v1 {
+  size_t (*running)(uint64_t scope, uint32_t grace_ms, struct tether_running_thread* out,
+                    size_t max);
+};
+
+/* The object exported under name, or null when the program is not traced.
+ * Each translation unit looks it up once per cache (a racing first lookup
+ * is harmless: both find the same). */
+static inline const void* tether_scope_lookup_(const void** cache, const char* name) {
+  const void* found = __atomic_load_n(cache, __ATOMIC_RELAXED);
+  if (__builtin_expect((uintptr_t)found == 1, 0)) {
     /* (void*)0 is RTLD_DEFAULT (glibc), spelled so without _GNU_SOURCE. */
-    api = (const struct tether_scope_api_v1*)dlsym((void*)0, "tether_scope_api_v1");
-    __atomic_store_n(&cached, api, __ATOMIC_RELAXED);
+    found = dlsym((void*)0, name);
+    __atomic_store_n(cache, found, __ATOMIC_RELAXED);
   }
-  return api;
+  return found;
+}
+
+static inline const struct tether_scope_api_v1* tether_scope_api_(void) {
+  static const void* cached = (const void*)1;
+  return (const struct tether_scope_api_v1*)tether_scope_lookup_(&cached, "tether_scope_api_v1");
 }
 
 static inline uint64_t tether_scope_begin(const char* name) {
@@ -54,6 +72,37 @@ static inline uint64_t tether_scope_begin(const char* name) {
 static inline void tether_scope_end(uint64_t id) {
   if (__builtin_expect(id == 0, 1)) return;
   tether_scope_api_()->end(id);
+}
+
+/* Waits up to grace_ms for the threads charged to scope to end, then writes
+ * up to max of those still running to out and returns how many there are.
+ * 0 when the program is not traced (nothing is known) or scope is 0. */
+static inline size_t tether_scope_threads_running(uint64_t scope, uint32_t grace_ms,
+                                                  struct tether_running_thread* out, size_t max) {
+  static const void* cached = (const void*)1;
+  const struct tether_scope_threads_v1* api = (const struct tether_scope_threads_v1*)
+      tether_scope_lookup_(&cached, "tether_scope_threads_v1");
+  if (api == 0 || scope == 0) return 0;
+  return api->running(scope, grace_ms, out, max);
+}
+
+/* Exported under "tether_thread_pool_v1", for a runtime that traces the
+ * work on its own threads itself (libtether's thread cache: its tasks are
+ * traced as tasks). Between creating(1) and creating(0) on a thread, the
+ * threads that thread creates are the runtime's, not the program's: they are
+ * not recorded, so an idle one still alive at exit is no leak. */
+struct tether_thread_pool_v1 {
+  void (*creating)(int on);
+};
+
+/* Marks the threads the calling thread creates from now until
+ * tether_thread_pool_creating(0) as a runtime's own. Nothing when the
+ * program is not traced. */
+static inline void tether_thread_pool_creating(int on) {
+  static const void* cached = (const void*)1;
+  const struct tether_thread_pool_v1* api = (const struct tether_thread_pool_v1*)
+      tether_scope_lookup_(&cached, "tether_thread_pool_v1");
+  if (api != 0) api->creating(on);
 }
 
 #ifdef __cplusplus

@@ -19,6 +19,7 @@
 
 #include "tether/context.hpp"
 #include "tether/scope.hpp"
+#include "tether/trace/gtest_threads.hpp"
 #include "tether/trace/runtime.hpp"
 #include "tether/trace/verify.hpp"
 
@@ -33,14 +34,19 @@ inline std::string CurrentTestName() {
 
 // A tether::Scope that verifies, when destroyed (or at Verify()), that no
 // task charged to it is still running; each left-over task is a non-fatal
-// test failure at the place the verifier was declared.
+// test failure at the place the verifier was declared. Under `tether trace
+// --threads on` it is also a tether/trace/scope.h scope: a thread the
+// declaring thread starts meanwhile (std::thread, std::async, ...), or one
+// such a thread starts, that is still running after grace fails the test too.
 class ScopeVerifier {
  public:
   explicit ScopeVerifier(std::string name = CurrentTestName(), VerifyOptions options = {},
                          const Context& parent = Background(),
                          std::source_location loc = std::source_location::current())
       : tracking_(EnableLiveTracking()),
-        scope_(parent, std::move(name), loc),
+        scope_(parent, name, loc),
+        thread_scope_(tether_scope_begin(name.c_str())),
+        name_(std::move(name)),
         options_(options),
         loc_(loc) {}
   ScopeVerifier(const ScopeVerifier&) = delete;
@@ -56,22 +62,27 @@ class ScopeVerifier {
     if (verified_) return clean_;
     verified_ = true;
     scope_.End();
+    tether_scope_end(thread_scope_);
+    const int line = static_cast<int>(loc_.line());
+    const bool threads_clean =
+        FailForRunningThreads(thread_scope_, static_cast<std::uint32_t>(options_.grace.count()),
+                              loc_.file_name(), line, name_) == 0;
     if (!tracking_.ok()) {
       ADD_FAILURE_AT(loc_.file_name(), static_cast<int>(loc_.line()))
           << "tether: cannot verify scope: " << tracking_.ToString();
       return clean_ = false;
     }
     std::vector<LeftoverTask> left = LeftoverTasks(scope_.id(), options_);
-    clean_ = left.empty();
-    if (!clean_) {
-      ADD_FAILURE_AT(loc_.file_name(), static_cast<int>(loc_.line())) << DescribeLeftovers(left);
-    }
+    clean_ = left.empty() && threads_clean;
+    if (!left.empty()) ADD_FAILURE_AT(loc_.file_name(), line) << DescribeLeftovers(left);
     return clean_;
   }
 
  private:
   Error tracking_;
   Scope scope_;
+  std::uint64_t thread_scope_;  // 0 when threads are not traced
+  std::string name_;
   VerifyOptions options_;
   std::source_location loc_;
   bool verified_ = false;

@@ -1,0 +1,42 @@
+// A real GoogleTest binary linked with Tether::gtest_main, for
+// test/trace/gtest-threads.test: one test leaks a std::thread, the others
+// end theirs (joined, a std::jthread, a std::async) before they end.
+// The line numbers are checked by the test: add lines at the end only.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+namespace {
+
+void BlockForever() {
+  for (;;) pause();
+}
+
+int Work() {
+  std::atomic<int> sum{0};
+  for (int i = 0; i < 1000; ++i) sum += i;
+  return sum.load();
+}
+
+}  // namespace
+
+TEST(Threads, Leaks) {
+  std::thread worker(BlockForever);
+  worker.detach();
+}
+
+TEST(Threads, Clean) { EXPECT_EQ(Work(), 499500); }
+
+TEST(Threads, JoinedBeforeTheEnd) {
+  std::thread worker(Work);
+  worker.join();
+}
+
+TEST(Threads, JthreadAndAsync) {
+  std::jthread worker(Work);
+  std::future<int> result = std::async(std::launch::async, Work);
+  EXPECT_EQ(result.get(), 499500);
+}
