@@ -36,6 +36,11 @@ install(TARGETS tether_io tether_context tether_trace tether_trace_start tether_
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY lib/context/include/ lib/trace/include/
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.hpp")
+# Tether::threads_wrap: the threads' recording for programs that cannot be
+# preloaded (static binaries), linked with -Wl,--wrap (lib/threads).
+install(TARGETS tether_threads_wrap EXPORT TetherTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
+
 install(EXPORT TetherTargets NAMESPACE Tether::
   DESTINATION ${TETHER_INSTALL_CMAKEDIR} COMPONENT dev)
 # Tether::gtest_main needs GTest::gtest: its own export set, which

@@ -81,6 +81,10 @@ for j in "${jobs[@]}"; do
 done
 if grep -rq "demo-s3cr3t" "$out/serve-results"; then echo "demo: a secret leaked into a log" >&2; exit 1; fi
 
+step "a plain std::thread program, no libtether, fully static (test/trace/Inputs/wrapped-threads.cpp, linked with Tether::threads_wrap): a leak expected"
+echo "-- one thread joined (not reported), one detached and still running at exit: tether trace reports it at its line"
+expect 1 "$tether" trace --out "$out/wrapped-threads.trace" -- "$build/test/trace/wrapped-threads" leak
+
 step "the pre-fix Vela worker flow (test/trace/legacy) under the tracer: zombies expected"
 expect 1 "$tether" trace --out "$out/legacy.trace" -- "$legacy" --builds 3
 

@@ -288,10 +288,12 @@ std::string ProgramFile(const std::string& prog) {
 // What `tether trace` needs to know of PROG's file: whether the loader can
 // preload into it (an ELF program with an interpreter, or a script: its
 // interpreter is) and whether it carries libtether's tracer (the
-// TETHER_TRACE start-up object).
+// TETHER_TRACE start-up object) or the threads' recording, linked in
+// (Tether::threads_wrap: lib/threads/src/wrap.cpp's marker).
 struct ProgramKind {
   bool dynamic = false;
   bool links_tracer = false;
+  bool wraps_threads = false;
 };
 
 ProgramKind InspectProgram(const std::string& file) {
@@ -304,6 +306,7 @@ ProgramKind InspectProgram(const std::string& file) {
     std::fclose(f);
   }
   kind.links_tracer = bytes.find("TETHER_TRACE") != std::string::npos;
+  kind.wraps_threads = bytes.find("TETHER_THREADS_WRAP_V1") != std::string::npos;
   if (bytes.rfind("#!", 0) == 0) {
     kind.dynamic = true;
   } else if (bytes.size() >= sizeof(Elf64_Ehdr) && bytes.compare(0, 4, ELFMAG) == 0 &&
@@ -366,9 +369,15 @@ int RunTraced(const Options& opt, std::string* trace_path_out, bool* remove_afte
   input->program.command = Joined(opt.command);
   const ProgramKind kind = InspectProgram(ProgramFile(opt.command[0]));
   const std::string shim = ThreadsShim();
-  const bool threads =
-      opt.threads == "on" || (opt.threads.empty() && kind.dynamic && !kind.links_tracer && !shim.empty());
-  if (threads && (shim.empty() || !kind.dynamic)) {
+  // A program linked with Tether::threads_wrap records its threads itself,
+  // even with --threads off, and a static one is not preloaded. A dynamic one
+  // still is (libstdc++.so's calls to pthread_create are not wrapped): the
+  // preloaded copy records, the linked one stays off (lib/threads/src/wrap.cpp).
+  const bool preload =
+      (opt.threads == "on" && (kind.dynamic || !kind.wraps_threads)) ||
+      (opt.threads.empty() && kind.dynamic && !kind.links_tracer && !shim.empty());
+  const bool threads = preload || kind.wraps_threads;
+  if (preload && (shim.empty() || !kind.dynamic)) {
     std::cerr << "tether trace: --threads on: "
               << (shim.empty() ? "libtether_threads.so is not installed beside tether"
                                : "'" + opt.command[0] + "' is statically linked (nothing can be preloaded)")
@@ -383,8 +392,10 @@ int RunTraced(const Options& opt, std::string* trace_path_out, bool* remove_afte
     // merged after the run; alone, the threads' file is the trace.
     threads_path = kind.links_tracer ? trace_path + ".threads" : trace_path;
     env.push_back("TETHER_THREADS_TRACE=" + threads_path);
-    const char* preload = std::getenv("LD_PRELOAD");
-    env.push_back("LD_PRELOAD=" + shim + (preload && *preload ? ":" + std::string(preload) : ""));
+  }
+  if (preload) {
+    const char* preloaded = std::getenv("LD_PRELOAD");
+    env.push_back("LD_PRELOAD=" + shim + (preloaded && *preloaded ? ":" + std::string(preloaded) : ""));
   }
   const bool ran = RunProgram(opt.command, env, &input->program, &error);
   if (!ran) {

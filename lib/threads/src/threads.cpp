@@ -1,5 +1,6 @@
 // libtether_threads.so: every pthread of a program as a traced task, by
-// interposition (LD_PRELOAD; `tether trace` sets it up).
+// interposition: LD_PRELOAD (preload.cpp; `tether trace` sets it up) or
+// -Wl,--wrap in a static program (wrap.cpp, Tether::threads_wrap).
 //
 // It interposes pthread_create, pthread_join, pthread_detach and pthread_exit
 // (so std::thread, std::jthread, std::async(std::launch::async) and any pool on
@@ -18,7 +19,6 @@
 // it every interposed call is one branch and a call to the real function.
 // Thread ids start at 2^48 so that they never collide with a libtether
 // program's own ids when both traces are merged.
-#include <dlfcn.h>
 #include <execinfo.h>
 #include <link.h>
 #include <pthread.h>
@@ -42,6 +42,7 @@
 #include "tether/trace/scope.h"
 
 #include "file_sink.hpp"
+#include "interpose.hpp"
 #include "loaded_range.hpp"
 #include "stack_capture.hpp"
 
@@ -52,11 +53,6 @@ namespace {
 using tether::trace::detail::EventType;
 using tether::trace::detail::FileSink;
 using tether::trace::detail::kSpawnKindThread;
-
-using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
-using JoinFn = int (*)(pthread_t, void**);
-using DetachFn = int (*)(pthread_t);
-using ExitFn = void (*)(void*);
 
 const std::source_location kNoSite{};
 
@@ -92,34 +88,6 @@ thread_local std::vector<std::uint64_t> t_scopes;
 // Set while this thread creates a runtime's own threads (tether_thread_pool_v1):
 // those are not recorded.
 thread_local bool t_creating_pool_threads = false;
-
-template <class Fn>
-Fn Real(const char* name) {
-  static_assert(sizeof(Fn) == sizeof(void*));
-  void* sym = dlsym(RTLD_NEXT, name);
-  if (sym == nullptr) {
-    std::fprintf(stderr, "libtether_threads: cannot find the real %s: %s\n", name, dlerror());
-    std::abort();
-  }
-  return reinterpret_cast<Fn>(sym);
-}
-
-CreateFn RealCreate() {
-  static const CreateFn fn = Real<CreateFn>("pthread_create");
-  return fn;
-}
-JoinFn RealJoin() {
-  static const JoinFn fn = Real<JoinFn>("pthread_join");
-  return fn;
-}
-DetachFn RealDetach() {
-  static const DetachFn fn = Real<DetachFn>("pthread_detach");
-  return fn;
-}
-ExitFn RealExit() {
-  static const ExitFn fn = Real<ExitFn>("pthread_exit");
-  return fn;
-}
 
 std::uint64_t ThisThreadTid() { return static_cast<std::uint64_t>(syscall(SYS_gettid)); }
 
@@ -162,7 +130,6 @@ __attribute__((always_inline)) inline void RecordStack(FileSink* sink, std::uint
   const int count = tether::threads::CaptureCallers(cfa, pcs, 8);
   sink->PutPcs(id, pcs, WithoutStartup(pcs, count));
 }
-#define TETHER_THIS_CFA() reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa())
 
 void Remember(pthread_t thread, std::uint64_t id) {
   std::lock_guard<std::mutex> lock(g_ids_mu);
@@ -257,24 +224,23 @@ __attribute__((constructor)) void StartFromEnvironment() {
 
 }  // namespace
 
-extern "C" {
+namespace tether::threads {
 
-__attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
-                                                          const pthread_attr_t* attr,
-                                                          void* (*fn)(void*), void* arg) {
+int TracedCreate(CreateFn real, std::uintptr_t caller_cfa, pthread_t* thread,
+                 const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
   FileSink* sink = g_sink.load(std::memory_order_acquire);
-  if (sink == nullptr || t_creating_pool_threads) return RealCreate()(thread, attr, fn, arg);
+  if (sink == nullptr || t_creating_pool_threads) return real(thread, attr, fn, arg);
   const std::uint64_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   const std::uint64_t scope = t_scopes.empty() ? 0 : t_scopes.back();
   const std::uint64_t charged = scope != 0 ? scope : t_charged_scope;
   sink->PutNamed(EventType::kSpawn, kSpawnKindThread, id, 0, 0, scope, 0, kNoSite, "thread",
                  t_task);
-  RecordStack(sink, id, TETHER_THIS_CFA());
+  RecordStack(sink, id, caller_cfa);
   auto* args = new StartArgs{fn, arg, id, charged};
   // The live entry is made before the thread can run (and end).
   LiveBegin(id, charged);
   pthread_t created{};
-  int rc = RealCreate()(&created, attr, Trampoline, args);
+  int rc = real(&created, attr, Trampoline, args);
   if (rc != 0) {
     delete args;
     EndThisTask(sink, id);  // never ran
@@ -285,8 +251,8 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
   return 0;
 }
 
-__attribute__((visibility("default"))) int pthread_join(pthread_t thread, void** result) {
-  int rc = RealJoin()(thread, result);
+int TracedJoin(JoinFn real, pthread_t thread, void** result) {
+  int rc = real(thread, result);
   FileSink* sink = g_sink.load(std::memory_order_acquire);
   if (sink == nullptr || rc != 0) return rc;
   if (std::uint64_t id = Forget(thread)) {
@@ -295,23 +261,27 @@ __attribute__((visibility("default"))) int pthread_join(pthread_t thread, void**
   return rc;
 }
 
-__attribute__((visibility("default"))) int pthread_detach(pthread_t thread) {
+int TracedDetach(DetachFn real, pthread_t thread) {
   FileSink* sink = g_sink.load(std::memory_order_acquire);
   // Forget before the real detach: the thread may end, and its pthread_t be
   // reused, as soon as it is detached.
   const std::uint64_t id = sink != nullptr ? Forget(thread) : 0;
-  int rc = RealDetach()(thread);
+  int rc = real(thread);
   if (id != 0 && rc == 0) sink->Put(EventType::kThreadDetach, 0, id, 0, 0, 0, 0, kNoSite);
   return rc;
 }
 
-__attribute__((visibility("default"), noreturn)) void pthread_exit(void* result) {
+void TracedExit(ExitFn real, void* result) {
   if (FileSink* sink = g_sink.load(std::memory_order_acquire); sink != nullptr && t_task != 0) {
     EndThisTask(sink, t_task);
   }
-  RealExit()(result);
+  real(result);
   __builtin_unreachable();
 }
+
+}  // namespace tether::threads
+
+extern "C" {
 
 std::uint64_t ScopeBegin(const char* name) {
   FileSink* sink = g_sink.load(std::memory_order_acquire);

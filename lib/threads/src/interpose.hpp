@@ -1,0 +1,28 @@
+// The recording behind every interposed pthread call, shared by the two ways
+// a program's calls reach it: preload.cpp (libtether_threads.so, LD_PRELOAD;
+// the real function found with dlsym(RTLD_NEXT)) and wrap.cpp
+// (libtether_threads_wrap.a, `-Wl,--wrap`; the real function is __real_...).
+// Each entry point passes the real function and, for pthread_create, its own
+// CFA, so that the recorded stack starts at the entry point's caller.
+#pragma once
+
+#include <pthread.h>
+
+#include <cstdint>
+
+#define TETHER_THIS_CFA() reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa())
+
+namespace tether::threads {
+
+using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+using JoinFn = int (*)(pthread_t, void**);
+using DetachFn = int (*)(pthread_t);
+using ExitFn = void (*)(void*);
+
+int TracedCreate(CreateFn real, std::uintptr_t caller_cfa, pthread_t* thread,
+                 const pthread_attr_t* attr, void* (*fn)(void*), void* arg);
+int TracedJoin(JoinFn real, pthread_t thread, void** result);
+int TracedDetach(DetachFn real, pthread_t thread);
+[[noreturn]] void TracedExit(ExitFn real, void* result);
+
+}  // namespace tether::threads

@@ -1,0 +1,56 @@
+// libtether_threads.so's entry points: the program's pthread_create, join,
+// detach and exit, interposed by LD_PRELOAD; the real ones are the next
+// definitions in the loader's search order (libc's).
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "interpose.hpp"
+
+namespace {
+
+using namespace tether::threads;
+
+template <class Fn>
+Fn Real(const char* name) {
+  static_assert(sizeof(Fn) == sizeof(void*));
+  void* sym = dlsym(RTLD_NEXT, name);
+  if (sym == nullptr) {
+    std::fprintf(stderr, "libtether_threads: cannot find the real %s: %s\n", name, dlerror());
+    std::abort();
+  }
+  return reinterpret_cast<Fn>(sym);
+}
+
+// Looked up once per function: the four function types are distinct, so each
+// has its own instance (and its own static).
+template <class Fn>
+Fn RealOnce(const char* name) {
+  static const Fn fn = Real<Fn>(name);
+  return fn;
+}
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
+                                                          const pthread_attr_t* attr,
+                                                          void* (*fn)(void*), void* arg) {
+  return TracedCreate(RealOnce<CreateFn>("pthread_create"), TETHER_THIS_CFA(), thread, attr, fn, arg);
+}
+
+__attribute__((visibility("default"))) int pthread_join(pthread_t thread, void** result) {
+  return TracedJoin(RealOnce<JoinFn>("pthread_join"), thread, result);
+}
+
+__attribute__((visibility("default"))) int pthread_detach(pthread_t thread) {
+  return TracedDetach(RealOnce<DetachFn>("pthread_detach"), thread);
+}
+
+__attribute__((visibility("default"), noreturn)) void pthread_exit(void* result) {
+  TracedExit(RealOnce<ExitFn>("pthread_exit"), result);
+}
+
+}  // extern "C"

@@ -1,0 +1,43 @@
+// libtether_threads_wrap.a's entry points (Tether::threads_wrap), for
+// programs that cannot be preloaded (static binaries): linked with
+// -Wl,--wrap=pthread_create,... every call to pthread_create in the linked
+// objects, libstdc++.a's std::thread included, becomes a call to
+// __wrap_pthread_create, and __real_pthread_create is libc's.
+//
+// The recording is libtether_threads.so's (threads.cpp), started the same way
+// by TETHER_THREADS_TRACE, which `tether trace` sets when it finds the marker
+// below in the program. A program both wrapped and preloaded records once:
+// the preloaded object's constructor runs first and removes the variable, so
+// this copy stays off and forwards every call to the preloaded one.
+#include "interpose.hpp"
+
+extern "C" {
+
+// Found by `tether trace` in the program's file (tool/trace_cmd.cpp).
+__attribute__((used)) const char tether_threads_wrap_marker[] =
+    "TETHER_THREADS_WRAP_V1";
+
+int __real_pthread_create(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+int __real_pthread_join(pthread_t, void**);
+int __real_pthread_detach(pthread_t);
+[[noreturn]] void __real_pthread_exit(void*);
+
+int __wrap_pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(void*),
+                          void* arg) {
+  return tether::threads::TracedCreate(__real_pthread_create, TETHER_THIS_CFA(), thread, attr, fn,
+                                       arg);
+}
+
+int __wrap_pthread_join(pthread_t thread, void** result) {
+  return tether::threads::TracedJoin(__real_pthread_join, thread, result);
+}
+
+int __wrap_pthread_detach(pthread_t thread) {
+  return tether::threads::TracedDetach(__real_pthread_detach, thread);
+}
+
+[[noreturn]] void __wrap_pthread_exit(void* result) {
+  tether::threads::TracedExit(__real_pthread_exit, result);
+}
+
+}  // extern "C"
