@@ -181,7 +181,9 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   if (item.attempt > 1) std::filesystem::remove_all(result_dir, ec);
   std::filesystem::create_directories(result_dir, ec);
   if (ec) return Error(ErrorCode::kIo, "cannot create " + result_dir + ": " + ec.message());
-  // tether:detached(the first SIGINT/SIGTERM cancels ctx to stop intake, but a running build must drain, not die: its root drops ctx's cancellation and keeps its values; the shutdown path cancels it through builds_ after --shutdown-grace, and the build's own timeout still applies)
+  // tether:detached(the first SIGINT/SIGTERM cancels ctx to stop intake, but a running build must
+  // drain, not die: its root drops ctx's cancellation and keeps its values; the shutdown path
+  // cancels it through builds_ after --shutdown-grace, and the build's own timeout still applies)
   Scope scope(WithoutCancel(ctx), "build " + item.id);
   auto [build_ctx, cancel_build] = WithCancel(scope.context());
   api::SlotInfo info;

@@ -15,7 +15,9 @@ constexpr std::size_t kReadChunk = 1 << 20;
 // not subject to the build timeout, so the output of a step killed by the
 // timeout is still captured to its end.
 Error Engine::StreamBuild(const Context& ctx) {
-  // tether:detached(the stream tasks must drain the output of a cancelled or timed-out build after ctx is done; they are cancelled below, at most --log-streaming-timeout after the build ended (or by Kill), and joined before StreamBuild returns)
+  // tether:detached(the stream tasks must drain the output of a cancelled or timed-out build after
+  // ctx is done; they are cancelled below, at most --log-streaming-timeout after the build ended
+  // (or by Kill), and joined before StreamBuild returns)
   auto [stream_ctx, cancel_streams] = WithCancel(WithoutCancel(ctx));
   {
     std::lock_guard<std::mutex> lock(mu_);
