@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "tether/cli/options.hpp"
 #include "tether/check/baseline.hpp"
 #include "tether/check/model.hpp"
 #include "tether/check/runner.hpp"
 #include "tether/check/suppress.hpp"
 #include "tether/check/writers.hpp"
+#include "tether/cli/options.hpp"
 
 namespace tether::tool {
 namespace {
@@ -27,9 +27,11 @@ constexpr const char* kUsage =
     "                    [FILES...] [-- COMPILER ARGS]\n"
     "\n"
     "Finds detached contexts and unwaited tasks (see docs/checker.md).\n"
-    "  -p BUILD_DIR       directory with compile_commands.json (all its files unless FILES are given)\n"
+    "  -p BUILD_DIR       directory with compile_commands.json (all its files unless FILES are "
+    "given)\n"
     "  --model FILE       an API model (JSON); repeat to merge several; replaces the default,\n"
-    "                     builtin:libtether and builtin:std-stop-token (std::thread/jthread/stop_token)\n"
+    "                     builtin:libtether and builtin:std-stop-token "
+    "(std::thread/jthread/stop_token)\n"
     "  --checks GLOBS     clang-tidy style, e.g. -*,tether-lost-cancel (default tether-*)\n"
     "  --format F         text (default), json or sarif\n"
     "  --output F         write the report to F instead of stdout\n"
@@ -64,7 +66,8 @@ bool WriteFile(const std::string& path, const std::string& text) {
 
 // A decimal whole number that fits in unsigned: digits only, no sign.
 bool ParseCount(const std::string& text, unsigned* out) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+    return false;
   *out = static_cast<unsigned>(std::stoul(text));
   return true;
 }
@@ -73,7 +76,8 @@ bool ParseCount(const std::string& text, unsigned* out) {
 // the last parts do not exist.
 std::string CanonicalDir(const std::string& dir) {
   std::error_code ec;
-  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(dir, ec), ec);
+  std::filesystem::path p =
+      std::filesystem::weakly_canonical(std::filesystem::absolute(dir, ec), ec);
   return ec ? dir : p.string();
 }
 
@@ -94,7 +98,8 @@ std::string SummaryLine(const check::RunSummary& run, bool have_baseline, unsign
             (stale ? ", " + std::to_string(stale) + " baseline entries no longer found" : "");
   unsigned partial = 0;
   for (const check::FailedUnit& u : run.failed) partial += u.partial;
-  if (partial) line += "; " + std::to_string(partial) + " with compile errors (results may be incomplete)";
+  if (partial)
+    line += "; " + std::to_string(partial) + " with compile errors (results may be incomplete)";
   if (run.failed.size() > partial)
     line += "; " + std::to_string(run.failed.size() - partial) + " could not be analysed";
   return line;
@@ -118,7 +123,8 @@ int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
   check::RunOptions& options = args->options;
   std::vector<std::string>& models = args->models;
   std::string &format = args->format, &output = args->output, &export_fixes = args->export_fixes,
-              &graph = args->graph, &sarif_root = args->sarif_root, &baseline_file = args->baseline_file;
+              &graph = args->graph, &sarif_root = args->sarif_root,
+              &baseline_file = args->baseline_file;
   bool &fix = args->fix, &list_checks = args->list_checks;
   bool quiet = false;
   cli::Options cli;
@@ -135,8 +141,9 @@ int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
       "-j,--jobs", "-j needs a number",
       [](const std::string& v) -> std::string {
         unsigned jobs = 0;
-        return ParseCount(v, &jobs) && jobs >= 1 && jobs <= 1024 ? ""
-                                                                  : "-j needs a number from 1 to 1024, not '" + v + "'";
+        return ParseCount(v, &jobs) && jobs >= 1 && jobs <= 1024
+                   ? ""
+                   : "-j needs a number from 1 to 1024, not '" + v + "'";
       },
       [&options](const std::string& v) { ParseCount(v, &options.jobs); });
   cli.Text("--graph", &graph, "--graph needs a file");
@@ -146,7 +153,8 @@ int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
       "--max-chain-depth", "--max-chain-depth needs a number",
       [](const std::string& v) -> std::string {
         unsigned depth = 0;
-        return ParseCount(v, &depth) ? "" : "--max-chain-depth needs a whole number, not '" + v + "'";
+        return ParseCount(v, &depth) ? ""
+                                     : "--max-chain-depth needs a whole number, not '" + v + "'";
       },
       [&options](const std::string& v) { ParseCount(v, &options.max_chain_depth); });
   cli.Text("--cache-dir", &options.cache_dir, "--cache-dir needs a directory");
@@ -187,7 +195,8 @@ bool LoadModels(std::vector<std::string> models, check::ApiModel* model) {
 
 // The root of SARIF URIs and fingerprints: --sarif-root, else the git
 // toplevel, else the current directory (said when writing SARIF).
-std::string SarifRoot(std::string sarif_root, const std::string& format, const check::RunSummary& run) {
+std::string SarifRoot(std::string sarif_root, const std::string& format,
+                      const check::RunSummary& run) {
   bool root_is_cwd = false;
   if (sarif_root.empty()) sarif_root = GitToplevel();
   if (sarif_root.empty()) {
@@ -197,14 +206,16 @@ std::string SarifRoot(std::string sarif_root, const std::string& format, const c
   sarif_root = CanonicalDir(sarif_root);
   if (format == "sarif") {
     if (root_is_cwd)
-      std::cerr << "tether check: note: not in a git checkout: SARIF URIs are relative to the current "
-                   "directory "
-                << sarif_root << " (give --sarif-root DIR for another)\n";
+      std::cerr
+          << "tether check: note: not in a git checkout: SARIF URIs are relative to the current "
+             "directory "
+          << sarif_root << " (give --sarif-root DIR for another)\n";
     unsigned outside = 0;
     for (const check::Finding& f : run.findings) outside += !Under(f.file, sarif_root);
     if (outside)
-      std::cerr << "tether check: note: " << outside << " finding" << (outside == 1 ? " is" : "s are")
-                << " in files outside " << sarif_root << ": their SARIF URIs are absolute\n";
+      std::cerr << "tether check: note: " << outside << " finding"
+                << (outside == 1 ? " is" : "s are") << " in files outside " << sarif_root
+                << ": their SARIF URIs are absolute\n";
   }
   return sarif_root;
 }
@@ -215,7 +226,8 @@ void PrintFailedUnits(const check::RunSummary& run) {
   for (const check::FailedUnit& u : run.failed) {
     if (u.partial)
       std::cerr << "tether check: error: " << u.file
-                << " has compile errors: its results may be incomplete (checked on the AST Clang recovered):\n";
+                << " has compile errors: its results may be incomplete (checked on the AST Clang "
+                   "recovered):\n";
     else
       std::cerr << "tether check: error: analysis failed for " << u.file << ":\n";
     for (const std::string& e : u.errors) std::cerr << e << "\n";
@@ -224,8 +236,8 @@ void PrintFailedUnits(const check::RunSummary& run) {
 
 // The report (--format, --output), --export-fixes, --graph and --fix.
 // Returns false (said on stderr) when a file cannot be written.
-bool WriteResults(const CheckArgs& args, const check::RunResult& result, const std::string& sarif_root,
-                  const std::string& summary) {
+bool WriteResults(const CheckArgs& args, const check::RunResult& result,
+                  const std::string& sarif_root, const std::string& summary) {
   const check::RunSummary& run = result.summary;
   std::string report;
   if (args.format == "json") {
@@ -244,12 +256,14 @@ bool WriteResults(const CheckArgs& args, const check::RunResult& result, const s
   }
   if (!args.export_fixes.empty()) {
     std::string main_file = args.options.files.empty() ? "" : args.options.files.front();
-    if (!WriteFile(args.export_fixes, check::ExportFixesYaml(run, main_file, args.options.build_dir))) {
+    if (!WriteFile(args.export_fixes,
+                   check::ExportFixesYaml(run, main_file, args.options.build_dir))) {
       std::cerr << "tether check: error: cannot write " << args.export_fixes << "\n";
       return false;
     }
   }
-  if (!args.graph.empty() && !WriteFile(args.graph, check::StaticGraphJson(result.facts, run.findings))) {
+  if (!args.graph.empty() &&
+      !WriteFile(args.graph, check::StaticGraphJson(result.facts, run.findings))) {
     std::cerr << "tether check: error: cannot write " << args.graph << "\n";
     return false;
   }
@@ -257,7 +271,8 @@ bool WriteResults(const CheckArgs& args, const check::RunResult& result, const s
     std::vector<std::string> errors;
     unsigned applied = check::ApplyFixes(run.findings, &errors);
     for (const auto& e : errors) std::cerr << "tether check: warning: " << e << "\n";
-    std::cerr << "tether check: applied " << applied << " fix" << (applied == 1 ? "" : "es") << "\n";
+    std::cerr << "tether check: applied " << applied << " fix" << (applied == 1 ? "" : "es")
+              << "\n";
   }
   return true;
 }
@@ -270,7 +285,8 @@ int RunCheck(int argc, char** argv) {
   const check::RunOptions& options = args.options;
   if (args.list_checks) {
     for (const auto& info : check::AllCheckInfos())
-      if (check::CheckEnabled(options.checks, info.name)) std::cout << info.name << ": " << info.summary << "\n";
+      if (check::CheckEnabled(options.checks, info.name))
+        std::cout << info.name << ": " << info.summary << "\n";
     return 0;
   }
   check::ApiModel model;

@@ -91,9 +91,10 @@ class ReportOutput {
 
 // Writes the report in `format` (all rendering that can fail before OUT is
 // touched is done by then: svg holds `dot`'s output).
-Error WriteFormat(const std::string& format, const graph::ScopeGraph& sg, const graph::Analyses& analyses,
-                  const graph::DisplayGraph& display, const std::string& svg, const graph::StaticJoin* joined,
-                  std::size_t group_above, std::ostream& out) {
+Error WriteFormat(const std::string& format, const graph::ScopeGraph& sg,
+                  const graph::Analyses& analyses, const graph::DisplayGraph& display,
+                  const std::string& svg, const graph::StaticJoin* joined, std::size_t group_above,
+                  std::ostream& out) {
   if (format == "json") {
     graph::WriteJson(sg, analyses, out, joined);
   } else if (format == "dot") {
@@ -110,6 +111,52 @@ Error WriteFormat(const std::string& format, const graph::ScopeGraph& sg, const 
     return graph::WritePerfetto(sg, out);
   }
   return Error();
+}
+
+// Renders sg in format and writes it to output (stdout when empty): 0, or 2
+// after saying why on stderr. OUT is only touched once the rendering worked.
+int WriteReport(const std::string& format, const std::string& output, const graph::ScopeGraph& sg,
+                const graph::Analyses& analyses, const graph::StaticJoin* joined,
+                std::size_t group_above) {
+  // Render fully before touching OUT (svg/html need `dot` to succeed first).
+  std::string svg;
+  graph::DisplayGraph display;
+  if (format == "dot" || format == "svg" || format == "html") {
+    display = graph::MakeDisplayGraph(sg, group_above, &analyses);
+  }
+  if (format == "svg" || format == "html") {
+    std::ostringstream dot;
+    graph::WriteDot(sg, display, dot);
+    if (Error err = graph::RenderSvg(dot.str(), &svg); !err.ok()) {
+      std::cerr << "tether report: " << err.message() << "\n";
+      return 2;
+    }
+  }
+  if ((format == "perfetto" || format == "timeline-svg") &&
+      sg.source != graph::SourceKind::kTrace) {
+    std::cerr << "tether report: --format " << format
+              << " needs a trace: a static graph has no times "
+                 "(use json, dot, svg or html)\n";
+    return 2;
+  }
+
+  ReportOutput sink(output);
+  std::string problem;
+  std::ostream* out = sink.Open(&problem);
+  if (!out) {
+    std::cerr << "tether report: " << problem << "\n";
+    return 2;
+  }
+  if (Error err = WriteFormat(format, sg, analyses, display, svg, joined, group_above, *out);
+      !err.ok()) {
+    std::cerr << "tether report: " << err.message() << "\n";
+    return 2;
+  }
+  if (!sink.Commit(&problem)) {
+    std::cerr << "tether report: " << problem << "\n";
+    return 2;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -134,20 +181,24 @@ int RunReport(int argc, char** argv) {
     std::cout << kReportUsage;
     return 0;
   }
-  if (inputs.size() > 1) return Usage("more than one input ('" + inputs[0] + "' and '" + inputs[1] + "')");
+  if (inputs.size() > 1)
+    return Usage("more than one input ('" + inputs[0] + "' and '" + inputs[1] + "')");
   if (!inputs.empty()) input = inputs[0];
   group_above = static_cast<std::size_t>(group);
   options.grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
   if (input.empty()) return Usage("no input given");
-  if (format != "json" && format != "dot" && format != "svg" && format != "html" && format != "perfetto" &&
-      format != "timeline-svg" && format != "text") {
-    return Usage("unknown format '" + format + "' (json, dot, svg, html, perfetto, timeline-svg, text)");
+  if (format != "json" && format != "dot" && format != "svg" && format != "html" &&
+      format != "perfetto" && format != "timeline-svg" && format != "text") {
+    return Usage("unknown format '" + format +
+                 "' (json, dot, svg, html, perfetto, timeline-svg, text)");
   }
-  if (format == "text" && static_path.empty()) return Usage("--format text needs --static GRAPH.json");
+  if (format == "text" && static_path.empty())
+    return Usage("--format text needs --static GRAPH.json");
 
   graph::ScopeGraph sg;
   if (Error err = graph::LoadScopeGraph(input, options, &sg); !err.ok()) {
-    std::cerr << "tether report: " << (err.message().empty() ? err.ToString() : err.message()) << "\n";
+    std::cerr << "tether report: " << (err.message().empty() ? err.ToString() : err.message())
+              << "\n";
     return 2;
   }
   graph::Analyses analyses = graph::AnalyzeGraph(sg);
@@ -158,50 +209,23 @@ int RunReport(int argc, char** argv) {
     }
     graph::StaticGraph checker;
     if (Error err = graph::LoadStaticGraphFile(static_path, &checker); !err.ok()) {
-      std::cerr << "tether report: " << (err.message().empty() ? err.ToString() : err.message()) << "\n";
+      std::cerr << "tether report: " << (err.message().empty() ? err.ToString() : err.message())
+                << "\n";
       return 2;
     }
     join = graph::JoinStatic(sg, analyses, checker, static_path);
   }
   const graph::StaticJoin* joined = join ? &*join : nullptr;
 
-  // Render fully before touching OUT (svg/html need `dot` to succeed first).
-  std::string svg;
-  graph::DisplayGraph display;
-  if (format == "dot" || format == "svg" || format == "html") {
-    display = graph::MakeDisplayGraph(sg, group_above, &analyses);
+  if (int rc = WriteReport(format, output, sg, analyses, joined, group_above); rc != 0) {
+    return rc;
   }
-  if (format == "svg" || format == "html") {
-    std::ostringstream dot;
-    graph::WriteDot(sg, display, dot);
-    if (Error err = graph::RenderSvg(dot.str(), &svg); !err.ok()) {
-      std::cerr << "tether report: " << err.message() << "\n";
-      return 2;
-    }
-  }
-  if ((format == "perfetto" || format == "timeline-svg") && sg.source != graph::SourceKind::kTrace) {
-    std::cerr << "tether report: --format " << format << " needs a trace: a static graph has no times "
-                 "(use json, dot, svg or html)\n";
-    return 2;
-  }
-
-  ReportOutput sink(output);
-  std::string problem;
-  std::ostream* out = sink.Open(&problem);
-  if (!out) {
-    std::cerr << "tether report: " << problem << "\n";
-    return 2;
-  }
-  if (Error err = WriteFormat(format, sg, analyses, display, svg, joined, group_above, *out); !err.ok()) {
-    std::cerr << "tether report: " << err.message() << "\n";
-    return 2;
-  }
-  if (!sink.Commit(&problem)) {
-    std::cerr << "tether report: " << problem << "\n";
-    return 2;
-  }
-  if (sg.truncated) std::cerr << "tether report: warning: " << input << " is truncated (the program did not exit cleanly)\n";
-  if (sg.lost_events) std::cerr << "tether report: warning: " << sg.lost_events << " events were lost while tracing\n";
+  if (sg.truncated)
+    std::cerr << "tether report: warning: " << input
+              << " is truncated (the program did not exit cleanly)\n";
+  if (sg.lost_events)
+    std::cerr << "tether report: warning: " << sg.lost_events
+              << " events were lost while tracing\n";
   return sg.findings.empty() ? 0 : 1;
 }
 

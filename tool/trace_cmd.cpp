@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "thread_sites.hpp"
 #include "tether/cli/options.hpp"
 #include "tether/duration.hpp"
 #include "tether/trace/model.hpp"
 #include "tether/trace/report.hpp"
+#include "thread_sites.hpp"
 
 namespace tether::tool {
 namespace {
@@ -65,7 +65,7 @@ struct Options {
   std::int64_t grace_ns = 0;
   std::string format = "text";
   std::string fail_on = "leak";
-  std::string threads;  // "on", "off" or "" (decide from PROG)
+  std::string threads;              // "on", "off" or "" (decide from PROG)
   std::vector<std::string> ignore;  // --ignore: frames whose findings are dropped
   std::vector<std::string> command;
 };
@@ -90,9 +90,10 @@ int ParseArgs(int argc, char** argv, Options* opt) {
   cli::Options cli;
   cli.Text("--out", &opt->out, "--out needs a file");
   cli.Text("--load", &opt->load, "--load needs a file");
-  cli.DurationValue("--grace", &grace, "--grace needs a duration", [](Duration d, const std::string&) {
-    return d < Duration::zero() ? "--grace must not be negative" : "";
-  });
+  cli.DurationValue("--grace", &grace, "--grace needs a duration",
+                    [](Duration d, const std::string&) {
+                      return d < Duration::zero() ? "--grace must not be negative" : "";
+                    });
   cli.Checked("--format", &opt->format, "--format needs text or json",
               OneOf({"text", "json"}, "--format must be text or json"));
   cli.Checked("--fail-on", &opt->fail_on, "--fail-on needs zombie, leak or none",
@@ -107,7 +108,8 @@ int ParseArgs(int argc, char** argv, Options* opt) {
     return -1;
   }
   opt->grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
-  if (opt->load.empty() && opt->command.empty()) return Usage("no program to run (give -- PROG ARGS)");
+  if (opt->load.empty() && opt->command.empty())
+    return Usage("no program to run (give -- PROG ARGS)");
   if (!opt->load.empty() && !opt->command.empty()) {
     return Usage("--load and a program to run are exclusive");
   }
@@ -162,12 +164,14 @@ bool RunProgram(const std::vector<std::string>& command, const std::vector<std::
 
   // Like system(3): while the program runs, Ctrl-C is its to handle; we
   // stay to report what it left behind.
-  struct sigaction ignore {}, old_int {}, old_quit {};
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);
-  struct sigaction forward {}, old_term {}, old_hup {};
+  struct sigaction forward {
+  }, old_term{}, old_hup{};
   forward.sa_handler = ForwardToProgram;
   sigemptyset(&forward.sa_mask);
   g_child = 0;
@@ -234,7 +238,9 @@ bool CheckTraceOut(const std::string& path, std::string* error) {
       return false;
     }
     if (!S_ISREG(st.st_mode)) {
-      *error = path + ": error: is not a regular file (a FIFO, device or socket); --out names the trace file to write";
+      *error = path +
+               ": error: is not a regular file (a FIFO, device or socket); --out names the trace "
+               "file to write";
       return false;
     }
     if (::access(path.c_str(), W_OK) != 0) {
@@ -330,8 +336,9 @@ std::string ThreadsShim() {
   std::error_code ec;
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return "";
-  for (const auto& candidate : {self.parent_path() / "libtether_threads.so",
-                                self.parent_path().parent_path() / "lib" / "libtether_threads.so"}) {
+  for (const auto& candidate :
+       {self.parent_path() / "libtether_threads.so",
+        self.parent_path().parent_path() / "lib" / "libtether_threads.so"}) {
     if (std::filesystem::is_regular_file(candidate, ec)) return candidate.string();
   }
   return "";
@@ -349,8 +356,8 @@ bool Fails(const std::string& fail_on, const std::vector<trace::Finding>& findin
 // Runs PROG with tracing on (--threads decides how), into *trace_path (a
 // temporary file when --out is not given: *remove_after). Returns kClean, or
 // kToolError when it could not run (said on stderr, files removed).
-int RunTraced(const Options& opt, std::string* trace_path_out, bool* remove_after_out, std::string* threads_path_out,
-              trace::ReportInput* input) {
+int RunTraced(const Options& opt, std::string* trace_path_out, bool* remove_after_out,
+              std::string* threads_path_out, trace::ReportInput* input) {
   std::string& trace_path = *trace_path_out;
   bool& remove_after = *remove_after_out;
   std::string& threads_path = *threads_path_out;
@@ -373,14 +380,14 @@ int RunTraced(const Options& opt, std::string* trace_path_out, bool* remove_afte
   // even with --threads off, and a static one is not preloaded. A dynamic one
   // still is (libstdc++.so's calls to pthread_create are not wrapped): the
   // preloaded copy records, the linked one stays off (lib/threads/src/wrap.cpp).
-  const bool preload =
-      (opt.threads == "on" && (kind.dynamic || !kind.wraps_threads)) ||
-      (opt.threads.empty() && kind.dynamic && !kind.links_tracer && !shim.empty());
+  const bool preload = (opt.threads == "on" && (kind.dynamic || !kind.wraps_threads)) ||
+                       (opt.threads.empty() && kind.dynamic && !kind.links_tracer && !shim.empty());
   const bool threads = preload || kind.wraps_threads;
   if (preload && (shim.empty() || !kind.dynamic)) {
     std::cerr << "tether trace: --threads on: "
-              << (shim.empty() ? "libtether_threads.so is not installed beside tether"
-                               : "'" + opt.command[0] + "' is statically linked (nothing can be preloaded)")
+              << (shim.empty()
+                      ? "libtether_threads.so is not installed beside tether"
+                      : "'" + opt.command[0] + "' is statically linked (nothing can be preloaded)")
               << "\n";
     if (remove_after) std::remove(trace_path.c_str());
     return kToolError;
@@ -395,7 +402,8 @@ int RunTraced(const Options& opt, std::string* trace_path_out, bool* remove_afte
   }
   if (preload) {
     const char* preloaded = std::getenv("LD_PRELOAD");
-    env.push_back("LD_PRELOAD=" + shim + (preloaded && *preloaded ? ":" + std::string(preloaded) : ""));
+    env.push_back("LD_PRELOAD=" + shim +
+                  (preloaded && *preloaded ? ":" + std::string(preloaded) : ""));
   }
   const bool ran = RunProgram(opt.command, env, &input->program, &error);
   if (!ran) {
@@ -422,7 +430,8 @@ int RunTrace(int argc, char** argv) {
   bool remove_after = false;
   std::string threads_path;  // where libtether_threads.so wrote (empty: not preloaded)
   if (opt.load.empty()) {
-    if (int rc = RunTraced(opt, &trace_path, &remove_after, &threads_path, &input); rc != kClean) return rc;
+    if (int rc = RunTraced(opt, &trace_path, &remove_after, &threads_path, &input); rc != kClean)
+      return rc;
   }
 
   trace::AnalysisOptions analysis;
@@ -452,9 +461,10 @@ int RunTrace(int argc, char** argv) {
   if (!err.ok()) {
     std::cerr << "tether trace: " << err.message() << "\n";
     if (opt.load.empty()) {
-      std::cerr << "tether trace: is '" << opt.command[0]
-                << "' linked with tether_runtime? (without --threads on, the trace is written by the "
-                   "program itself)\n";
+      std::cerr
+          << "tether trace: is '" << opt.command[0]
+          << "' linked with tether_runtime? (without --threads on, the trace is written by the "
+             "program itself)\n";
     }
     return kToolError;
   }

@@ -46,7 +46,8 @@ struct Histogram {
   double sum = 0;
   std::uint64_t count = 0;
 
-  explicit Histogram(std::vector<double> b = {}) : bounds(std::move(b)), counts(bounds.size() + 1, 0) {}
+  explicit Histogram(std::vector<double> b = {})
+      : bounds(std::move(b)), counts(bounds.size() + 1, 0) {}
   void Observe(double v) {
     std::size_t i = 0;
     while (i < bounds.size() && v > bounds[i]) ++i;
@@ -58,10 +59,10 @@ struct Histogram {
 
 struct WorkerStats {
   std::map<std::string, std::uint64_t> builds_by_status;  // success | failure | error | canceled
-  int running = 0;                     // builds running now
-  std::uint64_t steps_killed = 0;      // steps and services stopped by the worker while running
-  Histogram queue_wait_seconds;        // submit to claim (durable queues only)
-  Histogram build_duration_seconds;    // claim to result
+  int running = 0;                                        // builds running now
+  std::uint64_t steps_killed = 0;    // steps and services stopped by the worker while running
+  Histogram queue_wait_seconds;      // submit to claim (durable queues only)
+  Histogram build_duration_seconds;  // claim to result
 };
 
 class WorkerControl {

@@ -31,16 +31,20 @@ void Header(std::string* out, const std::string& name, const char* type, const c
   *out += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
 }
 
-void Sample(std::string* out, const std::string& name, double value) { *out += name + " " + Number(value) + "\n"; }
+void Sample(std::string* out, const std::string& name, double value) {
+  *out += name + " " + Number(value) + "\n";
+}
 
 // A cumulative histogram as Prometheus defines one: bucket le=B counts the
 // observations <= B; le="+Inf" counts all of them (= _count).
-void RenderHistogram(std::string* out, const std::string& name, const char* help, const Histogram& h) {
+void RenderHistogram(std::string* out, const std::string& name, const char* help,
+                     const Histogram& h) {
   Header(out, name, "histogram", help);
   std::uint64_t cumulative = 0;
   for (std::size_t i = 0; i < h.bounds.size(); ++i) {
     cumulative += i < h.counts.size() ? h.counts[i] : 0;
-    *out += name + "_bucket{le=\"" + Number(h.bounds[i]) + "\"} " + std::to_string(cumulative) + "\n";
+    *out +=
+        name + "_bucket{le=\"" + Number(h.bounds[i]) + "\"} " + std::to_string(cumulative) + "\n";
   }
   *out += name + "_bucket{le=\"+Inf\"} " + std::to_string(h.count) + "\n";
   Sample(out, name + "_sum", h.sum);
@@ -52,7 +56,8 @@ void RenderHistogram(std::string* out, const std::string& name, const char* help
 std::string RenderMetrics(const MetricsInput& in) {
   std::string out;
   Header(&out, "tether_worker_builds_total", "counter", "Builds finished, by build status.");
-  std::map<std::string, std::uint64_t> by_status = {{"success", 0}, {"failure", 0}, {"error", 0}, {"canceled", 0}};
+  std::map<std::string, std::uint64_t> by_status = {
+      {"success", 0}, {"failure", 0}, {"error", 0}, {"canceled", 0}};
   for (const auto& [status, n] : in.stats.builds_by_status) by_status[status] = n;
   for (const auto& [status, n] : by_status) {
     out += "tether_worker_builds_total{status=\"" + status + "\"} " + std::to_string(n) + "\n";
@@ -65,13 +70,16 @@ std::string RenderMetrics(const MetricsInput& in) {
                   "Time a build waited in the queue, from submit to its claim by this worker.",
                   in.stats.queue_wait_seconds);
   RenderHistogram(&out, "tether_worker_build_duration_seconds",
-                  "Build duration, from its claim to its acknowledged result.", in.stats.build_duration_seconds);
+                  "Build duration, from its claim to its acknowledged result.",
+                  in.stats.build_duration_seconds);
   Header(&out, "tether_worker_step_kills_total", "counter",
          "Steps and services the worker stopped while they ran (build timeout or cancel).");
   Sample(&out, "tether_worker_step_kills_total", static_cast<double>(in.stats.steps_killed));
-  Header(&out, "tether_worker_api_cancels_total", "counter", "Builds cancelled through the HTTP API.");
+  Header(&out, "tether_worker_api_cancels_total", "counter",
+         "Builds cancelled through the HTTP API.");
   Sample(&out, "tether_worker_api_cancels_total", static_cast<double>(in.api_cancels));
-  Header(&out, "tether_tasks_alive", "gauge", "libtether tasks running now (TaskGroup and Go tasks).");
+  Header(&out, "tether_tasks_alive", "gauge",
+         "libtether tasks running now (TaskGroup and Go tasks).");
   Sample(&out, "tether_tasks_alive", static_cast<double>(TasksRunning()));
   return out;
 }

@@ -23,7 +23,9 @@ namespace tether::worker::api {
 
 namespace {
 
-Error Invalid(std::string message) { return Error(ErrorCode::kInvalidArgument, std::move(message)); }
+Error Invalid(std::string message) {
+  return Error(ErrorCode::kInvalidArgument, std::move(message));
+}
 
 bool ParsePort(const std::string& text, int* port) {
   if (text.empty() || text.size() > 5) return false;
@@ -41,7 +43,8 @@ bool ParsePort(const std::string& text, int* port) {
 // leak through response times).
 bool SameSecret(const std::string& a, const std::string& b) {
   unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % (b.size() | 1)]);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    diff |= static_cast<unsigned char>(a[i] ^ b[i % (b.size() | 1)]);
   return diff == 0;
 }
 
@@ -56,7 +59,8 @@ nlohmann::json SlotJson(const SlotInfo& s) {
   j["build"] = {{"id", s.build_id},
                 {"pipeline", s.pipeline},
                 {"started", executor::FormatTime(s.started)},
-                {"running_seconds", std::chrono::duration<double>(executor::WallClock::now() - s.started).count()},
+                {"running_seconds",
+                 std::chrono::duration<double>(executor::WallClock::now() - s.started).count()},
                 {"attempt", s.attempt}};
   return j;
 }
@@ -101,7 +105,8 @@ Error ParseApiAddress(const std::string& text, ApiAddress* out) {
     std::memcpy(&v6, buf, sizeof v6);
     a.loopback = IN6_IS_ADDR_LOOPBACK(&v6) || (IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127);
   } else {
-    return Invalid("invalid address \"" + text + "\": the host must be a numeric IP address or localhost");
+    return Invalid("invalid address \"" + text +
+                   "\": the host must be a numeric IP address or localhost");
   }
   a.host = host;
   *out = a;
@@ -117,7 +122,8 @@ Error ReadApiToken(const std::string& path, std::string* token) {
   if (t.empty()) return Invalid("the API token file " + path + " is empty");
   for (char c : t) {
     if (c <= ' ' || c == 0x7f) {
-      return Invalid("the API token in " + path + " has a blank or control character (one line, no spaces)");
+      return Invalid("the API token in " + path +
+                     " has a blank or control character (one line, no spaces)");
     }
   }
   *token = std::move(t);
@@ -171,7 +177,8 @@ class HttpApi::Impl {
     Routes();
     if (address_.port == 0) {
       int port = http_.bind_to_any_port(address_.host);
-      if (port <= 0) return Error(ErrorCode::kIo, "cannot listen on " + address_.host + " (any port)");
+      if (port <= 0)
+        return Error(ErrorCode::kIo, "cannot listen on " + address_.host + " (any port)");
       address_.port = port;
     } else if (!http_.bind_to_port(address_.host, address_.port)) {
       return Error(ErrorCode::kIo, "cannot listen on " + url() + " (" + std::strerror(errno) + ")");
@@ -181,7 +188,8 @@ class HttpApi::Impl {
 
   std::string url() const {
     bool v6 = address_.host.find(':') != std::string::npos;
-    return "http://" + (v6 ? "[" + address_.host + "]" : address_.host) + ":" + std::to_string(address_.port);
+    return "http://" + (v6 ? "[" + address_.host + "]" : address_.host) + ":" +
+           std::to_string(address_.port);
   }
   int port() const { return address_.port; }
 
@@ -206,7 +214,8 @@ class HttpApi::Impl {
     }
     unregister();
     http_.CloseListener();
-    if (!ok && ctx.Err().ok()) return Error(ErrorCode::kIo, "api: the accept loop failed on " + url());
+    if (!ok && ctx.Err().ok())
+      return Error(ErrorCode::kIo, "api: the accept loop failed on " + url());
     return Error();
   }
 
@@ -219,27 +228,29 @@ class HttpApi::Impl {
         return httplib::Server::HandlerResponse::Unhandled;
       }
       res.set_header("WWW-Authenticate", "Bearer realm=\"tether-worker\"");
-      ReplyError(res, 401,
-                 req.has_header("Authorization") ? "invalid bearer token" : "a bearer token is required");
+      ReplyError(
+          res, 401,
+          req.has_header("Authorization") ? "invalid bearer token" : "a bearer token is required");
       if (req.method != "GET") LogChange(req, res);
       return httplib::Server::HandlerResponse::Handled;
     });
-    http_.set_error_handler(httplib::Server::HandlerWithResponse(
-        [](const httplib::Request&, httplib::Response& res) {
+    http_.set_error_handler(
+        httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
           if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
           ReplyError(res, res.status, res.status == 404 ? "not found" : "request failed");
           return httplib::Server::HandlerResponse::Handled;
         }));
-    http_.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-      std::string what = "internal error";
-      try {
-        if (ep) std::rethrow_exception(ep);
-      } catch (const std::exception& e) {
-        what += std::string(": ") + e.what();
-      } catch (...) {
-      }
-      ReplyError(res, 500, what);
-    });
+    http_.set_exception_handler(
+        [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+          std::string what = "internal error";
+          try {
+            if (ep) std::rethrow_exception(ep);
+          } catch (const std::exception& e) {
+            what += std::string(": ") + e.what();
+          } catch (...) {
+          }
+          ReplyError(res, 500, what);
+        });
 
     http_.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
       int running = 0;
@@ -259,42 +270,46 @@ class HttpApi::Impl {
       for (const SlotInfo& s : worker_.Slots()) list.push_back(SlotJson(s));
       Reply(res, 200, {{"executors", std::move(list)}});
     });
-    http_.Get(R"(/api/v1/executors/(\d{1,9}))", [this](const httplib::Request& req, httplib::Response& res) {
-      int n = std::stoi(req.matches[1]);
-      for (const SlotInfo& s : worker_.Slots()) {
-        if (s.slot == n) return Reply(res, 200, SlotJson(s));
-      }
-      ReplyError(res, 404, NoSuchSlot(n));
-    });
-    http_.Delete(R"(/api/v1/executors/(\d{1,9})/build)", [this](const httplib::Request& req,
-                                                                 httplib::Response& res) {
-      int n = std::stoi(req.matches[1]);
-      std::string build;
-      switch (worker_.CancelSlot(n, &build)) {
-        case WorkerControl::CancelResult::kCanceled:
-          api_cancels_.fetch_add(1, std::memory_order_relaxed);
-          std::cerr << "tether-worker: api: canceling build " << build << " (executor " << n << ")\n";
-          Reply(res, 202, {{"slot", n}, {"build", build}, {"state", "canceling"}});
-          break;
-        case WorkerControl::CancelResult::kNoSuchSlot:
-          ReplyError(res, 404, NoSuchSlot(n));
-          break;
-        case WorkerControl::CancelResult::kIdle:
-          ReplyError(res, 409, "executor " + std::to_string(n) + " runs no build");
-          break;
-      }
-      LogChange(req, res);
-    });
+    http_.Get(R"(/api/v1/executors/(\d{1,9}))",
+              [this](const httplib::Request& req, httplib::Response& res) {
+                int n = std::stoi(req.matches[1]);
+                for (const SlotInfo& s : worker_.Slots()) {
+                  if (s.slot == n) return Reply(res, 200, SlotJson(s));
+                }
+                ReplyError(res, 404, NoSuchSlot(n));
+              });
+    http_.Delete(R"(/api/v1/executors/(\d{1,9})/build)",
+                 [this](const httplib::Request& req, httplib::Response& res) {
+                   int n = std::stoi(req.matches[1]);
+                   std::string build;
+                   switch (worker_.CancelSlot(n, &build)) {
+                     case WorkerControl::CancelResult::kCanceled:
+                       api_cancels_.fetch_add(1, std::memory_order_relaxed);
+                       std::cerr << "tether-worker: api: canceling build " << build << " (executor "
+                                 << n << ")\n";
+                       Reply(res, 202, {{"slot", n}, {"build", build}, {"state", "canceling"}});
+                       break;
+                     case WorkerControl::CancelResult::kNoSuchSlot:
+                       ReplyError(res, 404, NoSuchSlot(n));
+                       break;
+                     case WorkerControl::CancelResult::kIdle:
+                       ReplyError(res, 409, "executor " + std::to_string(n) + " runs no build");
+                       break;
+                   }
+                   LogChange(req, res);
+                 });
   }
 
   // Every request that may change something is logged, before its answer is
   // sent (so the log's order is the order clients saw).
   static void LogChange(const httplib::Request& req, const httplib::Response& res) {
-    std::cerr << "tether-worker: api: " << req.method << " " << req.path << " " << res.status << "\n";
+    std::cerr << "tether-worker: api: " << req.method << " " << req.path << " " << res.status
+              << "\n";
   }
 
   std::string NoSuchSlot(int n) const {
-    return "no executor " + std::to_string(n) + " (executors are numbered from 0 to build-limit - 1)";
+    return "no executor " + std::to_string(n) +
+           " (executors are numbered from 0 to build-limit - 1)";
   }
 
   ApiAddress address_;
@@ -304,8 +319,8 @@ class HttpApi::Impl {
   HttpServer http_;
 };
 
-Error HttpApi::Open(const std::string& address_text, const std::string& token_file, WorkerControl& worker,
-                    std::unique_ptr<HttpApi>* out) {
+Error HttpApi::Open(const std::string& address_text, const std::string& token_file,
+                    WorkerControl& worker, std::unique_ptr<HttpApi>* out) {
   ApiAddress address;
   if (Error err = ParseApiAddress(address_text, &address); !err.ok()) return err;
   std::string token;
@@ -313,8 +328,9 @@ Error HttpApi::Open(const std::string& address_text, const std::string& token_fi
     if (Error err = ReadApiToken(token_file, &token); !err.ok()) return err;
   }
   if (!address.loopback && token.empty()) {
-    return Invalid("--api " + address_text +
-                   " is not a loopback address: a bearer token is required (--api-token-file FILE)");
+    return Invalid(
+        "--api " + address_text +
+        " is not a loopback address: a bearer token is required (--api-token-file FILE)");
   }
   auto impl = std::make_unique<Impl>(address, std::move(token), worker);
   if (Error err = impl->Bind(); !err.ok()) return err;

@@ -52,8 +52,8 @@ class HttpApi {
   // start, before any build runs. Errors: kInvalidArgument (a bad address, an
   // unreadable token file, a non-loopback address without a token) or kIo
   // (the address cannot be bound).
-  static Error Open(const std::string& address, const std::string& token_file, WorkerControl& worker,
-                    std::unique_ptr<HttpApi>* out);
+  static Error Open(const std::string& address, const std::string& token_file,
+                    WorkerControl& worker, std::unique_ptr<HttpApi>* out);
   ~HttpApi();
   HttpApi(const HttpApi&) = delete;
   HttpApi& operator=(const HttpApi&) = delete;

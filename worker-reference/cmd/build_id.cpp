@@ -26,7 +26,8 @@ std::uint64_t BuildIdAllocator::HighestExisting(const std::string& stem) const {
     if (*digits < '1' || *digits > '9') continue;  // ids never have leading zeros
     std::uint64_t n = 0;
     const char* p = digits;
-    for (; *p >= '0' && *p <= '9' && p - digits < 18; ++p) n = n * 10 + static_cast<std::uint64_t>(*p - '0');
+    for (; *p >= '0' && *p <= '9' && p - digits < 18; ++p)
+      n = n * 10 + static_cast<std::uint64_t>(*p - '0');
     if (*p == '\0' && n > highest) highest = n;
   }
   ::closedir(dir);

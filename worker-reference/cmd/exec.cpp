@@ -26,19 +26,21 @@ void RunBuild(const Context& build_ctx, executor::Engine& engine, Duration timeo
     // StreamBuild starts only after AssembleBuild succeeded (Vela #544), so
     // ExecBuild, the channel's closer, always runs while it does.
     auto [streaming, streaming_ctx] = TaskGroup::WithContext(build_ctx);
-    streaming.Go("StreamBuild", [&engine, sctx = streaming_ctx] { return engine.StreamBuild(sctx); });
+    streaming.Go("StreamBuild",
+                 [&engine, sctx = streaming_ctx] { return engine.StreamBuild(sctx); });
     engine.ExecBuild(timeout_ctx);
     cancel_timeout();
     streaming.Wait();  // every stream task joined: the logs are complete
   }
   cancel_timeout();
-  // tether:detached(cleanup must run even when the build was cancelled or timed out, so it drops build_ctx's cancellation; it is bounded by its own deadline instead)
+  // tether:detached(cleanup must run even when the build was cancelled or timed out, so it drops
+  // build_ctx's cancellation; it is bounded by its own deadline instead)
   auto [cleanup_ctx, cancel_cleanup] = WithTimeout(WithoutCancel(build_ctx), cleanup_timeout);
   Error destroy_err = engine.DestroyBuild(cleanup_ctx);
   cancel_cleanup();
   if (!destroy_err.ok()) {
-    std::cerr << "tether-worker: build " << engine.Record().id << ": cleanup: " << destroy_err.ToString()
-              << "\n";
+    std::cerr << "tether-worker: build " << engine.Record().id
+              << ": cleanup: " << destroy_err.ToString() << "\n";
   }
 }
 

@@ -12,7 +12,9 @@ namespace tether::worker::cmd {
 
 namespace {
 
-Error Invalid(std::string message) { return Error(ErrorCode::kInvalidArgument, std::move(message)); }
+Error Invalid(std::string message) {
+  return Error(ErrorCode::kInvalidArgument, std::move(message));
+}
 
 // Reads a non-negative decimal number ("12", "1.5", ".5") at the front of s
 // exactly: *whole (saturated just past 2^64, enough to say "too large") and
@@ -63,12 +65,21 @@ Error ParseSize(std::string_view text, std::uint64_t* out) {
   unsigned __int128 whole;
   std::string_view fraction;
   if (!TakeNumber(&rest, &whole, &fraction)) {
-    return Invalid("invalid size " + quoted + " (write it as 10MiB, 512KiB, 100B or a number of bytes)");
+    return Invalid("invalid size " + quoted +
+                   " (write it as 10MiB, 512KiB, 100B or a number of bytes)");
   }
   static const std::map<std::string_view, std::uint64_t> kUnits = {
-      {"", 1},         {"B", 1},          {"KiB", 1ull << 10}, {"MiB", 1ull << 20},
-      {"GiB", 1ull << 30}, {"TiB", 1ull << 40}, {"KB", 1'000},  {"kB", 1'000},
-      {"MB", 1'000'000}, {"GB", 1'000'000'000}, {"TB", 1'000'000'000'000},
+      {"", 1},
+      {"B", 1},
+      {"KiB", 1ull << 10},
+      {"MiB", 1ull << 20},
+      {"GiB", 1ull << 30},
+      {"TiB", 1ull << 40},
+      {"KB", 1'000},
+      {"kB", 1'000},
+      {"MB", 1'000'000},
+      {"GB", 1'000'000'000},
+      {"TB", 1'000'000'000'000},
   };
   auto it = kUnits.find(rest);
   if (it == kUnits.end()) {
@@ -100,7 +111,8 @@ const char kRunUsage[] =
     "  --build-limit N              builds run at once (default: 1)\n"
     "  --build-timeout D            a build's timeout unless its pipeline sets one (default: 30m)\n"
     "  --kill-grace D               SIGTERM to SIGKILL when a step is stopped (default: 10s)\n"
-    "  --log-streaming-timeout D    how long step logs may drain after a build ended (default: 5m)\n"
+    "  --log-streaming-timeout D    how long step logs may drain after a build ended (default: "
+    "5m)\n"
     "  --shutdown-grace D           after SIGINT/SIGTERM, time running builds get before they\n"
     "                               are cancelled; a second signal cancels at once (default: 1m)\n"
     "  --max-log-size SIZE          per step or service; 0 = unlimited (default: 100MiB)\n"
@@ -118,20 +130,23 @@ const char kRunUsage[] =
 
 CLI::Option* DurationOption(cli::Options* cli, const std::string& name, Duration* into,
                             std::function<std::string(Duration)> also) {
-  return cli->DurationValue(name, into, name + ": missing value", [name, also](Duration d, const std::string& text) {
-    const std::string invalid = name + ": invalid duration \"" + text + "\": ";
-    if (d < Duration::zero()) return invalid + "must not be negative";
-    // Every duration option ends up in a deadline (now + d) in some clock:
-    // past kMaxTimeout that sum no longer fits 64 bits of nanoseconds.
-    if (d > kMaxTimeout) return invalid + "too long (the maximum is " + kMaxTimeoutText + ")";
-    std::string why = also ? also(d) : "";
-    return why.empty() ? why : name + ": " + why;
-  });
+  return cli->DurationValue(
+      name, into, name + ": missing value", [name, also](Duration d, const std::string& text) {
+        const std::string invalid = name + ": invalid duration \"" + text + "\": ";
+        if (d < Duration::zero()) return invalid + "must not be negative";
+        // Every duration option ends up in a deadline (now + d) in some clock:
+        // past kMaxTimeout that sum no longer fits 64 bits of nanoseconds.
+        if (d > kMaxTimeout) return invalid + "too long (the maximum is " + kMaxTimeoutText + ")";
+        std::string why = also ? also(d) : "";
+        return why.empty() ? why : name + ": " + why;
+      });
 }
 
-CLI::Option* TextOption(cli::Options* cli, const std::string& name, std::string* into, const std::string& empty) {
-  return cli->Checked(name, into, name + ": missing value",
-                      [name, empty](const std::string& v) { return v.empty() ? name + ": " + empty : ""; });
+CLI::Option* TextOption(cli::Options* cli, const std::string& name, std::string* into,
+                        const std::string& empty) {
+  return cli->Checked(name, into, name + ": missing value", [name, empty](const std::string& v) {
+    return v.empty() ? name + ": " + empty : "";
+  });
 }
 
 void DeclareRunOptions(cli::Options* cli, RunOptions* out) {
@@ -146,7 +161,9 @@ void DeclareRunOptions(cli::Options* cli, RunOptions* out) {
           return "--build-limit: invalid build limit \"" + v + "\" (a whole number from 1 to 1024)";
         return "";
       },
-      [out](const std::string& v) { out->build_limit = static_cast<int>(std::strtol(v.c_str(), nullptr, 10)); });
+      [out](const std::string& v) {
+        out->build_limit = static_cast<int>(std::strtol(v.c_str(), nullptr, 10));
+      });
   DurationOption(cli, "--build-timeout", &out->build_timeout,
                  [](Duration d) { return d <= Duration::zero() ? "must be greater than 0" : ""; });
   DurationOption(cli, "--kill-grace", &out->kill_grace);
@@ -155,7 +172,8 @@ void DeclareRunOptions(cli::Options* cli, RunOptions* out) {
   cli->Converted(
       "--runtime", "--runtime: missing value",
       [](const std::string& v) -> std::string {
-        return v == "process" || v == "bwrap" ? "" : "--runtime: \"" + v + "\" is not process or bwrap";
+        return v == "process" || v == "bwrap" ? ""
+                                              : "--runtime: \"" + v + "\" is not process or bwrap";
       },
       [out](const std::string& v) { out->bwrap = v == "bwrap"; });
   cli->Converted(

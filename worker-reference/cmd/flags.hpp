@@ -52,7 +52,8 @@ Error ParseDeclared(cli::Options* cli, int argc, char** argv, RunOptions* out);
 CLI::Option* DurationOption(cli::Options* cli, const std::string& name, Duration* into,
                             std::function<std::string(Duration)> also = nullptr);
 // A text option that must not be empty ("--queue: empty value").
-CLI::Option* TextOption(cli::Options* cli, const std::string& name, std::string* into, const std::string& empty);
+CLI::Option* TextOption(cli::Options* cli, const std::string& name, std::string* into,
+                        const std::string& empty);
 extern const char kRunUsage[];
 
 }  // namespace tether::worker::cmd

@@ -28,15 +28,19 @@ int Dispatch(int argc, char** argv) {
     return 2;
   }
   const char* command = argv[1];
-  if (!std::strcmp(command, "--help") || !std::strcmp(command, "-h") || !std::strcmp(command, "help")) {
+  if (!std::strcmp(command, "--help") || !std::strcmp(command, "-h") ||
+      !std::strcmp(command, "help")) {
     std::cout << kUsage;
     return 0;
   }
   if (!std::strcmp(command, "run")) return tether::worker::cmd::RunCommand(argc - 1, argv + 1);
   if (!std::strcmp(command, "serve")) return tether::worker::cmd::ServeCommand(argc - 1, argv + 1);
-  if (!std::strcmp(command, "submit")) return tether::worker::cmd::SubmitCommand(argc - 1, argv + 1);
-  if (!std::strcmp(command, "status")) return tether::worker::cmd::StatusCommand(argc - 1, argv + 1);
-  if (!std::strcmp(command, "validate")) return tether::worker::cmd::RunValidate(argc - 1, argv + 1);
+  if (!std::strcmp(command, "submit"))
+    return tether::worker::cmd::SubmitCommand(argc - 1, argv + 1);
+  if (!std::strcmp(command, "status"))
+    return tether::worker::cmd::StatusCommand(argc - 1, argv + 1);
+  if (!std::strcmp(command, "validate"))
+    return tether::worker::cmd::RunValidate(argc - 1, argv + 1);
   std::cerr << "tether-worker: unknown command '" << command << "'\n" << kUsage;
   return 2;
 }

@@ -66,7 +66,8 @@ int SubmitCommand(int argc, char** argv) {
   ClientArgs args;
   std::string error;
   if (!ParseClient(argc, argv, &args, &error) || (!args.help && args.args.empty())) {
-    std::cerr << "tether-worker submit: " << (error.empty() ? "no pipeline files given" : error) << "\n"
+    std::cerr << "tether-worker submit: " << (error.empty() ? "no pipeline files given" : error)
+              << "\n"
               << kSubmitUsage;
     return kExitUsage;
   }
@@ -114,7 +115,8 @@ int StatusCommand(int argc, char** argv) {
   ClientArgs args;
   std::string error;
   if (!ParseClient(argc, argv, &args, &error) || (!args.help && args.args.size() != 1)) {
-    std::cerr << "tether-worker status: " << (error.empty() ? "give exactly one job id" : error) << "\n"
+    std::cerr << "tether-worker status: " << (error.empty() ? "give exactly one job id" : error)
+              << "\n"
               << kStatusUsage;
     return kExitUsage;
   }

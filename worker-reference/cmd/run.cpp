@@ -39,7 +39,8 @@ int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_wor
   std::error_code ec;
   std::filesystem::create_directories(options->results_dir, ec);
   if (ec) {
-    std::cerr << "tether-worker " << command << ": cannot create " << options->results_dir << ": " << ec.message() << "\n";
+    std::cerr << "tether-worker " << command << ": cannot create " << options->results_dir << ": "
+              << ec.message() << "\n";
     return 3;
   }
   *own_workspace_root = options->workspace_root.empty();
@@ -47,7 +48,8 @@ int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_wor
     const char* tmp = std::getenv("TMPDIR");
     std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/tether-worker-XXXXXX";
     if (::mkdtemp(templ.data()) == nullptr) {
-      std::cerr << "tether-worker " << command << ": cannot create a workspace root in " << templ << "\n";
+      std::cerr << "tether-worker " << command << ": cannot create a workspace root in " << templ
+                << "\n";
       return 3;
     }
     options->workspace_root = templ;
@@ -55,15 +57,16 @@ int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_wor
   } else {
     std::filesystem::create_directories(options->workspace_root, ec);
     if (ec) {
-      std::cerr << "tether-worker " << command << ": cannot create " << options->workspace_root << ": "
-                << ec.message() << "\n";
+      std::cerr << "tether-worker " << command << ": cannot create " << options->workspace_root
+                << ": " << ec.message() << "\n";
       return 3;
     }
     WorkspaceLedger::RecoverDead(options->workspace_root);
   }
   // A killed `run` leaves "worker died" records; a queue reruns its builds.
   const bool record_on_crash = std::string(command) == "run";
-  if (Error err = WorkspaceLedger::Open(options->workspace_root, record_on_crash, ledger); !err.ok()) {
+  if (Error err = WorkspaceLedger::Open(options->workspace_root, record_on_crash, ledger);
+      !err.ok()) {
     std::cerr << "tether-worker " << command << ": " << err.message() << "\n";
     return 3;
   }
@@ -92,7 +95,8 @@ int RunCommand(int argc, char** argv) {
     for (const PipelineDiagnostic& w : pipelines[i].warnings) std::cerr << w.ToString() << "\n";
     for (const PipelineDiagnostic& d : diagnostics) std::cerr << d.ToString() << "\n";
     if (!err.ok()) {
-      if (diagnostics.empty()) std::cerr << options.files[i] << ": error: " << err.message() << "\n";
+      if (diagnostics.empty())
+        std::cerr << options.files[i] << ": error: " << err.message() << "\n";
       invalid = true;
     }
   }
@@ -103,7 +107,8 @@ int RunCommand(int argc, char** argv) {
 
   bool own_workspace_root = false;
   std::unique_ptr<WorkspaceLedger> ledger;
-  if (int status = PrepareWorkerProcess("run", &options, &own_workspace_root, &ledger); status != 0) return status;
+  if (int status = PrepareWorkerProcess("run", &options, &own_workspace_root, &ledger); status != 0)
+    return status;
 
   std::vector<queue::BuildItem> items;
   BuildIdAllocator ids(options.results_dir);

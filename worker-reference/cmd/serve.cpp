@@ -51,8 +51,8 @@ Error ParseServeOptions(int argc, char** argv, ServeOptions* out) {
   });
   if (Error err = ParseDeclared(&cli, argc, argv, &out->run); !err.ok()) return err;
   if (!out->run.files.empty()) {
-    return Error(ErrorCode::kInvalidArgument,
-                 "unexpected argument " + out->run.files[0] + " (serve takes builds from --queue; use submit)");
+    return Error(ErrorCode::kInvalidArgument, "unexpected argument " + out->run.files[0] +
+                                                  " (serve takes builds from --queue; use submit)");
   }
   for (char c : out->worker_name) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
@@ -71,7 +71,9 @@ queue::QueueOptions QueueOptionsOf(const ServeOptions& options) {
   return q;
 }
 
-int ExitStatusOf(const Error& err) { return err.Is(ErrorCode::kInvalidArgument) ? kExitUsage : kExitQueue; }
+int ExitStatusOf(const Error& err) {
+  return err.Is(ErrorCode::kInvalidArgument) ? kExitUsage : kExitQueue;
+}
 
 int ServeCommand(int argc, char** argv) {
   ServeOptions options;
@@ -91,7 +93,8 @@ int ServeCommand(int argc, char** argv) {
   }
   bool own_workspace_root = false;
   std::unique_ptr<WorkspaceLedger> ledger;
-  if (int status = PrepareWorkerProcess("serve", &options.run, &own_workspace_root, &ledger); status != 0) {
+  if (int status = PrepareWorkerProcess("serve", &options.run, &own_workspace_root, &ledger);
+      status != 0) {
     return status;
   }
   if (Error err = q->Register(); !err.ok()) {

@@ -50,7 +50,8 @@ class ApiServer {
   virtual ~ApiServer() = default;
   virtual Error Run(const Context& ctx) = 0;
 };
-Error NewApiServer(const ServeOptions& options, api::WorkerControl& control, std::unique_ptr<ApiServer>* out);
+Error NewApiServer(const ServeOptions& options, api::WorkerControl& control,
+                   std::unique_ptr<ApiServer>* out);
 
 Error ParseServeOptions(int argc, char** argv, ServeOptions* out);
 extern const char kServeUsage[];

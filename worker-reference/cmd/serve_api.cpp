@@ -20,9 +20,11 @@ class ServeApi : public ApiServer {
 
 }  // namespace
 
-Error NewApiServer(const ServeOptions& options, api::WorkerControl& control, std::unique_ptr<ApiServer>* out) {
+Error NewApiServer(const ServeOptions& options, api::WorkerControl& control,
+                   std::unique_ptr<ApiServer>* out) {
   std::unique_ptr<api::HttpApi> http;
-  if (Error err = api::HttpApi::Open(options.api, options.api_token_file, control, &http); !err.ok()) {
+  if (Error err = api::HttpApi::Open(options.api, options.api_token_file, control, &http);
+      !err.ok()) {
     return Error(err.code(), "--api: " + err.message());
   }
   // Scripts read the bound port from this line (with --api 127.0.0.1:0).

@@ -51,11 +51,12 @@ int RunValidate(int argc, char** argv) {
     return 2;
   }
   if (cli.Help()) {
-    std::cout << kUsage << "  Parses and validates Vela-style pipeline files; runs nothing.\n"
-                           "  --notes  also print what is accepted but not honoured\n"
-                           "  --strict every warning (a setting Vela drops or overrides) is an error\n"
-                           "  --       what follows is a file name, even if it starts with '-'\n"
-                           "  exit 0: all valid; 2: some file invalid or unreadable\n";
+    std::cout << kUsage
+              << "  Parses and validates Vela-style pipeline files; runs nothing.\n"
+                 "  --notes  also print what is accepted but not honoured\n"
+                 "  --strict every warning (a setting Vela drops or overrides) is an error\n"
+                 "  --       what follows is a file name, even if it starts with '-'\n"
+                 "  exit 0: all valid; 2: some file invalid or unreadable\n";
     return 0;
   }
   if (files.empty()) {

@@ -23,7 +23,8 @@ RunningBuilds::RunningBuilds(int slots) : slots_(static_cast<std::size_t>(slots)
   for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].info.slot = static_cast<int>(i);
 }
 
-void RunningBuilds::Begin(const api::SlotInfo& info, CancelFunc cancel, std::function<void()> kill) {
+void RunningBuilds::Begin(const api::SlotInfo& info, CancelFunc cancel,
+                          std::function<void()> kill) {
   std::lock_guard<std::mutex> lock(mu_);
   if (canceled_all_) cancel();
   if (killed_all_) kill();
@@ -62,7 +63,8 @@ void RunningBuilds::KillAll() {
 
 api::WorkerControl::CancelResult RunningBuilds::Cancel(int slot, std::string* build_id) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (slot < 0 || static_cast<std::size_t>(slot) >= slots_.size()) return api::WorkerControl::CancelResult::kNoSuchSlot;
+  if (slot < 0 || static_cast<std::size_t>(slot) >= slots_.size())
+    return api::WorkerControl::CancelResult::kNoSuchSlot;
   Entry& e = slots_[static_cast<std::size_t>(slot)];
   if (!e.info.busy) return api::WorkerControl::CancelResult::kIdle;
   if (build_id) *build_id = e.info.build_id;
@@ -80,7 +82,9 @@ std::vector<api::SlotInfo> RunningBuilds::Slots() const {
 namespace {
 
 // Seconds: queue waits and build durations from 10 ms to an hour.
-std::vector<double> SecondsBuckets() { return {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600}; }
+std::vector<double> SecondsBuckets() {
+  return {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600};
+}
 
 double Seconds(api::WallClock::duration d) { return std::chrono::duration<double>(d).count(); }
 
@@ -113,7 +117,8 @@ int Worker::Start(const Context& ctx, std::vector<SideTask> side_tasks) {
   auto [start, start_ctx] = TaskGroup::WithContext(run_ctx);
   // The first signal cancels intake_ctx: no loop pops another build.
   auto [intake_ctx, stop_intake] = WithCancel(start_ctx);
-  start.Go("signals", [this, sctx = start_ctx, stop = stop_intake] { return WatchSignals(sctx, stop); });
+  start.Go("signals",
+           [this, sctx = start_ctx, stop = stop_intake] { return WatchSignals(sctx, stop); });
   start.Go("reaper", [this, rctx = start_ctx] { return ReapOrphans(rctx); });
   for (SideTask& task : side_tasks) {
     // A side task that fails stops intake (running builds drain), like an
@@ -195,7 +200,8 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.running;
-    if (item.submitted) stats_.queue_wait_seconds.Observe(std::max(0.0, Seconds(claimed - *item.submitted)));
+    if (item.submitted)
+      stats_.queue_wait_seconds.Observe(std::max(0.0, Seconds(claimed - *item.submitted)));
   }
 
   executor::BuildConfig config;
@@ -219,7 +225,8 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   // Ended below, before engine is destroyed.
   builds_.Begin(info, cancel_build, [&engine] { engine.Kill(); });
 
-  Duration timeout = item.pipeline.timeout ? Duration(*item.pipeline.timeout) : options_.build_timeout;
+  Duration timeout =
+      item.pipeline.timeout ? Duration(*item.pipeline.timeout) : options_.build_timeout;
   // The cleanup deadline: the kill grace plus a margin to reap and remove.
   RunBuild(build_ctx, engine, timeout, options_.kill_grace + std::chrono::seconds(30));
   builds_.End(slot);
@@ -239,7 +246,8 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   result.result_dir = std::filesystem::absolute(result_dir, ec).string();
   result.started = claimed;
   result.finished = api::WallClock::now();
-  // tether:detached(the ack must reach the queue after a shutdown cancelled ctx; it is bounded by its own deadline, after which the job is rerun elsewhere: at least once)
+  // tether:detached(the ack must reach the queue after a shutdown cancelled ctx; it is bounded by
+  // its own deadline, after which the job is rerun elsewhere: at least once)
   auto [ack_ctx, cancel_ack] = WithTimeout(WithoutCancel(ctx), std::chrono::seconds(30));
   Error ack_err = queue_->Finish(ack_ctx, item, result);
   cancel_ack();
@@ -250,7 +258,8 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   }
   scope.End();
   if (!ack_err.ok()) {
-    std::cerr << "tether-worker: build " << item.id << ": cannot acknowledge: " << ack_err.ToString() << "\n";
+    std::cerr << "tether-worker: build " << item.id
+              << ": cannot acknowledge: " << ack_err.ToString() << "\n";
   }
   return write_err;  // results that cannot be written are an infrastructure error
 }
@@ -321,12 +330,13 @@ Error Worker::WatchSignals(const Context& ctx, const CancelFunc& stop_intake) {
 
   runtime::PollResult first = runtime::PollWithContext(ctx, &fd, 1, -1);
   if (!first.err.ok()) return Error();  // the work is done
-  std::cerr << "tether-worker: " << take_signal()
-            << ": taking no new builds; running builds have " << FormatDuration(options_.shutdown_grace)
+  std::cerr << "tether-worker: " << take_signal() << ": taking no new builds; running builds have "
+            << FormatDuration(options_.shutdown_grace)
             << " to finish (send the signal again to cancel them now)\n";
   stop_intake();
 
-  runtime::PollResult second = runtime::PollWithContext(ctx, &fd, 1, ToMillis(options_.shutdown_grace));
+  runtime::PollResult second =
+      runtime::PollWithContext(ctx, &fd, 1, ToMillis(options_.shutdown_grace));
   if (!ctx.Err().ok()) return Error();  // every build finished within the grace period
   if (second.err.ok()) {
     std::cerr << "tether-worker: " << take_signal() << " again: canceling running builds (send it "

@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "api/control.hpp"
-#include "cmd/workspace_ledger.hpp"
 #include "cmd/flags.hpp"
+#include "cmd/workspace_ledger.hpp"
 #include "executor/live_output.hpp"
 #include "executor/result.hpp"
 #include "queue/queue.hpp"
@@ -92,7 +92,9 @@ class Worker : public api::WorkerControl {
   void SetLedger(WorkspaceLedger* ledger) { ledger_ = ledger; }
 
   std::vector<api::SlotInfo> Slots() const override { return builds_.Slots(); }
-  CancelResult CancelSlot(int slot, std::string* build_id) override { return builds_.Cancel(slot, build_id); }
+  CancelResult CancelSlot(int slot, std::string* build_id) override {
+    return builds_.Cancel(slot, build_id);
+  }
   api::WorkerStats Stats() const override;
   // After Start: it returned because of an infrastructure error (a queue
   // that failed, results that could not be written), not a shutdown.
@@ -113,7 +115,7 @@ class Worker : public api::WorkerControl {
   WorkspaceLedger* ledger_ = nullptr;  // set before Start, then only read
   RunningBuilds builds_;
   mutable std::mutex mu_;
-  api::WorkerStats stats_;          // guarded by mu_
+  api::WorkerStats stats_;     // guarded by mu_
   bool infra_failed_ = false;  // guarded by mu_
 };
 

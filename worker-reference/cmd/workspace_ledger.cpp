@@ -55,14 +55,16 @@ void RecoverBuild(const std::string& root, const std::string& id, const std::str
     build.reason = "worker died";
     build.finished = executor::WallClock::now();
     if (executor::WriteBuildJson(build, result_dir + "/build.json").ok()) {
-      std::cerr << "tether-worker: build " << id << ": recorded as error (worker died) in " << result_dir << "\n";
+      std::cerr << "tether-worker: build " << id << ": recorded as error (worker died) in "
+                << result_dir << "\n";
     }
   }
 }
 
 }  // namespace
 
-Error WorkspaceLedger::Open(const std::string& root, bool record_on_crash, std::unique_ptr<WorkspaceLedger>* out) {
+Error WorkspaceLedger::Open(const std::string& root, bool record_on_crash,
+                            std::unique_ptr<WorkspaceLedger>* out) {
   const std::string base = root + "/" + kPrefix + queue::RandomTag();
   std::error_code ec;
   fs::create_directories(base + ".d", ec);
@@ -71,8 +73,10 @@ Error WorkspaceLedger::Open(const std::string& root, bool record_on_crash, std::
   // ever sees this live worker's lock unheld.
   const std::string temp = base + ".tmp";
   int fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0 || ::rename(temp.c_str(), (base + kLock).c_str()) != 0) {
-    Error err(ErrorCode::kIo, "cannot create the workspace lock " + base + kLock + ": " + std::strerror(errno));
+  if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+      ::rename(temp.c_str(), (base + kLock).c_str()) != 0) {
+    Error err(ErrorCode::kIo,
+              "cannot create the workspace lock " + base + kLock + ": " + std::strerror(errno));
     if (fd >= 0) ::close(fd);
     ::unlink(temp.c_str());
     fs::remove_all(base + ".d", ec);
@@ -89,12 +93,15 @@ WorkspaceLedger::~WorkspaceLedger() {
   ::close(lock_fd_);
 }
 
-Error WorkspaceLedger::Begin(const std::string& id, const std::string& pipeline_file, const std::string& result_dir) {
+Error WorkspaceLedger::Begin(const std::string& id, const std::string& pipeline_file,
+                             const std::string& result_dir) {
   std::lock_guard<std::mutex> lock(mu_);
   std::error_code ec;
   const std::string absolute = result_dir.empty() ? "" : fs::absolute(result_dir, ec).string();
   std::ofstream out(base_ + ".d/" + id, std::ios::trunc);
-  out << (record_on_crash_ ? "record" : "no-record") << "\n" << pipeline_file << "\n" << absolute << "\n";
+  out << (record_on_crash_ ? "record" : "no-record") << "\n"
+      << pipeline_file << "\n"
+      << absolute << "\n";
   out.flush();
   if (!out) return Error(ErrorCode::kIo, "cannot write " + base_ + ".d/" + id);
   return Error();
@@ -121,7 +128,8 @@ int WorkspaceLedger::RecoverDead(const std::string& root, int* ledgers) {
     }
     if (ledgers != nullptr) ++*ledgers;
     std::error_code dir_ec;
-    for (fs::directory_iterator e(base + ".d", dir_ec), e_end; !dir_ec && e != e_end; e.increment(dir_ec)) {
+    for (fs::directory_iterator e(base + ".d", dir_ec), e_end; !dir_ec && e != e_end;
+         e.increment(dir_ec)) {
       RecoverBuild(root, e->path().filename().string(), e->path().string());
       ++recovered;
     }
@@ -140,7 +148,9 @@ int WorkspaceLedger::RecoverDeadDefaultRoots() {
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     std::error_code type_ec;
-    if (name.rfind("tether-worker-", 0) != 0 || !it->is_directory(type_ec) || it->is_symlink(type_ec)) continue;
+    if (name.rfind("tether-worker-", 0) != 0 || !it->is_directory(type_ec) ||
+        it->is_symlink(type_ec))
+      continue;
     int ledgers = 0;
     recovered += RecoverDead(it->path().string(), &ledgers);
     // Only a root that held a dead worker's ledger (rmdir: if now empty); a

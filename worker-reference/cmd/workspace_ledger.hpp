@@ -27,7 +27,8 @@ class WorkspaceLedger {
   // Creates this worker's ledger in root (the lock is held when the file
   // appears under its final name). record_on_crash: `run`, whose builds are
   // recorded as "worker died" if it is killed (a queue reruns its builds).
-  static Error Open(const std::string& root, bool record_on_crash, std::unique_ptr<WorkspaceLedger>* out);
+  static Error Open(const std::string& root, bool record_on_crash,
+                    std::unique_ptr<WorkspaceLedger>* out);
   // Recovers the ledgers of dead workers in root. Returns how many builds;
   // *ledgers (if given) counts the dead workers' ledgers.
   static int RecoverDead(const std::string& root, int* ledgers = nullptr);
@@ -40,7 +41,8 @@ class WorkspaceLedger {
   WorkspaceLedger& operator=(const WorkspaceLedger&) = delete;
 
   // Before build `id`'s workspace is created / after it was removed.
-  Error Begin(const std::string& id, const std::string& pipeline_file, const std::string& result_dir);
+  Error Begin(const std::string& id, const std::string& pipeline_file,
+              const std::string& result_dir);
   void End(const std::string& id);
 
  private:

@@ -70,7 +70,8 @@ Engine::Engine(const Pipeline& pipeline, BuildConfig config)
     c->spec = spec;
     c->kind = "service";
     // A service named like a step gets its own log file name.
-    std::string log = step_names.count(spec.name) ? "service-" + spec.name + ".log" : spec.name + ".log";
+    std::string log =
+        step_names.count(spec.name) ? "service-" + spec.name + ".log" : spec.name + ".log";
     c->record = NewRecord(*c, log);
     services_.push_back(std::move(c));
   }
@@ -80,7 +81,8 @@ Engine::~Engine() = default;
 
 std::optional<std::string> Engine::WorkerEnv(const std::string& name) const {
   for (const std::string& kv : config_.worker_env) {
-    if (kv.size() > name.size() && kv.compare(0, name.size(), name) == 0 && kv[name.size()] == '=') {
+    if (kv.size() > name.size() && kv.compare(0, name.size(), name) == 0 &&
+        kv[name.size()] == '=') {
       return kv.substr(name.size() + 1);
     }
   }
@@ -121,8 +123,9 @@ Error Engine::PlanBuild(const Context& ctx) {
       std::string var = secret.from_env.empty() ? Upper(secret.name) : secret.from_env;
       std::optional<std::string> found = WorkerEnv(var);
       if (!found) {
-        return Error(ErrorCode::kFailed, "secret " + secret.name + ": the worker's environment variable " +
-                                             var + " is not set");
+        return Error(
+            ErrorCode::kFailed,
+            "secret " + secret.name + ": the worker's environment variable " + var + " is not set");
       }
       value = *found;
     }
@@ -187,7 +190,8 @@ Error Engine::ExecBuild(const Context& ctx) {
     }
   }
   if (!result.ok() && !result.IsContextError()) Abort(result);
-  // tether:detached(services and detached steps are stopped also when ctx timed out or was cancelled; every wait in it is bounded by the kill grace, or ended at once by Kill)
+  // tether:detached(services and detached steps are stopped also when ctx timed out or was
+  // cancelled; every wait in it is bounded by the kill grace, or ended at once by Kill)
   StopBackground(WithoutCancel(ctx));
   return result;
 }

@@ -41,8 +41,8 @@ std::string BuildScript(const std::vector<std::string>& commands) {
 
 // The variables a step sees from the worker itself; everything else of the
 // worker's environment (where secrets live) stays out.
-constexpr const char* kInherited[] = {"PATH", "HOME", "LANG", "LC_ALL", "TZ", "TERM",
-                                      "USER", "LOGNAME", "TMPDIR", "SHELL"};
+constexpr const char* kInherited[] = {"PATH", "HOME", "LANG",    "LC_ALL", "TZ",
+                                      "TERM", "USER", "LOGNAME", "TMPDIR", "SHELL"};
 
 }  // namespace
 
@@ -77,9 +77,8 @@ Error Engine::CreateContainer(const Context& ctx, ContainerState& c) {
   for (const auto& [k, v] : env) c.process.env.push_back(k + "=" + v);
   c.process.argv.clear();
   if (!spec.commands.empty()) {
-    c.process.argv = spec.entrypoint.empty()
-                         ? std::vector<std::string>{"/bin/sh", "-e", "-c"}
-                         : spec.entrypoint;
+    c.process.argv =
+        spec.entrypoint.empty() ? std::vector<std::string>{"/bin/sh", "-e", "-c"} : spec.entrypoint;
     c.process.argv.push_back(BuildScript(spec.commands));
   } else if (!spec.entrypoint.empty()) {
     c.process.argv = spec.entrypoint;
@@ -98,7 +97,8 @@ void Engine::SetStatus(ContainerState& c, Status status, std::string reason) {
     c.record.status = status;
     if (!reason.empty()) c.record.reason = std::move(reason);
   }
-  if (config_.live != nullptr) config_.live->SetStatus(config_.build_id, c.spec.name, StatusName(status));
+  if (config_.live != nullptr)
+    config_.live->SetStatus(config_.build_id, c.spec.name, StatusName(status));
 }
 
 void Engine::Start(ContainerState& c) {
@@ -152,7 +152,9 @@ Error Engine::Exec(const Context& ctx, ContainerState& c, bool wait) {
   request.key = c.kind;
   request.container = &c;
   if (c.kind == "service") {
-    request.stream = [this](const Context& sctx, ContainerState& s) { return StreamService(sctx, s); };
+    request.stream = [this](const Context& sctx, ContainerState& s) {
+      return StreamService(sctx, s);
+    };
   } else {
     request.stream = [this](const Context& sctx, ContainerState& s) { return StreamStep(sctx, s); };
   }
@@ -162,7 +164,8 @@ Error Engine::Exec(const Context& ctx, ContainerState& c, bool wait) {
   // StreamBuild takes what is queued after a cancel too. The channel is
   // buffered: this waits only if StreamBuild stopped taking requests while
   // the queue is full, and then for at most --kill-grace.
-  // tether:detached(a cancel right after the start must not drop the container's log: the send keeps ctx's values, drops its cancellation, and is bounded by --kill-grace)
+  // tether:detached(a cancel right after the start must not drop the container's log: the send
+  // keeps ctx's values, drops its cancellation, and is bounded by --kill-grace)
   auto [send_ctx, cancel_send] = WithTimeout(WithoutCancel(ctx), config_.kill_grace);
   Error sent = requests_.Send(send_ctx, std::move(request));
   cancel_send();
@@ -244,7 +247,9 @@ Error Engine::Destroy(const Context& ctx, ContainerState& c) {
   return err;
 }
 
-Error Engine::CreateStep(const Context& ctx, ContainerState& step) { return CreateContainer(ctx, step); }
+Error Engine::CreateStep(const Context& ctx, ContainerState& step) {
+  return CreateContainer(ctx, step);
+}
 
 Error Engine::PlanStep(const Context& ctx, ContainerState& step) { return ctx.Err(); }
 

@@ -58,7 +58,7 @@ struct BuildConfig {
   Duration log_streaming_timeout = std::chrono::minutes(5);
   std::uint64_t max_log_size = 0;  // 0: unlimited
   runtime::ProcessRuntime::Isolation isolation = runtime::ProcessRuntime::Isolation::kProcess;
-  bool network_none = false;       // kBwrap only
+  bool network_none = false;  // kBwrap only
   LiveOutput* live = nullptr;
   // The worker's environment: the base of every step's environment (PATH,
   // HOME, ...) and where secrets come from. "KEY=VALUE".
@@ -68,9 +68,9 @@ struct BuildConfig {
 // One step or service of the build.
 struct ContainerState {
   Container spec;
-  std::string kind;   // "step" | "service"
-  std::string stage;  // the stage of a step ("" for services)
-  runtime::ProcessSpec process;   // built by Create*; empty argv: a plugin step
+  std::string kind;                // "step" | "service"
+  std::string stage;               // the stage of a step ("" for services)
+  runtime::ProcessSpec process;    // built by Create*; empty argv: a plugin step
   std::unique_ptr<LogWriter> log;  // see LogWriter's one-user rule
   bool started = false;            // the process was started (RunContainer ok)
   ContainerRecord record;          // guarded by Engine::mu_

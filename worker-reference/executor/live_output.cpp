@@ -49,9 +49,9 @@ void LiveOutput::BuildDone(const std::string& build, std::string_view status,
   std::lock_guard<std::mutex> lock(mu_);
   if (progress_) {
     ClearBlockLocked();
-    rows_.erase(std::remove_if(rows_.begin(), rows_.end(),
-                               [&](const Row& r) { return r.build == build; }),
-                rows_.end());
+    rows_.erase(
+        std::remove_if(rows_.begin(), rows_.end(), [&](const Row& r) { return r.build == build; }),
+        rows_.end());
   }
   if (lines_ || progress_) {
     std::fprintf(out_, "[%s] build %.*s%s%.*s\n", build.c_str(), static_cast<int>(status.size()),

@@ -33,11 +33,11 @@ class LiveOutput {
   void DrawBlockLocked();
 
   std::mutex mu_;
-  std::FILE* out_;          // guarded by mu_
+  std::FILE* out_;  // guarded by mu_
   const bool lines_;
   const bool progress_;
-  std::vector<Row> rows_;   // guarded by mu_
-  std::size_t drawn_ = 0;   // rows on screen; guarded by mu_
+  std::vector<Row> rows_;  // guarded by mu_
+  std::size_t drawn_ = 0;  // rows on screen; guarded by mu_
 };
 
 }  // namespace tether::worker::executor

@@ -90,7 +90,8 @@ void LogWriter::Write(std::string_view data) {
   writing_ = true;
   // Nothing to mask and no live copy: whole lines go to the file in bulk
   // (one memrchr per chunk instead of work per line), while under the limit.
-  const bool plain = (options_.masker == nullptr || options_.masker->empty()) && options_.live == nullptr;
+  const bool plain =
+      (options_.masker == nullptr || options_.masker->empty()) && options_.live == nullptr;
   while (!data.empty()) {
     if (plain && carry_.empty() && !truncated_) {
       const void* last = ::memrchr(data.data(), '\n', data.size());

@@ -43,11 +43,11 @@ class Masker {
 class LogWriter {
  public:
   struct Options {
-    std::string path;              // the log file (created, truncated)
-    std::string live_prefix;       // "[build/step] " on the live output
+    std::string path;         // the log file (created, truncated)
+    std::string live_prefix;  // "[build/step] " on the live output
     const Masker* masker = nullptr;
-    std::uint64_t max_bytes = 0;   // 0: unlimited
-    LiveOutput* live = nullptr;    // null: no live copy
+    std::uint64_t max_bytes = 0;  // 0: unlimited
+    LiveOutput* live = nullptr;   // null: no live copy
   };
   static Error Open(Options options, std::unique_ptr<LogWriter>* out);
   ~LogWriter();
@@ -80,13 +80,13 @@ class LogWriter {
 
   Options options_;
   int fd_;
-  std::string carry_;       // a partial line waiting for its newline
-  std::string file_buf_;    // pending bytes for the file
-  std::string live_buf_;    // pending lines for the live output
+  std::string carry_;     // a partial line waiting for its newline
+  std::string file_buf_;  // pending bytes for the file
+  std::string live_buf_;  // pending lines for the live output
   std::uint64_t bytes_ = 0;
   bool truncated_ = false;
   bool closed_ = false;
-  bool writing_ = false;    // inside Write: its notes are flushed with its lines
+  bool writing_ = false;  // inside Write: its notes are flushed with its lines
 };
 
 }  // namespace tether::worker::executor

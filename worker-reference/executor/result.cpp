@@ -11,14 +11,22 @@ namespace tether::worker::executor {
 
 std::string_view StatusName(Status s) {
   switch (s) {
-    case Status::kPending: return "pending";
-    case Status::kRunning: return "running";
-    case Status::kSuccess: return "success";
-    case Status::kFailure: return "failure";
-    case Status::kKilled: return "killed";
-    case Status::kCanceled: return "canceled";
-    case Status::kSkipped: return "skipped";
-    case Status::kError: return "error";
+    case Status::kPending:
+      return "pending";
+    case Status::kRunning:
+      return "running";
+    case Status::kSuccess:
+      return "success";
+    case Status::kFailure:
+      return "failure";
+    case Status::kKilled:
+      return "killed";
+    case Status::kCanceled:
+      return "canceled";
+    case Status::kSkipped:
+      return "skipped";
+    case Status::kError:
+      return "error";
   }
   return "unknown";
 }

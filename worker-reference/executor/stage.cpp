@@ -25,7 +25,8 @@ Error Engine::CreateStage(const Context& ctx, StageState& stage) {
 Error Engine::PlanStage(const Context& ctx, StageState& stage) {
   for (const std::string& need : stage.needs) {
     StageState* dep = FindStage(need);
-    if (dep == nullptr) return Error(ErrorCode::kFailed, "stage " + stage.name + " needs unknown stage " + need);
+    if (dep == nullptr)
+      return Error(ErrorCode::kFailed, "stage " + stage.name + " needs unknown stage " + need);
     bool finished = false;
     Select wait;
     wait.OnSignal(dep->done, [&] { finished = true; });

@@ -28,9 +28,8 @@ Error Engine::StreamBuild(const Context& ctx) {
 
   auto start = [&](StreamRequest request) {
     streams.Go(request.key + " " + request.container->spec.name,
-               [task_ctx = group_ctx, stream = std::move(request.stream), container = request.container] {
-                 return stream(task_ctx, *container);
-               });
+               [task_ctx = group_ctx, stream = std::move(request.stream),
+                container = request.container] { return stream(task_ctx, *container); });
   };
 
   // Phase 1: until ExecBuild closes the channel or the build is cancelled.
@@ -49,7 +48,8 @@ Error Engine::StreamBuild(const Context& ctx) {
   // Phase 2: the build ended (its services and detached steps were stopped
   // by ExecBuild). Streams get --log-streaming-timeout to reach end-of-file.
   auto [drain_ctx, cancel_drain] = WithTimeout(stream_ctx, config_.log_streaming_timeout);
-  std::function<bool()> stop_deadline = AfterFunc(drain_ctx, [cancel_streams] { cancel_streams(); });
+  std::function<bool()> stop_deadline =
+      AfterFunc(drain_ctx, [cancel_streams] { cancel_streams(); });
   while (!closed) {  // requests sent while ExecBuild wound down
     Error err;
     std::optional<StreamRequest> request = requests_.Recv(drain_ctx, &err);
@@ -94,9 +94,10 @@ Error Engine::Stream(const Context& ctx, ContainerState& c) {
         std::lock_guard<std::mutex> lock(mu_);
         killed = killed_;
       }
-      c.log->Note(killed ? "[tether-worker] log streaming stopped: the worker was told to stop at once"
-                         : "[tether-worker] log streaming stopped: --log-streaming-timeout passed after "
-                           "the build ended (a process that left the step still holds its output)");
+      c.log->Note(
+          killed ? "[tether-worker] log streaming stopped: the worker was told to stop at once"
+                 : "[tether-worker] log streaming stopped: --log-streaming-timeout passed after "
+                   "the build ended (a process that left the step still holds its output)");
     } else if (!err.IsContextError() && !err.Is(ErrorCode::kClosed)) {
       c.log->Note("[tether-worker] log read error: " + err.message());
     }

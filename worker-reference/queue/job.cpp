@@ -18,7 +18,8 @@ long long ToMs(WallClock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
 }
 WallClock::time_point FromMs(long long ms) {
-  return WallClock::time_point(std::chrono::duration_cast<WallClock::duration>(std::chrono::milliseconds(ms)));
+  return WallClock::time_point(
+      std::chrono::duration_cast<WallClock::duration>(std::chrono::milliseconds(ms)));
 }
 
 Error Corrupt(const std::string& where, const std::string& why) {
@@ -37,8 +38,8 @@ std::string BuildIdStem(const std::string& file) {
   }
   std::string stem;
   for (char c : base) {
-    bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                c == '_' || c == '.';
+    bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '-' || c == '_' || c == '.';
     stem += safe ? c : '_';
   }
   while (!stem.empty() && stem[0] == '.') stem.erase(0, 1);
@@ -66,11 +67,15 @@ std::string DefaultWorkerName() {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
   std::string h;
-  for (char c : std::string(host)) h += (std::isalnum(static_cast<unsigned char>(c)) || c == '-') ? c : '_';
-  return (h.empty() ? "worker" : h) + "-" + std::to_string(::getpid()) + "-" + RandomTag().substr(0, 6);
+  for (char c : std::string(host))
+    h += (std::isalnum(static_cast<unsigned char>(c)) || c == '-') ? c : '_';
+  return (h.empty() ? "worker" : h) + "-" + std::to_string(::getpid()) + "-" +
+         RandomTag().substr(0, 6);
 }
 
-std::string NewJobId(const std::string& pipeline_file) { return BuildIdStem(pipeline_file) + "-" + RandomTag(); }
+std::string NewJobId(const std::string& pipeline_file) {
+  return BuildIdStem(pipeline_file) + "-" + RandomTag();
+}
 
 Error MakeItem(const std::string& id, const JobSpec& spec, BuildItem* out) {
   out->id = id;
@@ -79,7 +84,8 @@ Error MakeItem(const std::string& id, const JobSpec& spec, BuildItem* out) {
   if (err.ok()) err = CheckRunnable(out->pipeline, &diagnostics);
   if (err.ok()) return err;
   std::string message;
-  for (const PipelineDiagnostic& d : diagnostics) message += (message.empty() ? "" : "; ") + d.ToString();
+  for (const PipelineDiagnostic& d : diagnostics)
+    message += (message.empty() ? "" : "; ") + d.ToString();
   return Error(ErrorCode::kInvalidArgument, message.empty() ? err.message() : message);
 }
 
@@ -102,10 +108,13 @@ Error DecodeJob(const std::string& text, const std::string& where, JobRecord* ou
     out->submitted = FromMs(j.at("submitted_ms").get<long long>());
     out->attempts = j.at("attempts").get<int>();
   } catch (const Json::exception& e) {
-    return Corrupt(where, std::string("a job record needs id, pipeline_file, pipeline, submitted_ms, attempts (") +
-                              e.what() + ")");
+    return Corrupt(
+        where,
+        std::string("a job record needs id, pipeline_file, pipeline, submitted_ms, attempts (") +
+            e.what() + ")");
   }
-  if (out->id.empty() || out->id.find('/') != std::string::npos) return Corrupt(where, "bad job id");
+  if (out->id.empty() || out->id.find('/') != std::string::npos)
+    return Corrupt(where, "bad job id");
   return Error();
 }
 
@@ -137,8 +146,10 @@ Error DecodeResult(const std::string& text, const std::string& where, JobStatus*
     if (j.contains("started_ms")) r.started = FromMs(j["started_ms"].get<long long>());
     if (j.contains("finished_ms")) r.finished = FromMs(j["finished_ms"].get<long long>());
   } catch (const Json::exception& e) {
-    return Corrupt(where, std::string("a result record needs id, pipeline_file, attempts, status, reason, "
-                                      "worker, result_dir (") + e.what() + ")");
+    return Corrupt(where,
+                   std::string("a result record needs id, pipeline_file, attempts, status, reason, "
+                               "worker, result_dir (") +
+                       e.what() + ")");
   }
   out->state = "done";
   out->worker = r.worker;

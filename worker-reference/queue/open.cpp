@@ -9,8 +9,8 @@ namespace tether::worker::queue {
 
 Error OpenQueue(const std::string& url, const QueueOptions& options, std::unique_ptr<Queue>* out) {
   auto bad = [&](const std::string& why) {
-    return Error(ErrorCode::kInvalidArgument,
-                 "invalid queue \"" + url + "\": " + why + " (write dir:PATH or redis://HOST:PORT/DB)");
+    return Error(ErrorCode::kInvalidArgument, "invalid queue \"" + url + "\": " + why +
+                                                  " (write dir:PATH or redis://HOST:PORT/DB)");
   };
   if (url.rfind("dir:", 0) == 0) {
     std::string path = url.substr(4);
@@ -24,7 +24,9 @@ Error OpenQueue(const std::string& url, const QueueOptions& options, std::unique
     RedisAddress addr;
     std::string rest = url.substr(8);
     if (rest.find('@') != std::string::npos) {
-      return bad("credentials do not belong in the URL; set TETHER_REDIS_PASSWORD or TETHER_REDIS_PASSWORD_FILE");
+      return bad(
+          "credentials do not belong in the URL; set TETHER_REDIS_PASSWORD or "
+          "TETHER_REDIS_PASSWORD_FILE");
     }
     std::string hostport = rest, db;
     if (std::size_t slash = rest.find('/'); slash != std::string::npos) {

@@ -34,7 +34,7 @@ struct BuildItem {
   std::string id;  // unique, safe as a directory name; the build id
   Pipeline pipeline;
   std::optional<WallClock::time_point> submitted;  // durable queues: when submit queued it
-  int attempt = 1;  // > 1: a rerun of a build whose worker died
+  int attempt = 1;                                 // > 1: a rerun of a build whose worker died
 };
 
 // The terminal result of a build, as a queue records it.
@@ -67,7 +67,7 @@ struct JobStatus {
   std::string state;  // queued | running | done
   std::string pipeline_file;
   int attempts = 0;
-  std::string worker;  // running or done: who
+  std::string worker;               // running or done: who
   std::optional<JobResult> result;  // done
 };
 
@@ -79,10 +79,10 @@ struct JobSpec {
 };
 
 struct QueueOptions {
-  std::string key = "tether";  // redis: the list and the prefix of every key
+  std::string key = "tether";                         // redis: the list and the prefix of every key
   Duration heartbeat_ttl = std::chrono::seconds(30);  // redis: a worker is dead after this
-  std::string worker_name;     // empty: host-pid-random
-  int slots = 1;               // executor slots of this worker
+  std::string worker_name;                            // empty: host-pid-random
+  int slots = 1;                                      // executor slots of this worker
 };
 
 // A durable queue (spool or Redis).

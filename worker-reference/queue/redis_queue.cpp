@@ -130,7 +130,8 @@ Error RedisConnection::Connect() {
   auto setup = [&](const std::vector<std::string>& argv) -> Error {
     Reply r;
     Error err = Command(argv, &r);
-    if (err.Is(ErrorCode::kFailed)) return Error(ErrorCode::kIo, where + ": " + argv[0] + ": " + err.message());
+    if (err.Is(ErrorCode::kFailed))
+      return Error(ErrorCode::kIo, where + ": " + argv[0] + ": " + err.message());
     return err;
   };
   redisContext* c = ctx_;
@@ -154,29 +155,41 @@ Error RedisConnection::Command(const std::vector<std::string>& argv, Reply* repl
     args.push_back(a.data());
     lens.push_back(a.size());
   }
-  auto* r = static_cast<redisReply*>(redisCommandArgv(ctx_, static_cast<int>(args.size()), args.data(), lens.data()));
+  auto* r = static_cast<redisReply*>(
+      redisCommandArgv(ctx_, static_cast<int>(args.size()), args.data(), lens.data()));
   if (r == nullptr) {
     std::string why = ctx_->errstr;
     Drop();
-    return Error(ErrorCode::kIo, "redis " + addr_.host + ":" + std::to_string(addr_.port) + ": " + why);
+    return Error(ErrorCode::kIo,
+                 "redis " + addr_.host + ":" + std::to_string(addr_.port) + ": " + why);
   }
   *reply = Reply();
   Error err;
   switch (r->type) {
-    case REDIS_REPLY_NIL: reply->nil = true; break;
-    case REDIS_REPLY_INTEGER: reply->integer = r->integer; break;
+    case REDIS_REPLY_NIL:
+      reply->nil = true;
+      break;
+    case REDIS_REPLY_INTEGER:
+      reply->integer = r->integer;
+      break;
     case REDIS_REPLY_STATUS:
-    case REDIS_REPLY_STRING: reply->str.assign(r->str, r->len); break;
-    case REDIS_REPLY_ERROR: err = Error(ErrorCode::kFailed, std::string(r->str, r->len)); break;
+    case REDIS_REPLY_STRING:
+      reply->str.assign(r->str, r->len);
+      break;
+    case REDIS_REPLY_ERROR:
+      err = Error(ErrorCode::kFailed, std::string(r->str, r->len));
+      break;
     case REDIS_REPLY_ARRAY:
       for (size_t i = 0; i < r->elements; ++i) {
         redisReply* e = r->element[i];
         reply->elements.emplace_back(e->type == REDIS_REPLY_STRING || e->type == REDIS_REPLY_STATUS
                                          ? std::string(e->str, e->len)
-                                         : e->type == REDIS_REPLY_INTEGER ? std::to_string(e->integer) : "");
+                                     : e->type == REDIS_REPLY_INTEGER ? std::to_string(e->integer)
+                                                                      : "");
       }
       break;
-    default: break;
+    default:
+      break;
   }
   freeReplyObject(r);
   return err;
@@ -222,31 +235,37 @@ void RedisQueue::GiveList(int list) {
   list_busy_[static_cast<std::size_t>(list)] = false;
 }
 
-std::string RedisQueue::ProcList(int list) const { return key_ + ":proc:" + name_ + ":" + std::to_string(list); }
+std::string RedisQueue::ProcList(int list) const {
+  return key_ + ":proc:" + name_ + ":" + std::to_string(list);
+}
 
 Error RedisQueue::Open() {
   RedisConnection::Reply r;
   std::unique_ptr<RedisConnection> conn = Take();
   Error err = conn->Command({"PING"}, &r);
-  if (err.Is(ErrorCode::kFailed)) err = Error(ErrorCode::kIo, "redis " + addr_.host + ":" + std::to_string(addr_.port) + ": " + err.message());
+  if (err.Is(ErrorCode::kFailed))
+    err = Error(ErrorCode::kIo,
+                "redis " + addr_.host + ":" + std::to_string(addr_.port) + ": " + err.message());
   if (err.ok()) Give(std::move(conn));
   return err;
 }
 
-Error RedisQueue::Retry(const Context& ctx, RedisConnection& conn, const std::vector<std::string>& argv,
-                        RedisConnection::Reply* reply) {
+Error RedisQueue::Retry(const Context& ctx, RedisConnection& conn,
+                        const std::vector<std::string>& argv, RedisConnection::Reply* reply) {
   auto backoff = std::chrono::milliseconds(100);
   for (;;) {
     Error err = conn.Command(argv, reply);
     // A Redis that is starting (LOADING its append-only file) or busy
     // answers with an error that passes: retried like a lost connection.
-    const bool transient = err.Is(ErrorCode::kFailed) &&
-                           (err.message().rfind("LOADING", 0) == 0 || err.message().rfind("BUSY", 0) == 0 ||
-                            err.message().rfind("TRYAGAIN", 0) == 0 || err.message().rfind("MASTERDOWN", 0) == 0);
+    const bool transient =
+        err.Is(ErrorCode::kFailed) &&
+        (err.message().rfind("LOADING", 0) == 0 || err.message().rfind("BUSY", 0) == 0 ||
+         err.message().rfind("TRYAGAIN", 0) == 0 || err.message().rfind("MASTERDOWN", 0) == 0);
     if (!err.Is(ErrorCode::kIo) && !transient) {
       std::lock_guard<std::mutex> lock(mu_);
       if (warned_ && err.ok()) {
-        std::cerr << "tether-worker: redis " << addr_.host << ":" << addr_.port << " reachable again\n";
+        std::cerr << "tether-worker: redis " << addr_.host << ":" << addr_.port
+                  << " reachable again\n";
         warned_ = false;
       }
       return err;
@@ -276,7 +295,9 @@ Error RedisQueue::Submit(const JobSpec& spec, std::string* id) {
         {"LPUSH", key_, job.id},
         {"EXEC"}}) {
     if (Error err = conn->Command(argv, &r); !err.ok()) {
-      return err.Is(ErrorCode::kIo) ? err : Error(ErrorCode::kIo, "redis: " + argv[0] + ": " + err.message());
+      return err.Is(ErrorCode::kIo)
+                 ? err
+                 : Error(ErrorCode::kIo, "redis: " + argv[0] + ": " + err.message());
     }
   }
   Give(std::move(conn));
@@ -289,7 +310,9 @@ Error RedisQueue::Status(const std::string& id, JobStatus* out, bool* found) {
   std::unique_ptr<RedisConnection> conn = Take();
   RedisConnection::Reply r;
   const std::string hash = key_ + ":job:" + id;
-  if (Error err = conn->Command({"HMGET", hash, "spec", "attempts", "worker", "result"}, &r); !err.ok()) return err;
+  if (Error err = conn->Command({"HMGET", hash, "spec", "attempts", "worker", "result"}, &r);
+      !err.ok())
+    return err;
   Give(std::move(conn));
   if (r.elements.size() != 4 || (r.elements[0].empty() && r.elements[3].empty())) return Error();
   *found = true;
@@ -323,7 +346,8 @@ Error RedisQueue::Status(const std::string& id, JobStatus* out, bool* found) {
 
 Error RedisQueue::Heartbeat(RedisConnection& conn) {
   RedisConnection::Reply r;
-  long long ttl_ms = std::chrono::duration_cast<std::chrono::milliseconds>(options_.heartbeat_ttl).count();
+  long long ttl_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(options_.heartbeat_ttl).count();
   std::size_t lists;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -332,7 +356,8 @@ Error RedisQueue::Heartbeat(RedisConnection& conn) {
   // A new value every beat: a worker that starts under this name tells a
   // live holder (the value changes) from a dead one (it expires).
   const std::string beat = token_ + ":" + std::to_string(++beats_);
-  if (Error err = conn.Command({"SET", key_ + ":hb:" + name_, beat, "PX", std::to_string(std::max(1LL, ttl_ms))}, &r);
+  if (Error err = conn.Command(
+          {"SET", key_ + ":hb:" + name_, beat, "PX", std::to_string(std::max(1LL, ttl_ms))}, &r);
       !err.ok()) {
     return err;
   }
@@ -341,14 +366,18 @@ Error RedisQueue::Heartbeat(RedisConnection& conn) {
 
 Error RedisQueue::ClaimName(RedisConnection& conn) {
   const std::string hb = key_ + ":hb:" + name_;
-  const long long ttl_ms = std::max(1LL, static_cast<long long>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(options_.heartbeat_ttl).count()));
+  const long long ttl_ms = std::max(
+      1LL,
+      static_cast<long long>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(options_.heartbeat_ttl).count()));
   RedisConnection::Reply r;
   std::string seen;  // the holder's last beat
   auto deadline = std::chrono::steady_clock::now();
   bool warned = false;
   for (;;) {
-    if (Error err = conn.Command({"SET", hb, token_ + ":0", "NX", "PX", std::to_string(ttl_ms)}, &r); !err.ok()) {
+    if (Error err =
+            conn.Command({"SET", hb, token_ + ":0", "NX", "PX", std::to_string(ttl_ms)}, &r);
+        !err.ok()) {
       return err;
     }
     if (!r.nil) return Error();  // the name is ours
@@ -360,13 +389,16 @@ Error RedisQueue::ClaimName(RedisConnection& conn) {
       seen = r.str;
       RedisConnection::Reply ttl;
       if (Error err = conn.Command({"PTTL", hb}, &ttl); !err.ok()) return err;
-      deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(0LL, ttl.integer) + 500);
+      deadline = std::chrono::steady_clock::now() +
+                 std::chrono::milliseconds(std::max(0LL, ttl.integer) + 500);
     } else if (r.str != seen || std::chrono::steady_clock::now() > deadline) {
-      return Error(ErrorCode::kIo, "worker name " + name_ + " is in use: a live worker renews its heartbeat " +
-                                       hb + "; give each worker its own --worker-name");
+      return Error(ErrorCode::kIo, "worker name " + name_ +
+                                       " is in use: a live worker renews its heartbeat " + hb +
+                                       "; give each worker its own --worker-name");
     }
     if (!warned) {
-      std::cerr << "tether-worker: worker " << name_ << " has a fresh heartbeat; waiting for it to expire (a dead "
+      std::cerr << "tether-worker: worker " << name_
+                << " has a fresh heartbeat; waiting for it to expire (a dead "
                 << "worker) or be renewed (a live one)\n";
       warned = true;
     }
@@ -382,9 +414,10 @@ Error RedisQueue::Register() {
   RedisConnection::Reply r;
   if (Error err = conn->Command({"HGET", key_ + ":workers", name_}, &r); !err.ok()) return err;
   const int lists = std::max(options_.slots, r.nil ? 0 : std::atoi(r.str.c_str()));
-  if (Error err = conn->Command({"EVAL", kRecoverScript, "3", key_ + ":hb:" + name_, key_ + ":workers", key_, name_,
-                                 std::to_string(lists), key_ + ":proc:" + name_ + ":", key_ + ":job:", "own"},
-                                &r);
+  if (Error err = conn->Command(
+          {"EVAL", kRecoverScript, "3", key_ + ":hb:" + name_, key_ + ":workers", key_, name_,
+           std::to_string(lists), key_ + ":proc:" + name_ + ":", key_ + ":job:", "own"},
+          &r);
       !err.ok()) {
     return err;
   }
@@ -406,11 +439,13 @@ int RedisQueue::RecoverDead(RedisConnection& conn) {
     const std::string& worker = all.elements[i];
     if (worker == name_) continue;
     RedisConnection::Reply r;
-    Error err = conn.Command({"EVAL", kRecoverScript, "3", key_ + ":hb:" + worker, key_ + ":workers", key_, worker,
-                              all.elements[i + 1], key_ + ":proc:" + worker + ":", key_ + ":job:"},
-                             &r);
+    Error err =
+        conn.Command({"EVAL", kRecoverScript, "3", key_ + ":hb:" + worker, key_ + ":workers", key_,
+                      worker, all.elements[i + 1], key_ + ":proc:" + worker + ":", key_ + ":job:"},
+                     &r);
     if (err.ok() && r.integer > 0) {
-      std::cerr << "tether-worker: recovered " << r.integer << " job(s) of dead worker " << worker << "\n";
+      std::cerr << "tether-worker: recovered " << r.integer << " job(s) of dead worker " << worker
+                << "\n";
       moved += static_cast<int>(r.integer);
     }
   }
@@ -464,7 +499,8 @@ Error RedisQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
     }
     if (id.empty()) {
       const std::uint64_t connection = conn->generation();
-      if (Error err = Retry(ctx, *conn, {"BLMOVE", key_, proc, "RIGHT", "LEFT", "0.5"}, &r); !err.ok()) {
+      if (Error err = Retry(ctx, *conn, {"BLMOVE", key_, proc, "RIGHT", "LEFT", "0.5"}, &r);
+          !err.ok()) {
         failed(err);
         clean = false;
         break;
@@ -512,7 +548,8 @@ Error RedisQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
     res.worker = name_;
     res.finished = WallClock::now();
     if (job.spec.pipeline_file.empty()) job.spec.pipeline_file = "?";
-    if (!Retry(ctx, *conn, {"EVAL", kFinishScript, "2", hash, proc, EncodeResult(job, res), id}, &r).ok()) {
+    if (!Retry(ctx, *conn, {"EVAL", kFinishScript, "2", hash, proc, EncodeResult(job, res), id}, &r)
+             .ok()) {
       clean = false;
     }
   }
@@ -530,8 +567,10 @@ Error RedisQueue::Finish(const Context& ctx, const BuildItem& item, const JobRes
   bool clean = false;  // the list held nothing else when the job was claimed
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = std::find_if(claims_.begin(), claims_.end(), [&](const Claim& c) { return c.id == item.id; });
-    if (it == claims_.end()) return Error(ErrorCode::kInvalidArgument, "redis: finish of unclaimed job " + item.id);
+    auto it = std::find_if(claims_.begin(), claims_.end(),
+                           [&](const Claim& c) { return c.id == item.id; });
+    if (it == claims_.end())
+      return Error(ErrorCode::kInvalidArgument, "redis: finish of unclaimed job " + item.id);
     list = it->list;
     clean = it->clean;
     claims_.erase(it);
@@ -543,8 +582,8 @@ Error RedisQueue::Finish(const Context& ctx, const BuildItem& item, const JobRes
   std::unique_ptr<RedisConnection> conn = Take();
   RedisConnection::Reply r;
   Error err = Retry(ctx, *conn,
-                    {"EVAL", kFinishScript, "2", key_ + ":job:" + item.id, ProcList(list), EncodeResult(job, result),
-                     item.id},
+                    {"EVAL", kFinishScript, "2", key_ + ":job:" + item.id, ProcList(list),
+                     EncodeResult(job, result), item.id},
                     &r);
   Give(std::move(conn));
   // On failure the claim stays in the list: the next Pop on it sees the

@@ -1,10 +1,10 @@
 // `--queue redis://HOST:PORT/DB --queue-key KEY`: one Redis shared by a fleet
 // of workers on many machines (hiredis). Keys, for KEY = "tether":
 //
-//   tether                       the pending job ids (submit LPUSHes, workers BLMOVE from the right)
-//   tether:job:<id>              hash: spec (the job, JSON), attempts, worker, result (JSON, set once)
-//   tether:proc:<worker>:<n>     processing list n of a worker: the job it claimed and has not acked
-//   tether:workers               hash: worker -> how many processing lists it has
+//   tether                       the pending job ids (submit LPUSHes, workers BLMOVE from the
+//   right) tether:job:<id>              hash: spec (the job, JSON), attempts, worker, result (JSON,
+//   set once) tether:proc:<worker>:<n>     processing list n of a worker: the job it claimed and
+//   has not acked tether:workers               hash: worker -> how many processing lists it has
 //   tether:hb:<worker>           the worker's heartbeat, with a TTL (--heartbeat-ttl)
 //
 // Claim: BLMOVE tether -> a free processing list of this worker (unlike
@@ -15,11 +15,10 @@
 // recoverers cannot both requeue a job. Names: Register takes the name with
 // SET NX of its heartbeat and refuses it while a live worker renews that
 // heartbeat; a worker restarted under its own name after a crash waits for
-// the dead heartbeat to expire, then requeues its predecessor's claims. A claim whose reply was lost (the
-// connection dropped inside BLMOVE) is found in the list on the next Pop and
-// run. A worker that cannot reach Redis retries with backoff (100 ms doubling
-// to 2 s); if that outlasts its heartbeat TTL its jobs may be recovered and
-// run again elsewhere: at least once, never lost.
+// the dead heartbeat to expire, then requeues its predecessor's claims. A claim whose reply was
+// lost (the connection dropped inside BLMOVE) is found in the list on the next Pop and run. A
+// worker that cannot reach Redis retries with backoff (100 ms doubling to 2 s); if that outlasts
+// its heartbeat TTL its jobs may be recovered and run again elsewhere: at least once, never lost.
 #pragma once
 
 #include <atomic>
@@ -125,10 +124,10 @@ class RedisQueue : public Queue {
 
   std::mutex mu_;
   std::vector<std::unique_ptr<RedisConnection>> idle_;  // guarded by mu_
-  std::vector<bool> list_busy_;                          // guarded by mu_
-  std::vector<bool> list_clean_;                         // guarded by mu_: known empty
-  std::vector<Claim> claims_;                            // guarded by mu_
-  bool warned_ = false;                                  // guarded by mu_
+  std::vector<bool> list_busy_;                         // guarded by mu_
+  std::vector<bool> list_clean_;                        // guarded by mu_: known empty
+  std::vector<Claim> claims_;                           // guarded by mu_
+  bool warned_ = false;                                 // guarded by mu_
 };
 
 }  // namespace tether::worker::queue

@@ -23,7 +23,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Error Sys(const std::string& what) { return Error(ErrorCode::kIo, what + ": " + std::strerror(errno)); }
+Error Sys(const std::string& what) {
+  return Error(ErrorCode::kIo, what + ": " + std::strerror(errno));
+}
 
 struct Fd {
   int fd = -1;
@@ -94,13 +96,13 @@ std::vector<std::string> ListDir(const std::string& dir, const std::string& suff
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::string n = it->path().filename().string();
     if (n.empty() || n[0] == '.') continue;
-    if (!suffix.empty() && (n.size() <= suffix.size() || n.compare(n.size() - suffix.size(), suffix.size(), suffix)))
+    if (!suffix.empty() &&
+        (n.size() <= suffix.size() || n.compare(n.size() - suffix.size(), suffix.size(), suffix)))
       continue;
     names.push_back(std::move(n));
   }
   return names;
 }
-
 
 }  // namespace
 
@@ -125,7 +127,9 @@ Error SpoolQueue::Open() {
   for (const char* sub : {"", "/tmp", "/pending", "/done", "/workers"}) {
     std::error_code ec;
     fs::create_directories(root_ + sub, ec);
-    if (ec) return Error(ErrorCode::kIo, "cannot create spool directory " + root_ + sub + ": " + ec.message());
+    if (ec)
+      return Error(ErrorCode::kIo,
+                   "cannot create spool directory " + root_ + sub + ": " + ec.message());
   }
   if (::access((root_ + "/pending").c_str(), R_OK | W_OK | X_OK) != 0) {
     return Sys("spool " + root_ + "/pending is not usable");
@@ -140,7 +144,9 @@ Error SpoolQueue::Submit(const JobSpec& spec, std::string* id) {
   job.submitted = WallClock::now();
   std::string tmp;
   if (Error err = WriteTemp(root_ + "/tmp", EncodeJob(job), &tmp); !err.ok()) return err;
-  long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(job.submitted.time_since_epoch()).count();
+  long long ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(job.submitted.time_since_epoch())
+          .count();
   char stamp[32];
   std::snprintf(stamp, sizeof stamp, "%015lld", ms);
   std::string dest = root_ + "/pending/" + stamp + "-" + job.id + ".job";
@@ -165,7 +171,8 @@ Error SpoolQueue::Status(const std::string& id, JobStatus* out, bool* found) {
     return DecodeResult(text, done, out);
   };
   if (Error err = read_done(); !err.ok() || *found) return err;
-  auto from_job = [&](const std::string& path, const std::string& state, const std::string& worker) -> Error {
+  auto from_job = [&](const std::string& path, const std::string& state,
+                      const std::string& worker) -> Error {
     std::string text;
     bool missing = false;
     if (Error err = ReadFile(path, &text, &missing); !err.ok() || missing) return err;
@@ -181,7 +188,8 @@ Error SpoolQueue::Status(const std::string& id, JobStatus* out, bool* found) {
   };
   const std::string suffix = "-" + id + ".job";
   for (const std::string& n : ListDir(root_ + "/pending", suffix)) {
-    if (Error err = from_job(root_ + "/pending/" + n, "queued", ""); !err.ok() || *found) return err;
+    if (Error err = from_job(root_ + "/pending/" + n, "queued", ""); !err.ok() || *found)
+      return err;
   }
   for (const std::string& w : ListDir(root_ + "/workers", "")) {
     const std::string dir = root_ + "/workers/" + w + "/claimed";
@@ -205,13 +213,14 @@ Error SpoolQueue::Register() {
         const int saved = errno;
         ::close(fd);
         if (saved != EWOULDBLOCK) return Sys("cannot lock " + dir + "/lock");
-        return Error(ErrorCode::kIo, "worker name " + name_ + " is in use: a live worker holds " + dir +
-                                         "/lock; give each worker its own --worker-name");
+        return Error(ErrorCode::kIo, "worker name " + name_ + " is in use: a live worker holds " +
+                                         dir + "/lock; give each worker its own --worker-name");
       }
       // Still the lock of that folder, not one a recovery just unlinked?
-      struct stat held {}, now {};
-      if (::fstat(fd, &held) != 0 || ::stat((dir + "/lock").c_str(), &now) != 0 || held.st_ino != now.st_ino ||
-          held.st_dev != now.st_dev) {
+      struct stat held {
+      }, now{};
+      if (::fstat(fd, &held) != 0 || ::stat((dir + "/lock").c_str(), &now) != 0 ||
+          held.st_ino != now.st_ino || held.st_dev != now.st_dev) {
         ::close(fd);
         continue;
       }
@@ -243,7 +252,8 @@ Error SpoolQueue::Register() {
       const int saved = errno;
       ::close(fd);
       fs::remove_all(temp, ec);
-      if (saved == ENOTEMPTY || saved == EEXIST) continue;  // a same-name worker was first: look again
+      if (saved == ENOTEMPTY || saved == EEXIST)
+        continue;  // a same-name worker was first: look again
       errno = saved;
       return Sys("cannot register worker " + dir);
     }
@@ -252,7 +262,8 @@ Error SpoolQueue::Register() {
     RecoverDead();
     return Error();
   }
-  return Error(ErrorCode::kIo, "cannot register worker " + dir + ": it keeps changing (another worker of that name?)");
+  return Error(ErrorCode::kIo, "cannot register worker " + dir +
+                                   ": it keeps changing (another worker of that name?)");
 }
 
 int SpoolQueue::RequeueClaims(const std::string& dir, const std::string& worker) {
@@ -269,13 +280,15 @@ int SpoolQueue::RequeueClaims(const std::string& dir, const std::string& worker)
     JobRecord job;
     if (ReadFile(from, &text, nullptr).ok() && DecodeJob(text, from, &job).ok()) {
       ++job.attempts;
-      if (WriteTemp(root_ + "/tmp", EncodeJob(job), &tmp).ok() && ::rename(tmp.c_str(), from.c_str()) != 0) {
+      if (WriteTemp(root_ + "/tmp", EncodeJob(job), &tmp).ok() &&
+          ::rename(tmp.c_str(), from.c_str()) != 0) {
         ::unlink(tmp.c_str());
       }
     }
     if (::rename(from.c_str(), (root_ + "/pending/" + n).c_str()) == 0) {
       ++recovered;
-      std::cerr << "tether-worker: recovered job " << IdOfJobFile(n) << " of dead worker " << worker << "\n";
+      std::cerr << "tether-worker: recovered job " << IdOfJobFile(n) << " of dead worker " << worker
+                << "\n";
     }
   }
   return recovered;
@@ -398,7 +411,8 @@ Error SpoolQueue::Finish(const Context&, const BuildItem& item, const JobResult&
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = running_.find(item.id);
-    if (it == running_.end()) return Error(ErrorCode::kInvalidArgument, "spool: finish of unclaimed job " + item.id);
+    if (it == running_.end())
+      return Error(ErrorCode::kInvalidArgument, "spool: finish of unclaimed job " + item.id);
     job = it->second;
     running_.erase(it);
   }

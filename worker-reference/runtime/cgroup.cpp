@@ -128,7 +128,8 @@ const std::string& CgroupRoot() {
   return g_root;
 }
 
-Error Cgroup::Create(const std::string& parent, const std::string& name, std::unique_ptr<Cgroup>* out) {
+Error Cgroup::Create(const std::string& parent, const std::string& name,
+                     std::unique_ptr<Cgroup>* out) {
   std::string path = parent + "/" + name;
   if (::mkdir(path.c_str(), 0755) != 0) {
     return Error(ErrorCode::kIo, "cannot create cgroup " + path + ": " + std::strerror(errno));

@@ -30,7 +30,8 @@ const std::string& CgroupRoot();
 class Cgroup {
  public:
   // Creates parent/name. Error kIo when it cannot.
-  static Error Create(const std::string& parent, const std::string& name, std::unique_ptr<Cgroup>* out);
+  static Error Create(const std::string& parent, const std::string& name,
+                      std::unique_ptr<Cgroup>* out);
   ~Cgroup();
   Cgroup(const Cgroup&) = delete;
   Cgroup& operator=(const Cgroup&) = delete;

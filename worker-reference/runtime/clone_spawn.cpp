@@ -39,10 +39,12 @@ struct KernelSigaction {
   do {
     if (::syscall(SYS_setsid) < 0) break;
     std::uint64_t empty_mask = 0;
-    if (::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty_mask, nullptr, sizeof empty_mask) != 0) break;
+    if (::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty_mask, nullptr, sizeof empty_mask) != 0)
+      break;
     KernelSigaction dfl{SIG_DFL, 0, nullptr, 0};
     for (int sig = 1; sig < 65; ++sig) {
-      if (sig != SIGKILL && sig != SIGSTOP) ::syscall(SYS_rt_sigaction, sig, &dfl, nullptr, sizeof dfl.mask);
+      if (sig != SIGKILL && sig != SIGSTOP)
+        ::syscall(SYS_rt_sigaction, sig, &dfl, nullptr, sizeof dfl.mask);
     }
     long devnull = ::syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull < 0) break;
@@ -91,7 +93,8 @@ Error SpawnIntoCgroup(const SpawnPlan& plan, int cgroup_fd, pid_t* pid, int* pid
     while (::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED) < 0 && errno == EINTR) {
     }
     ::close(child_pidfd);
-    return Error(ErrorCode::kIo, std::string("cannot start ") + plan.path + ": " + std::strerror(child_errno));
+    return Error(ErrorCode::kIo,
+                 std::string("cannot start ") + plan.path + ": " + std::strerror(child_errno));
   }
   *pid = static_cast<pid_t>(child);
   *pidfd = child_pidfd;

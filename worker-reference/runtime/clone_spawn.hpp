@@ -13,11 +13,11 @@ namespace tether::worker::runtime {
 // Everything the child needs, prepared by the parent: after the fork of a
 // multi-threaded process the child may not allocate, lock or log.
 struct SpawnPlan {
-  const char* path;         // resolved: the child does no PATH search
+  const char* path;  // resolved: the child does no PATH search
   char* const* argv;
   char* const* envp;
   const char* cwd;
-  int output_fd;            // becomes stdout and stderr
+  int output_fd;  // becomes stdout and stderr
 };
 
 // Starts plan in a new session in the cgroup cgroup_fd (an O_DIRECTORY fd),

@@ -4,16 +4,16 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <filesystem>
 
 #include "runtime/cgroup.hpp"
@@ -50,8 +50,8 @@ class Process {
  public:
   // cgroup (may be null): the container's own cgroup, which the process
   // starts in and which is killed as a whole when the container ends.
-  static Error Spawn(const ProcessSpec& spec, const std::string& cwd, std::unique_ptr<Cgroup> cgroup,
-                     std::unique_ptr<Process>* out);
+  static Error Spawn(const ProcessSpec& spec, const std::string& cwd,
+                     std::unique_ptr<Cgroup> cgroup, std::unique_ptr<Process>* out);
   ~Process() {
     if (!status_.exited) KillAndReap();
     if (pidfd_ >= 0) ::close(pidfd_);
@@ -108,7 +108,8 @@ class Process {
     // And everything in the container's cgroup, also what left the group.
     if (cgroup_) cgroup_->KillAll();
     siginfo_t info{};
-    while (::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd_), &info, WEXITED) < 0 &&
+    while (::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd_), &info, WEXITED) <
+               0 &&
            errno == EINTR) {
     }
     status_.exited = true;
@@ -167,7 +168,8 @@ bool FindProgram(const std::string& argv0, std::string* path) {
     std::string dir = dirs.substr(start, end - start);
     std::string candidate = (dir.empty() ? "." : dir) + "/" + argv0;
     struct stat st {};
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0) {
       *path = candidate;
       return true;
     }
@@ -178,8 +180,8 @@ bool FindProgram(const std::string& argv0, std::string* path) {
 
 }  // namespace
 
-Error Process::Spawn(const ProcessSpec& spec, const std::string& cwd, std::unique_ptr<Cgroup> cgroup,
-                     std::unique_ptr<Process>* out) {
+Error Process::Spawn(const ProcessSpec& spec, const std::string& cwd,
+                     std::unique_ptr<Cgroup> cgroup, std::unique_ptr<Process>* out) {
   if (spec.argv.empty()) return Error(ErrorCode::kInvalidArgument, "nothing to run");
   std::string program;
   if (cgroup && !FindProgram(spec.argv[0], &program)) {
@@ -232,8 +234,8 @@ Error Process::Spawn(const ProcessSpec& spec, const std::string& cwd, std::uniqu
   // A new session makes the step a process group of its own that the worker
   // can signal as a whole. The worker blocks SIGINT/SIGTERM (it reads them
   // from a signalfd), so the child gets an empty mask and default handlers.
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   sigset_t empty;
   sigemptyset(&empty);
   posix_spawnattr_setsigmask(&attr, &empty);
@@ -334,9 +336,9 @@ Error ProcessRuntime::SetupBuild(const Context& ctx, const std::string& build_id
 // dies is covered by the cgroup: the next worker kills its stale tree.)
 std::vector<std::string> ProcessRuntime::BwrapArgv(const std::vector<std::string>& argv) const {
   std::vector<std::string> wrapped = {
-      "bwrap", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-      "--bind", workspace_, workspace_, "--chdir", workspace_};
+      "bwrap", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--ro-bind", "/",
+      "/",     "--dev",         "/dev",          "--proc",        "/proc",     "--tmpfs",
+      "/tmp",  "--bind",        workspace_,      workspace_,      "--chdir",   workspace_};
   if (options_.network_none) wrapped.push_back("--unshare-net");
   wrapped.push_back("--");
   wrapped.insert(wrapped.end(), argv.begin(), argv.end());
@@ -359,7 +361,8 @@ Error ProcessRuntime::RunContainer(const Context& ctx, const ProcessSpec& spec) 
       std::lock_guard<std::mutex> lock(mu_);
       n = ++containers_;
     }
-    if (Error err = Cgroup::Create(build_cgroup_->path(), "c" + std::to_string(n), &cgroup); !err.ok()) {
+    if (Error err = Cgroup::Create(build_cgroup_->path(), "c" + std::to_string(n), &cgroup);
+        !err.ok()) {
       return err;
     }
   }
@@ -399,7 +402,8 @@ Error ProcessRuntime::WaitContainer(const Context& ctx, const std::string& name,
   if (!err.ok()) {
     // ctx ended first: stop the group gently, then for good after the grace.
     p->Terminate();
-    // tether:detached(ctx is already done; the step still gets its kill grace before SIGKILL, bounded by the timeout)
+    // tether:detached(ctx is already done; the step still gets its kill grace before SIGKILL,
+    // bounded by the timeout)
     p->WaitExited(WithoutCancel(ctx), ToMillis(options_.kill_grace), kill_now_.fd());
   }
   p->KillAndReap();

@@ -29,9 +29,9 @@
 #include <string>
 #include <vector>
 
+#include "runtime/wake_fd.hpp"
 #include "tether/context.hpp"
 #include "tether/error.hpp"
-#include "runtime/wake_fd.hpp"
 
 namespace tether::worker::runtime {
 
@@ -45,7 +45,7 @@ struct ProcessSpec {
 // How a container ended. code is the exit status, or 128+signal when a
 // signal ended it (as a shell reports it).
 struct ExitStatus {
-  bool exited = false;             // false while running or never started
+  bool exited = false;  // false while running or never started
   int code = -1;
   int signal = 0;                  // the signal that ended it, if any
   bool stopped_by_worker = false;  // the worker sent SIGTERM/SIGKILL
@@ -80,10 +80,10 @@ class ProcessRuntime {
   // optionally no network).
   enum class Isolation { kProcess, kBwrap };
   struct Options {
-    std::string workspace_root;    // the build's workspace is created under it
+    std::string workspace_root;  // the build's workspace is created under it
     Duration kill_grace = std::chrono::seconds(10);
     Isolation isolation = Isolation::kProcess;
-    bool network_none = false;     // kBwrap: a network namespace of its own (loopback only)
+    bool network_none = false;  // kBwrap: a network namespace of its own (loopback only)
   };
   explicit ProcessRuntime(Options options);
   // Safety net only: SIGKILLs and reaps any group still running.
@@ -120,7 +120,7 @@ class ProcessRuntime {
   std::string workspace_;
   std::unique_ptr<Cgroup> build_cgroup_;  // null without cgroup containment; set by SetupBuild
   int containers_ = 0;                    // guarded by mu_: names the containers' cgroups
-  WakeFlag kill_now_;  // fired by KillNow
+  WakeFlag kill_now_;                     // fired by KillNow
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<Process>> processes_;  // guarded by mu_
 };

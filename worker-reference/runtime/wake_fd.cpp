@@ -4,12 +4,12 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
-#include <algorithm>
 
 namespace tether::worker::runtime {
 

@@ -21,9 +21,9 @@ class ContextWakeFd {
   int fd() const;
 
  private:
-  struct EventFd;                      // shared with the AfterFunc callback
-  std::shared_ptr<EventFd> event_;     // null when ctx can never be done
-  std::function<bool()> stop_after_;   // unregisters the callback
+  struct EventFd;                     // shared with the AfterFunc callback
+  std::shared_ptr<EventFd> event_;    // null when ctx can never be done
+  std::function<bool()> stop_after_;  // unregisters the callback
 };
 
 // A one-shot flag that a poll(2) can wait on: fd() becomes readable (for

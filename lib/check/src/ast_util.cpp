@@ -27,7 +27,8 @@ std::string DisplayName(const FunctionDecl* fn) {
       std::string outer = "";
       if (const auto* enclosing = dyn_cast_or_null<FunctionDecl>(cls->getDeclContext()))
         outer = DisplayName(enclosing) + "::";
-      return outer + "<lambda@" + std::to_string(sm.getSpellingLineNumber(cls->getLocation())) + ">";
+      return outer + "<lambda@" + std::to_string(sm.getSpellingLineNumber(cls->getLocation())) +
+             ">";
     }
   }
   return QualifiedName(fn);
@@ -99,15 +100,17 @@ void CarriedContexts(QualType t, const std::string& object, bool pointer, const 
   std::string access = object + (pointer ? "->" : ".");
   for (const FieldDecl* f : rd->fields())
     if (f->getAccess() == AS_public && IsContextType(f->getType(), m))
-      out->push_back({access + f->getNameAsString(), where, "carried by '" + object + "'", f->getType()});
+      out->push_back(
+          {access + f->getNameAsString(), where, "carried by '" + object + "'", f->getType()});
   for (const CXXMethodDecl* md : rd->methods())
     if (md->getAccess() == AS_public && md->param_empty() && !md->isStatic() &&
         md->getIdentifier() && IsContextType(md->getReturnType(), m))
-      out->push_back(
-          {access + md->getNameAsString() + "()", where, "carried by '" + object + "'", md->getReturnType()});
+      out->push_back({access + md->getNameAsString() + "()", where, "carried by '" + object + "'",
+                      md->getReturnType()});
 }
 
-void MemberContexts(const CXXRecordDecl* cls, const ApiModel& m, std::vector<ReachableContext>* out) {
+void MemberContexts(const CXXRecordDecl* cls, const ApiModel& m,
+                    std::vector<ReachableContext>* out) {
   if (!cls || !cls->hasDefinition()) return;
   for (const FieldDecl* f : cls->fields())
     if (IsContextType(f->getType(), m))
@@ -119,7 +122,8 @@ void MemberContexts(const CXXRecordDecl* cls, const ApiModel& m, std::vector<Rea
 bool IsStdContext(QualType t) { return RecordName(t).rfind("std::", 0) == 0; }
 
 std::string HowToReadContext(const std::string& spelling, QualType t) {
-  return IsStdContext(t) ? "check " + spelling + ".stop_requested()" : "read " + spelling + ".Err()";
+  return IsStdContext(t) ? "check " + spelling + ".stop_requested()"
+                         : "read " + spelling + ".Err()";
 }
 
 std::vector<ReachableContext> ReachableContexts(const FunctionDecl* fn, const ApiModel& m) {
@@ -154,7 +158,8 @@ std::vector<ReachableContext> ReachableContexts(const FunctionDecl* fn, const Ap
         if (!dup) out.push_back(std::move(r));
       }
     } else if (enclosing && captures_this) {
-      if (const auto* em = dyn_cast<CXXMethodDecl>(enclosing)) MemberContexts(em->getParent(), m, &out);
+      if (const auto* em = dyn_cast<CXXMethodDecl>(enclosing))
+        MemberContexts(em->getParent(), m, &out);
     }
     return out;
   }
@@ -186,7 +191,8 @@ bool IsUnresolvableCall(const CallExpr* call) {
   if (!callee) return true;  // function pointer, std::function, dependent
   if (const auto* mc = dyn_cast<CXXMemberCallExpr>(call)) {
     const auto* md = dyn_cast<CXXMethodDecl>(callee);
-    if (md && md->isVirtual() && !md->hasAttr<FinalAttr>() && !md->getParent()->hasAttr<FinalAttr>()) {
+    if (md && md->isVirtual() && !md->hasAttr<FinalAttr>() &&
+        !md->getParent()->hasAttr<FinalAttr>()) {
       // A qualified call (Base::f()) is not dispatched.
       if (const auto* me = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens()))
         return !me->hasQualifier();
@@ -248,7 +254,8 @@ namespace {
 // overload that also needs a predicate or a callback is another call
 // (condition_variable_any::wait_for(lock, token, d, pred) is no sibling of
 // wait_for(lock, d)).
-bool SameCallPlusContext(const FunctionDecl* callee, const FunctionDecl* sibling, const ApiModel& m) {
+bool SameCallPlusContext(const FunctionDecl* callee, const FunctionDecl* sibling,
+                         const ApiModel& m) {
   unsigned required = 0, most = 0;
   for (const ParmVarDecl* p : sibling->parameters()) {
     if (IsContextType(p->getType(), m)) continue;
@@ -269,7 +276,8 @@ const FunctionDecl* FindContextSibling(const FunctionDecl* callee, const ApiMode
     DeclarationName dn(&callee->getASTContext().Idents.get(n));
     for (const NamedDecl* d : scope->lookup(dn)) {
       const FunctionDecl* f = d->getAsFunction();
-      if (f && f != callee && HasParamOfContextType(f, m) && SameCallPlusContext(callee, f, m)) return f;
+      if (f && f != callee && HasParamOfContextType(f, m) && SameCallPlusContext(callee, f, m))
+        return f;
     }
   }
   return nullptr;
@@ -280,7 +288,8 @@ namespace {
 bool ReadsContextImpl(const Stmt* s, const ApiModel& m, unsigned depth, bool members_only,
                       std::set<const FunctionDecl*>* seen) {
   if (!s) return false;
-  if (const auto* e = dyn_cast<Expr>(s); e && !e->isTypeDependent() && IsContextType(e->getType(), m)) {
+  if (const auto* e = dyn_cast<Expr>(s);
+      e && !e->isTypeDependent() && IsContextType(e->getType(), m)) {
     if (const auto* me = dyn_cast<MemberExpr>(s)) {
       if (!members_only || isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts())) return true;
     } else if (isa<DeclRefExpr>(s)) {
@@ -316,7 +325,8 @@ bool PassesContext(const CallExpr* call, const ApiModel& m) {
   for (const Expr* arg : call->arguments())
     if (!isa<CXXDefaultArgExpr>(arg) && ReadsContext(arg, m, 0)) return true;
   if (const auto* mc = dyn_cast<CXXMemberCallExpr>(call))
-    if (const Expr* obj = mc->getImplicitObjectArgument(); obj && ReadsContext(obj, m, 0)) return true;
+    if (const Expr* obj = mc->getImplicitObjectArgument(); obj && ReadsContext(obj, m, 0))
+      return true;
   return false;
 }
 

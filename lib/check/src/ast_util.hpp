@@ -29,10 +29,10 @@ std::string RootName(const clang::Expr* e, const ApiModel& m);
 
 // A context the function can name: spelling is what a fix-it would write.
 struct ReachableContext {
-  std::string spelling;        // "ctx", "ctx_", "req.ctx", "c->Context()"
-  clang::SourceLocation where; // its declaration
-  std::string how;             // "parameter", "captured variable", "member", "carried by"
-  clang::QualType type;        // the context's type (messages speak its API's words)
+  std::string spelling;         // "ctx", "ctx_", "req.ctx", "c->Context()"
+  clang::SourceLocation where;  // its declaration
+  std::string how;              // "parameter", "captured variable", "member", "carried by"
+  clang::QualType type;         // the context's type (messages speak its API's words)
 };
 std::vector<ReachableContext> ReachableContexts(const clang::FunctionDecl* fn, const ApiModel& m);
 

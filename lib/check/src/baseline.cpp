@@ -54,8 +54,8 @@ std::string WithoutLambdaLines(const std::string& function) {
 void AssignFingerprints(const std::string& root, std::vector<Finding>* findings) {
   std::map<std::string, unsigned> seen;
   for (Finding& f : *findings) {
-    std::uint64_t h = Fnv1a(f.check + "\n" + RelativeTo(f.file, root) + "\n" + WithoutLambdaLines(f.function) + "\n" +
-                            WithoutSpace(f.line_text));
+    std::uint64_t h = Fnv1a(f.check + "\n" + RelativeTo(f.file, root) + "\n" +
+                            WithoutLambdaLines(f.function) + "\n" + WithoutSpace(f.line_text));
     char hex[24];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
     f.fingerprint = std::string(hex) + ":" + std::to_string(++seen[hex]);
@@ -76,7 +76,8 @@ bool ParseBaseline(const std::string& text, const std::string& source, Baseline*
     return false;
   }
   auto fail = [&](const std::string& key, const std::string& problem) {
-    *error = source + ":" + LineCol(text, key.empty() ? 0 : KeyOffset(text, key)) + ": error: " + problem;
+    *error = source + ":" + LineCol(text, key.empty() ? 0 : KeyOffset(text, key)) +
+             ": error: " + problem;
     return false;
   };
   auto add = [&](const json& fp) {
@@ -89,24 +90,27 @@ bool ParseBaseline(const std::string& text, const std::string& source, Baseline*
       return fail("tether_check", "baseline: 'findings' must be an array");
     for (const json& f : doc["findings"])
       if (!f.is_object() || !f.contains("fingerprint") || !add(f["fingerprint"]))
-        return fail("findings",
-                    "baseline: a finding has no 'fingerprint' (written by a tether check older than "
-                    "--baseline? write the baseline again)");
+        return fail(
+            "findings",
+            "baseline: a finding has no 'fingerprint' (written by a tether check older than "
+            "--baseline? write the baseline again)");
     return true;
   }
   if (doc.is_object() && doc.contains("runs") && doc["runs"].is_array()) {  // --format sarif
     for (const json& run : doc["runs"]) {
       if (!run.is_object() || !run.contains("results")) continue;
-      if (!run["results"].is_array()) return fail("results", "baseline: SARIF 'results' must be an array");
+      if (!run["results"].is_array())
+        return fail("results", "baseline: SARIF 'results' must be an array");
       for (const json& r : run["results"]) {
         const json* fp = nullptr;
-        if (r.is_object() && r.contains("partialFingerprints") && r["partialFingerprints"].is_object() &&
-            r["partialFingerprints"].contains("tether/v1"))
+        if (r.is_object() && r.contains("partialFingerprints") &&
+            r["partialFingerprints"].is_object() && r["partialFingerprints"].contains("tether/v1"))
           fp = &r["partialFingerprints"]["tether/v1"];
         if (!fp || !add(*fp))
-          return fail("results",
-                      "baseline: a SARIF result has no partialFingerprints 'tether/v1' (not written "
-                      "by tether check --format sarif?)");
+          return fail(
+              "results",
+              "baseline: a SARIF result has no partialFingerprints 'tether/v1' (not written "
+              "by tether check --format sarif?)");
       }
     }
     return true;

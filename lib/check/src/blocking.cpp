@@ -46,7 +46,8 @@ bool MadeNonBlocking(const VarDecl* v, ASTContext& ast, int depth = 0) {
   if (const Expr* init = v->getInit()) {
     if (SaysNonBlocking(Text(init, ast))) return true;
     // const int fd = signals.fd: what signals holds.
-    if (const VarDecl* from = VariableOf(init); from && from != v && MadeNonBlocking(from, ast, depth + 1))
+    if (const VarDecl* from = VariableOf(init);
+        from && from != v && MadeNonBlocking(from, ast, depth + 1))
       return true;
   }
   // An object that makes its descriptor in its constructor (a SignalFd or
@@ -57,7 +58,8 @@ bool MadeNonBlocking(const VarDecl* v, ASTContext& ast, int depth = 0) {
       if (const FunctionDecl* def = nullptr; ctor->hasBody(def) && def && def->getBody()) {
         const SourceManager& sm = ast.getSourceManager();
         CharSourceRange r = sm.getExpansionRange(def->getSourceRange());
-        if (SaysNonBlocking(std::string(Lexer::getSourceText(r, sm, ast.getLangOpts())))) return true;
+        if (SaysNonBlocking(std::string(Lexer::getSourceText(r, sm, ast.getLangOpts()))))
+          return true;
       }
   const auto* fn = dyn_cast_or_null<FunctionDecl>(v->getParentFunctionOrMethod());
   if (!fn || !fn->getBody()) return false;
@@ -89,9 +91,11 @@ bool Modifies(const Stmt* s, const VarDecl* v) {
     const auto* dre = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
     return dre && dre->getDecl() == v;
   };
-  if (const auto* u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp() && is_v(u->getSubExpr()))
+  if (const auto* u = dyn_cast<UnaryOperator>(s);
+      u && u->isIncrementDecrementOp() && is_v(u->getSubExpr()))
     return true;
-  if (const auto* b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp() && is_v(b->getLHS())) return true;
+  if (const auto* b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp() && is_v(b->getLHS()))
+    return true;
   for (const Stmt* child : s->children())
     if (Modifies(child, v)) return true;
   return false;
@@ -138,9 +142,11 @@ bool BoundedCondition(const Expr* cond, const Stmt* inc, const Stmt* body, ASTCo
   const auto* cmp = dyn_cast<BinaryOperator>(cond->IgnoreParenImpCasts());
   if (!cmp) return false;
   if (cmp->getOpcode() == BO_LAnd)
-    return BoundedCondition(cmp->getLHS(), inc, body, ast) || BoundedCondition(cmp->getRHS(), inc, body, ast);
+    return BoundedCondition(cmp->getLHS(), inc, body, ast) ||
+           BoundedCondition(cmp->getRHS(), inc, body, ast);
   if (!cmp->isComparisonOp()) return false;
-  for (auto [counter, bound] : {std::pair{cmp->getLHS(), cmp->getRHS()}, std::pair{cmp->getRHS(), cmp->getLHS()}}) {
+  for (auto [counter, bound] :
+       {std::pair{cmp->getLHS(), cmp->getRHS()}, std::pair{cmp->getRHS(), cmp->getLHS()}}) {
     if (bound->isValueDependent() || !bound->isIntegerConstantExpr(ast)) continue;
     const Expr* c = counter->IgnoreParenImpCasts();
     bool in_cond = false;
@@ -184,7 +190,8 @@ bool IsBoundedLoop(const Stmt* loop, ASTContext& ast) {
 
 // ---- The may-block summary -------------------------------------------------
 
-bool MayBlock::Find(const Stmt* s, bool loops, BlockingPath* out, std::vector<ExternalCall>* external) {
+bool MayBlock::Find(const Stmt* s, bool loops, BlockingPath* out,
+                    std::vector<ExternalCall>* external) {
   return FindIn(s, loops, out, external);
 }
 
@@ -206,7 +213,8 @@ const MayBlock::Entry& MayBlock::Summarise(const FunctionDecl* def) {
   return memo_[def] = std::move(e);
 }
 
-bool MayBlock::FindIn(const Stmt* s, bool loops, BlockingPath* out, std::vector<ExternalCall>* external) {
+bool MayBlock::FindIn(const Stmt* s, bool loops, BlockingPath* out,
+                      std::vector<ExternalCall>* external) {
   if (!s || isa<LambdaExpr>(s)) return false;
   if (const auto* call = dyn_cast<CallExpr>(s)) {
     std::string why;

@@ -55,7 +55,8 @@ class MayBlock {
   // or, with loops, a loop without a bound in s itself. Nested lambdas are
   // other tasks and are not entered. Calls into bodies not in the TU are
   // added to *external (when given) for the cross-TU facts.
-  bool Find(const clang::Stmt* s, bool loops, BlockingPath* out, std::vector<ExternalCall>* external);
+  bool Find(const clang::Stmt* s, bool loops, BlockingPath* out,
+            std::vector<ExternalCall>* external);
   // Calling fn's definition blocks (null: not as far as this TU can tell).
   const BlockingPath* Function(const clang::FunctionDecl* def);
 
@@ -65,12 +66,14 @@ class MayBlock {
     BlockingPath path;
     std::vector<const clang::FunctionDecl*> external;
   };
-  bool FindIn(const clang::Stmt* s, bool loops, BlockingPath* out, std::vector<ExternalCall>* external);
+  bool FindIn(const clang::Stmt* s, bool loops, BlockingPath* out,
+              std::vector<ExternalCall>* external);
   const Entry& Summarise(const clang::FunctionDecl* def);
 
   const ApiModel& m_;
   clang::ASTContext& ast_;
-  std::map<const clang::FunctionDecl*, Entry> memo_;  // an entry in progress reads as "does not block"
+  std::map<const clang::FunctionDecl*, Entry>
+      memo_;  // an entry in progress reads as "does not block"
 };
 
 }  // namespace tether::check

@@ -63,8 +63,9 @@ std::string ResultCache::HashText(std::string_view text) {
 
 ResultCache::ResultCache(std::string dir, const ApiModel& model, const std::string& checks)
     : dir_(std::move(dir)) {
-  run_key_ = "tether-cache " + std::to_string(kCacheSchema) + " facts " + std::to_string(kFactsSchema) +
-             "\ntool " + ToolIdentity() + "\nmodel " + ModelKey(model) + "\nchecks " + checks + "\n";
+  run_key_ = "tether-cache " + std::to_string(kCacheSchema) + " facts " +
+             std::to_string(kFactsSchema) + "\ntool " + ToolIdentity() + "\nmodel " +
+             ModelKey(model) + "\nchecks " + checks + "\n";
 }
 
 bool ResultCache::Prepare(std::string* error) {
@@ -75,7 +76,8 @@ bool ResultCache::Prepare(std::string* error) {
   return true;
 }
 
-std::string ResultCache::UnitKey(const std::string& file, const std::vector<std::string>& parts) const {
+std::string ResultCache::UnitKey(const std::string& file,
+                                 const std::vector<std::string>& parts) const {
   std::string text = run_key_ + "file " + file + "\n";
   for (const std::string& p : parts) text += p + '\0';
   return HashText(text);
@@ -120,7 +122,8 @@ bool ResultCache::Lookup(const std::string& key, CachedUnit* out, std::string* n
   for (const auto& [dep, hash] : unit.deps)
     if (FileHash(dep) != hash) return false;  // changed: parse again (not worth a note)
   std::string error;
-  if (!FactsFromJson(std::string_view(body.data(), body.size()), &unit.facts, &unit.findings, &error)) {
+  if (!FactsFromJson(std::string_view(body.data(), body.size()), &unit.facts, &unit.findings,
+                     &error)) {
     *note = "ignoring corrupt cache entry " + path + " (" + error + "); parsing again";
     return false;
   }
@@ -128,9 +131,10 @@ bool ResultCache::Lookup(const std::string& key, CachedUnit* out, std::string* n
   return true;
 }
 
-bool ResultCache::Store(const std::string& key, const std::vector<Finding>& findings, const Facts& facts,
-                        unsigned suppressed, bool model_types,
-                        const std::vector<std::pair<std::string, std::string>>& deps, std::string* error) {
+bool ResultCache::Store(const std::string& key, const std::vector<Finding>& findings,
+                        const Facts& facts, unsigned suppressed, bool model_types,
+                        const std::vector<std::pair<std::string, std::string>>& deps,
+                        std::string* error) {
   std::string path = EntryPath(key);
   std::string parent = std::string(llvm::sys::path::parent_path(path));
   if (std::error_code ec = llvm::sys::fs::create_directories(parent)) {
@@ -139,8 +143,11 @@ bool ResultCache::Store(const std::string& key, const std::vector<Finding>& find
   }
   nlohmann::json dep_list = nlohmann::json::array();
   for (const auto& [dep, hash] : deps) dep_list.push_back({dep, hash});
-  nlohmann::json header = {{"cache", kCacheSchema}, {"key", key}, {"suppressed", suppressed},
-                           {"model_types", model_types}, {"deps", dep_list}};
+  nlohmann::json header = {{"cache", kCacheSchema},
+                           {"key", key},
+                           {"suppressed", suppressed},
+                           {"model_types", model_types},
+                           {"deps", dep_list}};
   static std::atomic<unsigned> counter{0};
   std::string tmp = path + ".tmp." + std::to_string(llvm::sys::Process::getProcessId()) + "." +
                     std::to_string(counter++);

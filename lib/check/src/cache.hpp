@@ -58,8 +58,7 @@ class ResultCache {
   // Writes the entry atomically; false with *error on I/O failure.
   bool Store(const std::string& key, const std::vector<Finding>& findings, const Facts& facts,
              unsigned suppressed, bool model_types,
-             const std::vector<std::pair<std::string, std::string>>& deps,
-             std::string* error);
+             const std::vector<std::pair<std::string, std::string>>& deps, std::string* error);
   // BLAKE3 of a file's current content ("" when unreadable), memoized per run.
   std::string FileHash(const std::string& path);
 

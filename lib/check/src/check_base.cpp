@@ -56,7 +56,8 @@ bool TuContext::MakeFinding(const SourceManager& sm, const std::string& check, S
     // justified. When tether-justification reports the marker (one naming a
     // tether check, in the main file: checks/justification.cpp) that report
     // stands for the finding; otherwise the finding itself is reported.
-    bool names_tether = j->marker == "tether:detached" || j->checks.find("tether-") != std::string::npos;
+    bool names_tether =
+        j->marker == "tether:detached" || j->checks.find("tether-") != std::string::npos;
     if (names_tether && fid == sm.getMainFileID() && Enabled(kJustificationCheckName)) return false;
   }
   Finding f;
@@ -111,11 +112,15 @@ void Check::note(Finding* f, SourceLocation loc, std::string message) {
 }
 
 void Check::replace(Finding* f, SourceRange tokens, std::string text) {
-  if (f) tu_.AddReplacement(sm(), ast().getLangOpts(), CharSourceRange::getTokenRange(tokens), std::move(text), f);
+  if (f)
+    tu_.AddReplacement(sm(), ast().getLangOpts(), CharSourceRange::getTokenRange(tokens),
+                       std::move(text), f);
 }
 
 void Check::insert(Finding* f, SourceLocation at, std::string text) {
-  if (f) tu_.AddReplacement(sm(), ast().getLangOpts(), CharSourceRange::getCharRange(at, at), std::move(text), f);
+  if (f)
+    tu_.AddReplacement(sm(), ast().getLangOpts(), CharSourceRange::getCharRange(at, at),
+                       std::move(text), f);
 }
 
 }  // namespace tether::check

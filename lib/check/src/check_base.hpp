@@ -24,7 +24,8 @@ namespace tether::check {
 // What one translation unit produces, plus the services checks share.
 class TuContext {
  public:
-  TuContext(const ApiModel& model, std::string checks) : model_(model), checks_(std::move(checks)) {}
+  TuContext(const ApiModel& model, std::string checks)
+      : model_(model), checks_(std::move(checks)) {}
 
   const ApiModel& model() const { return model_; }
   bool Enabled(const std::string& check) const { return CheckEnabled(checks_, check); }
@@ -37,7 +38,8 @@ class TuContext {
                    clang::SourceLocation loc, std::string message, Finding* out);
   Note MakeNote(const clang::SourceManager& sm, clang::SourceLocation loc, std::string message);
   // A justification marker for check at loc's line (any reason, even empty).
-  bool Justified(const clang::SourceManager& sm, clang::SourceLocation loc, const std::string& check);
+  bool Justified(const clang::SourceManager& sm, clang::SourceLocation loc,
+                 const std::string& check);
   // Fix-its; false when the range is in a macro or otherwise not editable.
   bool AddReplacement(const clang::SourceManager& sm, const clang::LangOptions& lang,
                       clang::CharSourceRange range, std::string text, Finding* f);

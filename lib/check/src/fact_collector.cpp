@@ -43,18 +43,21 @@ class FactCollector : public RecursiveASTVisitor<FactCollector> {
       f.blocks_line = n.line;
       f.blocks_col = n.col;
     }
-    if (!callee || IsUnresolvableCall(call) || sm_.isInSystemHeader(callee->getLocation())) return true;
+    if (!callee || IsUnresolvableCall(call) || sm_.isInSystemHeader(callee->getLocation()))
+      return true;
     CallFact c;
     c.to = Usr(WrittenFunction(callee));
     c.to_name = DisplayName(callee);
     SetPos(call->getBeginLoc(), &c.file, &c.line);
-    for (const Expr* arg : call->arguments()) c.passes_context |= IsContextType(arg->getType(), tu_.model());
+    for (const Expr* arg : call->arguments())
+      c.passes_context |= IsContextType(arg->getType(), tu_.model());
     if (!c.to.empty()) f.calls.push_back(std::move(c));
     return true;
   }
   bool VisitCXXTemporaryObjectExpr(CXXTemporaryObjectExpr* e) {
     if (stack_.empty()) return true;
-    if (std::string root = RootName(e, tu_.model()); !root.empty()) AddRoot(*stack_.back(), e, root);
+    if (std::string root = RootName(e, tu_.model()); !root.empty())
+      AddRoot(*stack_.back(), e, root);
     return true;
   }
 

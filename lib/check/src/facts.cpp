@@ -94,12 +94,15 @@ void from_json(const nlohmann::json& j, Note& n) {
   ReadArray(j, file, line, col, message, line_text);
 }
 void to_json(nlohmann::json& j, const Finding& f) {
-  const auto& [check, file, line, col, offset, message, line_text, function, notes, fixes, fingerprint] = f;
+  const auto& [check, file, line, col, offset, message, line_text, function, notes, fixes,
+               fingerprint] = f;
   j = {check, file, line, col, offset, message, line_text, function, notes, fixes, fingerprint};
 }
 void from_json(const nlohmann::json& j, Finding& f) {
-  auto& [check, file, line, col, offset, message, line_text, function, notes, fixes, fingerprint] = f;
-  ReadArray(j, check, file, line, col, offset, message, line_text, function, notes, fixes, fingerprint);
+  auto& [check, file, line, col, offset, message, line_text, function, notes, fixes, fingerprint] =
+      f;
+  ReadArray(j, check, file, line, col, offset, message, line_text, function, notes, fixes,
+            fingerprint);
 }
 void to_json(nlohmann::json& j, const RootSite& r) {
   const auto& [file, line, col, call, justified] = r;
@@ -121,14 +124,30 @@ void to_json(nlohmann::json& j, const FunctionFact& f) {
   const auto& [id, name, qualified_name, file, line, end_line, receives_context, takes_context,
                returns_context, entry_point, creates_roots, calls, blocks, blocks_file, blocks_line,
                blocks_col] = f;
-  j = {id, name, qualified_name, file, line, end_line, receives_context, takes_context, returns_context,
-       entry_point, creates_roots, calls, blocks, blocks_file, blocks_line, blocks_col};
+  j = {id,
+       name,
+       qualified_name,
+       file,
+       line,
+       end_line,
+       receives_context,
+       takes_context,
+       returns_context,
+       entry_point,
+       creates_roots,
+       calls,
+       blocks,
+       blocks_file,
+       blocks_line,
+       blocks_col};
 }
 void from_json(const nlohmann::json& j, FunctionFact& f) {
-  auto& [id, name, qualified_name, file, line, end_line, receives_context, takes_context, returns_context,
-         entry_point, creates_roots, calls, blocks, blocks_file, blocks_line, blocks_col] = f;
-  ReadArray(j, id, name, qualified_name, file, line, end_line, receives_context, takes_context, returns_context,
-            entry_point, creates_roots, calls, blocks, blocks_file, blocks_line, blocks_col);
+  auto& [id, name, qualified_name, file, line, end_line, receives_context, takes_context,
+         returns_context, entry_point, creates_roots, calls, blocks, blocks_file, blocks_line,
+         blocks_col] = f;
+  ReadArray(j, id, name, qualified_name, file, line, end_line, receives_context, takes_context,
+            returns_context, entry_point, creates_roots, calls, blocks, blocks_file, blocks_line,
+            blocks_col);
 }
 void to_json(nlohmann::json& j, const BlockCandidate& c) {
   const auto& [finding, callee_id, callee_name] = c;
@@ -151,8 +170,11 @@ std::string FactsToJson(const Facts& facts, const std::vector<Finding>& findings
   const auto& [functions, candidates, block_candidates] = facts;
   nlohmann::json fns = nlohmann::json::array();
   for (const auto& [key, f] : functions) fns.push_back({key, f});
-  nlohmann::json doc = {{"schema", kFactsSchema}, {"functions", fns}, {"candidates", candidates},
-                        {"block_candidates", block_candidates}, {"findings", findings}};
+  nlohmann::json doc = {{"schema", kFactsSchema},
+                        {"functions", fns},
+                        {"candidates", candidates},
+                        {"block_candidates", block_candidates},
+                        {"findings", findings}};
   return doc.dump();
 }
 
@@ -245,7 +267,8 @@ std::vector<Finding> ResolveForwardCandidates(const Facts& facts, unsigned max_d
                                              : "reaches a function that creates a root context") +
                 "; give it a context parameter and pass '" + c.context_name + "'";
     std::string path;
-    for (const FunctionFact* fn : chain.functions) path += (path.empty() ? "" : " -> ") + fn->qualified_name;
+    for (const FunctionFact* fn : chain.functions)
+      path += (path.empty() ? "" : " -> ") + fn->qualified_name;
     // Every unjustified root of the function at the end of the chain, the
     // first (the one that made the chain) first: each one is to be fixed.
     std::vector<const RootSite*> roots{chain.root};
@@ -283,7 +306,8 @@ std::string StaticGraphJson(const Facts& facts, const std::vector<Finding>& find
   for (const auto& [id, f] : facts.functions) {
     json roots = json::array();
     for (const RootSite& r : f.creates_roots)
-      roots.push_back({{"file", r.file}, {"line", r.line}, {"call", r.call}, {"justified", r.justified}});
+      roots.push_back(
+          {{"file", r.file}, {"line", r.line}, {"call", r.call}, {"justified", r.justified}});
     functions.push_back({{"id", id},
                          {"name", f.name},
                          {"qualified_name", f.qualified_name},
@@ -309,8 +333,8 @@ std::string StaticGraphJson(const Facts& facts, const std::vector<Finding>& find
                      {"col", f.col},
                      {"message", f.message},
                      {"function", f.function}});
-  json doc = {{"tether_static_graph", 1}, {"functions", functions}, {"calls", calls},
-              {"findings", found}};
+  json doc = {
+      {"tether_static_graph", 1}, {"functions", functions}, {"calls", calls}, {"findings", found}};
   return doc.dump(2) + "\n";
 }
 

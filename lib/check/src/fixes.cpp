@@ -30,7 +30,8 @@ unsigned ApplyFixes(const std::vector<Finding>& findings, std::vector<std::strin
     });
     reps.erase(std::unique(reps.begin(), reps.end(),
                            [](const Replacement& a, const Replacement& b) {
-                             return a.offset == b.offset && a.length == b.length && a.text == b.text;
+                             return a.offset == b.offset && a.length == b.length &&
+                                    a.text == b.text;
                            }),
                reps.end());
     std::vector<Replacement> kept;
@@ -47,7 +48,8 @@ unsigned ApplyFixes(const std::vector<Finding>& findings, std::vector<std::strin
       kept.push_back(r);
       end = r.offset + r.length;
     }
-    for (auto it = kept.rbegin(); it != kept.rend(); ++it) text.replace(it->offset, it->length, it->text);
+    for (auto it = kept.rbegin(); it != kept.rend(); ++it)
+      text.replace(it->offset, it->length, it->text);
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
     out << text;
     if (!out) {

@@ -36,11 +36,22 @@ bool ReadStrings(const json& doc, std::string_view text, const char* key,
   return true;
 }
 
-const char* const kKnownKeys[] = {"name", "description", "context_types", "root_factories",
-                                  "default_constructed_context_is_root", "derivations",
-                                  "sanctioned_detaches", "cancel_types", "task_groups",
-                                  "detached_spawns", "sibling_suffixes", "task_spawns",
-                                  "blocking_calls", "cleanup_calls", "root_sources", "root_spawns",
+const char* const kKnownKeys[] = {"name",
+                                  "description",
+                                  "context_types",
+                                  "root_factories",
+                                  "default_constructed_context_is_root",
+                                  "derivations",
+                                  "sanctioned_detaches",
+                                  "cancel_types",
+                                  "task_groups",
+                                  "detached_spawns",
+                                  "sibling_suffixes",
+                                  "task_spawns",
+                                  "blocking_calls",
+                                  "cleanup_calls",
+                                  "root_sources",
+                                  "root_spawns",
                                   "link_types"};
 
 // '*' matches any run of characters.
@@ -106,7 +117,8 @@ bool ApiModel::MatchesPattern(const std::vector<std::string>& patterns, std::str
   for (const std::string& p : patterns) {
     std::string_view pat(p);
     if (pat.rfind("::", 0) == 0) {
-      if (qualified.find("::") == std::string_view::npos && Glob(pat.substr(2), qualified)) return true;
+      if (qualified.find("::") == std::string_view::npos && Glob(pat.substr(2), qualified))
+        return true;
     } else if (pat.find("::") != std::string_view::npos) {
       if (Glob(pat, qualified)) return true;
     } else if (Glob(pat, bare)) {
@@ -132,7 +144,8 @@ bool ParseModelJson(std::string_view text, std::string_view source, ApiModel* mo
                     std::string* error) {
   json doc;
   if (std::optional<io::JsonProblem> p = io::ParseJson(text, &doc)) {
-    *error = std::string(source) + ":" + LineCol(text, p->offset) + ": error: invalid JSON: " + p->message;
+    *error = std::string(source) + ":" + LineCol(text, p->offset) +
+             ": error: invalid JSON: " + p->message;
     return false;
   }
   std::string problem;

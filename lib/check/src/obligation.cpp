@@ -19,7 +19,8 @@ const Expr* Strip(const Expr* e) {
     if (const auto* ewc = dyn_cast<ExprWithCleanups>(e)) {
       e = ewc->getSubExpr();
     } else if (const auto* cons = dyn_cast<CXXConstructExpr>(e);
-               cons && cons->getNumArgs() == 1 && cons->getConstructor()->isCopyOrMoveConstructor()) {
+               cons && cons->getNumArgs() == 1 &&
+               cons->getConstructor()->isCopyOrMoveConstructor()) {
       e = cons->getArg(0);
     } else {
       return e;
@@ -87,7 +88,8 @@ bool JoinsEach(const CXXForRangeStmt* loop, const std::vector<std::string>& join
   std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
     if (!s) return false;
     if (const auto* call = dyn_cast<CXXMemberCallExpr>(s))
-      if (const auto* ref = dyn_cast<DeclRefExpr>(call->getImplicitObjectArgument()->IgnoreParenImpCasts());
+      if (const auto* ref =
+              dyn_cast<DeclRefExpr>(call->getImplicitObjectArgument()->IgnoreParenImpCasts());
           ref && ref->getDecl() == element && call->getMethodDecl() &&
           ApiModel::Contains(join, call->getMethodDecl()->getNameAsString()))
         return true;
@@ -100,7 +102,8 @@ bool JoinsEach(const CXXForRangeStmt* loop, const std::vector<std::string>& join
 
 class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
  public:
-  LocalCollector(const ApiModel& m, bool groups, bool cancels) : m_(m), groups_(groups), cancels_(cancels) {}
+  LocalCollector(const ApiModel& m, bool groups, bool cancels)
+      : m_(m), groups_(groups), cancels_(cancels) {}
   bool TraverseLambdaExpr(LambdaExpr*) { return true; }  // its own function
   bool VisitVarDecl(VarDecl* v) {
     if (!v->hasLocalStorage() || isa<ParmVarDecl>(v)) return true;
@@ -119,7 +122,8 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
     return true;
   }
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr* op) {
-    if (op->getOperator() == OO_Equal && op->getNumArgs() == 2) Assigned(op->getArg(0), op->getArg(1));
+    if (op->getOperator() == OO_Equal && op->getNumArgs() == 2)
+      Assigned(op->getArg(0), op->getArg(1));
     return true;
   }
   std::vector<Obligation> out;
@@ -151,7 +155,8 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
     for (const Expr* t : targets) {
       const auto* ref = dyn_cast_or_null<DeclRefExpr>(Strip(t));
       const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-      if (!var || !var->hasLocalStorage() || isa<ParmVarDecl>(var) || var->getType()->isReferenceType())
+      if (!var || !var->hasLocalStorage() || isa<ParmVarDecl>(var) ||
+          var->getType()->isReferenceType())
         continue;
       // The cancel itself (`cancel = r.cancel;`), or a result whose cancel
       // member the assignment fills (`run = WithTimeout(ctx, d);`, with
@@ -201,7 +206,8 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
       out.push_back({d, owner, nullptr, nullptr, true, {}, false});
     } else if (isa<VarDecl>(d)) {
       // `auto r = WithCancel(ctx); ... r.cancel();`
-      if (const FieldDecl* f = FieldOfKind(t, m_, false)) out.push_back({d, owner, f, nullptr, true, {}, false});
+      if (const FieldDecl* f = FieldOfKind(t, m_, false))
+        out.push_back({d, owner, f, nullptr, true, {}, false});
     }
   }
   const ApiModel& m_;
@@ -350,8 +356,14 @@ bool HasNormalExit(const CFG& cfg) {
 class LeakFlow {
  public:
   LeakFlow(const CFG& cfg, ASTContext& ctx, const std::vector<Obligation>& obligations)
-      : cfg_(cfg), ctx_(ctx), obligations_(obligations), n_(obligations.size()), has_normal_exit_(HasNormalExit(cfg)),
-        first_arm_(n_), reported_(n_, false), escaped_(n_, false) {
+      : cfg_(cfg),
+        ctx_(ctx),
+        obligations_(obligations),
+        n_(obligations.size()),
+        has_normal_exit_(HasNormalExit(cfg)),
+        first_arm_(n_),
+        reported_(n_, false),
+        escaped_(n_, false) {
     for (size_t i = 0; i < n_; ++i) {
       by_decl_.emplace(obligations[i].decl, i);
       by_owner_.emplace(obligations[i].owner, i);
@@ -488,7 +500,8 @@ class LeakFlow {
 
 }  // namespace
 
-std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx, const std::vector<Obligation>& obligations) {
+std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx,
+                            const std::vector<Obligation>& obligations) {
   if (obligations.empty() || !fn->getBody()) return {};
   CFG::BuildOptions opts;
   opts.AddImplicitDtors = true;

@@ -21,8 +21,8 @@ struct Obligation {
   // tracks r.cancel; `auto r = TaskGroup::WithContext(..)` tracks r.group):
   // a use of another member is neutral, a use of the whole of decl hands it on.
   const clang::FieldDecl* field = nullptr;
-  const TaskGroupModel* group = nullptr;   // null: a cancel function (any use discharges)
-  bool armed_at_declaration = false;       // cancel functions; threads built with a callable
+  const TaskGroupModel* group = nullptr;  // null: a cancel function (any use discharges)
+  bool armed_at_declaration = false;      // cancel functions; threads built with a callable
   // The declared-then-assigned form: `cancel = r.cancel;`, `std::tie(c, cancel) = ...`:
   // the references to decl that assign it a fresh cancel function (each arms it).
   std::vector<const clang::DeclRefExpr*> armed_by;
@@ -30,13 +30,13 @@ struct Obligation {
   // emplace_back/push_back arm it, a range-for that joins each element
   // discharges it; group is then the container's model (join: the element's).
   bool container = false;
-  std::string Name() const;                // "cancel", "r.cancel"
+  std::string Name() const;  // "cancel", "r.cancel"
 };
 
 struct Leak {
-  size_t obligation = 0;                   // index into the obligations
-  clang::SourceLocation armed_at;          // the first arming (spawn or definition)
-  clang::SourceLocation exit_at;           // the return, end of scope, or throw
+  size_t obligation = 0;           // index into the obligations
+  clang::SourceLocation armed_at;  // the first arming (spawn or definition)
+  clang::SourceLocation exit_at;   // the return, end of scope, or throw
   bool by_throw = false;
 };
 

@@ -19,14 +19,10 @@ CheckRegistration JustificationCheckRegistration();
 
 const std::vector<CheckRegistration>& CheckRegistry() {
   static const std::vector<CheckRegistration> registry = {
-      DetachedContextCheckRegistration(),
-      ContextNotForwardedCheckRegistration(),
-      UnwaitedGroupCheckRegistration(),
-      LostCancelCheckRegistration(),
-      DetachedTaskCheckRegistration(),
-      TaskIgnoresContextCheckRegistration(),
-      LoopWithoutContextCheckRegistration(),
-      CleanupOnCancellableContextCheckRegistration(),
+      DetachedContextCheckRegistration(),    ContextNotForwardedCheckRegistration(),
+      UnwaitedGroupCheckRegistration(),      LostCancelCheckRegistration(),
+      DetachedTaskCheckRegistration(),       TaskIgnoresContextCheckRegistration(),
+      LoopWithoutContextCheckRegistration(), CleanupOnCancellableContextCheckRegistration(),
       JustificationCheckRegistration(),
   };
   return registry;

@@ -45,7 +45,8 @@ void RecordDeps(const SourceManager& sm, Deps* deps) {
     if (data) {
       hash = ResultCache::HashText(std::string_view(data->data(), data->size()));
     } else if (auto buf = llvm::MemoryBuffer::getFile(path, false, false)) {
-      hash = ResultCache::HashText(std::string_view((*buf)->getBufferStart(), (*buf)->getBufferSize()));
+      hash = ResultCache::HashText(
+          std::string_view((*buf)->getBufferStart(), (*buf)->getBufferSize()));
     }
     deps->emplace_back(std::move(path), std::move(hash));
   }
@@ -92,10 +93,10 @@ bool ModelTypesDeclared(ASTContext& ctx, const ApiModel& model) {
 
 // What the consumer learned about the TU besides its findings and facts.
 struct AstOutcome {
-  bool analysed = false;     // the checks ran on its AST (recovered, if it has errors)
-  bool model_types = false;  // ModelTypesDeclared
-  bool record_deps = false;  // with --cache-dir
-  Deps deps;                 // then: what the TU read
+  bool analysed = false;        // the checks ran on its AST (recovered, if it has errors)
+  bool model_types = false;     // ModelTypesDeclared
+  bool record_deps = false;     // with --cache-dir
+  Deps deps;                    // then: what the TU read
   PhaseTimes* times = nullptr;  // null unless timing
 };
 
@@ -161,7 +162,9 @@ class CheckAction : public ASTFrontendAction {
 class CheckActionFactory : public tooling::FrontendActionFactory {
  public:
   CheckActionFactory(TuContext& tu, AstOutcome& out) : tu_(tu), out_(out) {}
-  std::unique_ptr<FrontendAction> create() override { return std::make_unique<CheckAction>(tu_, out_); }
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<CheckAction>(tu_, out_);
+  }
 
  private:
   TuContext& tu_;
@@ -179,8 +182,9 @@ class ErrorCollector : public DiagnosticConsumer {
     std::string where;
     if (info.hasSourceManager() && info.getLocation().isValid()) {
       PresumedLoc p = info.getSourceManager().getPresumedLoc(info.getLocation());
-      if (p.isValid()) where = std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ":" +
-                               std::to_string(p.getColumn()) + ": ";
+      if (p.isValid())
+        where = std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ":" +
+                std::to_string(p.getColumn()) + ": ";
     }
     if (errors.size() < 20) errors.push_back(where + "error: " + std::string(msg.str()));
     ++count;
@@ -199,7 +203,7 @@ struct UnitResult {
   bool model_types = false;  // a type of the model is declared in the TU
   std::vector<std::string> errors;
   std::vector<std::string> notes;  // said on stderr, in file order
-  Deps deps;  // with --cache-dir: what the TU read
+  Deps deps;                       // with --cache-dir: what the TU read
 };
 
 std::string Absolute(const std::string& path) {
@@ -234,14 +238,16 @@ UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& fi
   std::vector<std::string> extra = {"-w", "-Wno-unknown-warning-option"};
   if (!options.build_dir.empty() || !options.have_fixed_args)
     extra.insert(extra.end(), options.extra_args.begin(), options.extra_args.end());
-  tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(extra, tooling::ArgumentInsertPosition::END));
+  tool.appendArgumentsAdjuster(
+      tooling::getInsertArgumentAdjuster(extra, tooling::ArgumentInsertPosition::END));
   // A CMake precompiled header made by g++ (`-include .../cmake_pch.hxx`
   // with a .gch beside it) cannot be read by Clang; include the header as
   // text instead (cc1's -include does not look for a PCH).
   tool.appendArgumentsAdjuster([](const tooling::CommandLineArguments& args, StringRef) {
     tooling::CommandLineArguments out;
     for (size_t i = 0; i < args.size(); ++i) {
-      if (args[i] == "-include" && i + 1 < args.size() && StringRef(args[i + 1]).endswith("cmake_pch.hxx")) {
+      if (args[i] == "-include" && i + 1 < args.size() &&
+          StringRef(args[i + 1]).endswith("cmake_pch.hxx")) {
         out.insert(out.end(), {"-Xclang", "-include", "-Xclang", args[++i]});
         continue;
       }
@@ -260,9 +266,11 @@ UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& fi
     out.failed = true;
     out.errors = errors.errors;
     if (errors.count > out.errors.size())
-      out.errors.push_back("(and " + std::to_string(errors.count - out.errors.size()) + " more errors)");
+      out.errors.push_back("(and " + std::to_string(errors.count - out.errors.size()) +
+                           " more errors)");
     if (!ast.analysed) {
-      if (out.errors.empty()) out.errors.push_back("error: the compiler could not run for this file");
+      if (out.errors.empty())
+        out.errors.push_back("error: the compiler could not run for this file");
       return out;
     }
     out.partial = true;
@@ -280,8 +288,9 @@ UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& fi
 // commands and the arguments this run adds (cache.hpp).
 std::vector<std::string> KeyParts(const tooling::CompilationDatabase& db, const std::string& file,
                                   const RunOptions& options) {
-  std::vector<std::string> parts = {"resource-dir", TETHER_CLANG_RESOURCE_DIR, "fixed",
-                                    options.have_fixed_args ? "1" : "0", "build-dir", options.build_dir};
+  std::vector<std::string> parts = {"resource-dir", TETHER_CLANG_RESOURCE_DIR,
+                                    "fixed",        options.have_fixed_args ? "1" : "0",
+                                    "build-dir",    options.build_dir};
   for (const tooling::CompileCommand& c : db.getCompileCommands(file)) {
     parts.push_back("command");
     parts.push_back(c.Directory);
@@ -304,20 +313,23 @@ std::string InferredCommandNote(const tooling::CompilationDatabase& db, const st
   std::string where = options.build_dir.empty() ? std::string("the compile database")
                                                 : options.build_dir + "/compile_commands.json";
   std::string command;
-  for (const std::string& arg : cmds.front().CommandLine) command += (command.empty() ? "" : " ") + arg;
-  return file + " is not in " + where + ": checked with a command " + cmds.front().Heuristic + ": " +
-         command;
+  for (const std::string& arg : cmds.front().CommandLine)
+    command += (command.empty() ? "" : " ") + arg;
+  return file + " is not in " + where + ": checked with a command " + cmds.front().Heuristic +
+         ": " + command;
 }
 
 // The compile database the options name: -p's compile_commands.json, the
 // arguments after `--`, or one found above the first FILE. Null with *error.
-std::unique_ptr<tooling::CompilationDatabase> OpenDatabase(const RunOptions& options, std::string* error) {
+std::unique_ptr<tooling::CompilationDatabase> OpenDatabase(const RunOptions& options,
+                                                           std::string* error) {
   std::string err;
   if (!options.build_dir.empty()) {
     // LLVM reads compile_commands.json whatever it is: a FIFO would block it
     // for ever, /dev/zero exhaust memory. Refuse those first, as every input.
     // (Absent: LLVM says so, or finds compile_flags.txt.)
-    if (std::string bad = RefuseUnreadableInput(options.build_dir + "/compile_commands.json"); !bad.empty()) {
+    if (std::string bad = RefuseUnreadableInput(options.build_dir + "/compile_commands.json");
+        !bad.empty()) {
       *error = bad;
       return nullptr;
     }
@@ -325,8 +337,10 @@ std::unique_ptr<tooling::CompilationDatabase> OpenDatabase(const RunOptions& opt
     if (!db) *error = options.build_dir + ": cannot load compile_commands.json: " + err;
     return db;
   }
-  if (options.have_fixed_args) return std::make_unique<tooling::FixedCompilationDatabase>(".", options.extra_args);
-  std::string probe = options.files.empty() ? Absolute("tether-probe.cpp") : Absolute(options.files[0]);
+  if (options.have_fixed_args)
+    return std::make_unique<tooling::FixedCompilationDatabase>(".", options.extra_args);
+  std::string probe =
+      options.files.empty() ? Absolute("tether-probe.cpp") : Absolute(options.files[0]);
   auto db = tooling::CompilationDatabase::autoDetectFromSource(probe, err);
   if (!db) *error = "no compilation database: give -p BUILD_DIR, or compiler arguments after --";
   return db;
@@ -335,8 +349,8 @@ std::unique_ptr<tooling::CompilationDatabase> OpenDatabase(const RunOptions& opt
 // The TUs to check, sorted and unique: the FILEs given, or every file the
 // database lists, less --exclude's. Empty with *error: checking nothing is
 // not a clean result.
-std::vector<std::string> SelectUnits(const tooling::CompilationDatabase& db, const RunOptions& options,
-                                     std::string* error) {
+std::vector<std::string> SelectUnits(const tooling::CompilationDatabase& db,
+                                     const RunOptions& options, std::string* error) {
   std::vector<std::string> files;
   if (!options.files.empty()) {
     for (const std::string& f : options.files) files.push_back(Absolute(f));
@@ -368,8 +382,14 @@ class UnitPool {
  public:
   UnitPool(const tooling::CompilationDatabase& db, const std::vector<std::string>& selected,
            const RunOptions& options, const ApiModel& model, ResultCache* cache, double run_start)
-      : db_(db), selected_(selected), options_(options), model_(model), cache_(cache), run_start_(run_start),
-        time_phases_(TimePhasesRequested()), units_(selected.size()) {}
+      : db_(db),
+        selected_(selected),
+        options_(options),
+        model_(model),
+        cache_(cache),
+        run_start_(run_start),
+        time_phases_(TimePhasesRequested()),
+        units_(selected.size()) {}
 
   unsigned Jobs() const {
     return std::max(1u, std::min<unsigned>(options_.jobs, selected_.size() ? selected_.size() : 1));
@@ -404,11 +424,13 @@ class UnitPool {
   std::string UnrunnableReason(const std::string& file) const {
     if (!options_.files.empty() && !options_.have_fixed_args && !options_.build_dir.empty() &&
         db_.getCompileCommands(file).empty())
-      return "error: no compile command for this file in " + options_.build_dir + "/compile_commands.json";
+      return "error: no compile command for this file in " + options_.build_dir +
+             "/compile_commands.json";
     // ClangTool aborts the process ("Cannot chdir") on a compile command
     // whose directory is gone: say so for this unit instead.
     if (std::string dir = MissingDirectory(db_, file); !dir.empty())
-      return "error: the compile command's directory '" + dir + "' does not exist (is compile_commands.json stale?)";
+      return "error: the compile command's directory '" + dir +
+             "' does not exist (is compile_commands.json stale?)";
     return "";
   }
 
@@ -449,7 +471,8 @@ class UnitPool {
       }
     }
     PhaseTimes times;
-    *unit = RunUnit(db_, file, options_, model_, cache_ != nullptr, time_phases_ ? &times : nullptr);
+    *unit =
+        RunUnit(db_, file, options_, model_, cache_ != nullptr, time_phases_ ? &times : nullptr);
     if (!inferred.empty()) unit->notes.insert(unit->notes.begin(), std::move(inferred));
     if (time_phases_) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -458,7 +481,8 @@ class UnitPool {
     ++parsed_;
     std::string error;
     if (cache_ && !unit->failed &&
-        !cache_->Store(key, unit->findings, unit->facts, unit->suppressed, unit->model_types, unit->deps, &error))
+        !cache_->Store(key, unit->findings, unit->facts, unit->suppressed, unit->model_types,
+                       unit->deps, &error))
       Note("cannot write the cache entry: " + error);
   }
 
@@ -479,8 +503,8 @@ class UnitPool {
 
 // Folds the units' notes, failures, findings and facts into *result, in file
 // order. Returns {TUs analysed, of which declare a model type}.
-std::pair<unsigned, unsigned> MergeUnits(const std::vector<std::string>& selected, std::vector<UnitResult>& units,
-                                         RunResult* result) {
+std::pair<unsigned, unsigned> MergeUnits(const std::vector<std::string>& selected,
+                                         std::vector<UnitResult>& units, RunResult* result) {
   unsigned analysed = 0, with_model_types = 0;
   for (size_t i = 0; i < units.size(); ++i) {
     UnitResult& u = units[i];
@@ -506,7 +530,8 @@ void ResolveCrossTu(const RunOptions& options, const ApiModel& model, RunResult*
     if (!whole.Enabled(r.info.name)) continue;
     std::unique_ptr<Check> check = r.make(whole);
     if (!check->UsesFacts()) continue;
-    for (Finding& f : check->Finish(result->facts)) result->summary.findings.push_back(std::move(f));
+    for (Finding& f : check->Finish(result->facts))
+      result->summary.findings.push_back(std::move(f));
   }
   // A task or loop whose blocking is in another TU (the may-block summary).
   for (Finding& f : ResolveBlockCandidates(result->facts, kMaxBlockingDepth))
@@ -515,14 +540,15 @@ void ResolveCrossTu(const RunOptions& options, const ApiModel& model, RunResult*
   AttributeFindings(result->facts, &result->summary.findings);
 }
 
-void PrintRunTimes(const Stamp& run_start, const Stamp& db_loaded, const Stamp& units_done, unsigned jobs) {
+void PrintRunTimes(const Stamp& run_start, const Stamp& db_loaded, const Stamp& units_done,
+                   unsigned jobs) {
   const Stamp end = Stamp::Now();
   char line[256];
   std::snprintf(line, sizeof line,
                 "tether check: time: run (wall s) load-database %.3f units %.3f with %u jobs "
                 "merge-and-resolve %.3f total %.3f\n",
-                db_loaded.wall - run_start.wall, units_done.wall - db_loaded.wall, jobs, end.wall - units_done.wall,
-                end.wall - run_start.wall);
+                db_loaded.wall - run_start.wall, units_done.wall - db_loaded.wall, jobs,
+                end.wall - units_done.wall, end.wall - run_start.wall);
   std::cerr << line;
 }
 

@@ -66,8 +66,9 @@ std::string Trimmed(const std::string& s) {
 // A file under the root is a URI relative to %SRCROOT%; one outside it (a
 // header elsewhere) an absolute file:// URI.
 json Location(const std::string& file, const std::string& root, unsigned line, unsigned col) {
-  json artifact = UnderRoot(file, root) ? json{{"uri", RelativeUri(file, root)}, {"uriBaseId", "%SRCROOT%"}}
-                                        : json{{"uri", "file://" + PercentEncoded(file)}};
+  json artifact = UnderRoot(file, root)
+                      ? json{{"uri", RelativeUri(file, root)}, {"uriBaseId", "%SRCROOT%"}}
+                      : json{{"uri", "file://" + PercentEncoded(file)}};
   return {{"physicalLocation",
            {{"artifactLocation", artifact},
             {"region", {{"startLine", line}, {"startColumn", col > 0 ? col : 1}}}}}};
@@ -87,11 +88,14 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
          {"name", info.name},
          {"shortDescription", {{"text", info.summary}}},
          {"fullDescription", {{"text", info.description}}},
-         {"help", {{"text", info.help}, {"markdown", info.help + "\n\nSee docs/checks/" + doc + ".md."}}},
+         {"help",
+          {{"text", info.help}, {"markdown", info.help + "\n\nSee docs/checks/" + doc + ".md."}}},
          {"helpUri", kCheckDocsBase + doc + ".md"},
          {"defaultConfiguration", {{"level", "warning"}}},
-         {"properties", {{"tags", {"concurrency", "context"}}, {"precision", info.precision},
-                         {"problem.severity", "warning"}}}});
+         {"properties",
+          {{"tags", {"concurrency", "context"}},
+           {"precision", info.precision},
+           {"problem.severity", "warning"}}}});
   }
   json results = json::array();
   std::map<std::string, int> occurrences;  // same rule + line text in one file
@@ -109,7 +113,8 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
                    {"locations", json::array({Location(f.file, sarif_root, f.line, f.col)})},
                    {"partialFingerprints", {{"primaryLocationLineHash", hash}}}};
     if (!f.fingerprint.empty()) result["partialFingerprints"]["tether/v1"] = f.fingerprint;
-    if (auto it = rule_index.find(f.check); it != rule_index.end()) result["ruleIndex"] = it->second;
+    if (auto it = rule_index.find(f.check); it != rule_index.end())
+      result["ruleIndex"] = it->second;
     if (!f.notes.empty()) {
       json related = json::array();
       int id = 1;
@@ -132,20 +137,18 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
   }
   std::string root_uri = "file://" + PercentEncoded(sarif_root);
   if (root_uri.back() != '/') root_uri += '/';
-  json run_json = {
-      {"tool",
-       {{"driver",
-         {{"name", "tether"},
-          {"fullName", "tether check"},
-          {"version", tool_version},
-          {"semanticVersion", tool_version},
-          {"informationUri", kInformationUri},
-          {"rules", rules}}}}},
-      {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", root_uri}}}}},
-      {"invocations",
-       json::array({{{"executionSuccessful", run.failed.empty()},
-                     {"toolExecutionNotifications", notifications}}})},
-      {"results", results}};
+  json run_json = {{"tool",
+                    {{"driver",
+                      {{"name", "tether"},
+                       {"fullName", "tether check"},
+                       {"version", tool_version},
+                       {"semanticVersion", tool_version},
+                       {"informationUri", kInformationUri},
+                       {"rules", rules}}}}},
+                   {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", root_uri}}}}},
+                   {"invocations", json::array({{{"executionSuccessful", run.failed.empty()},
+                                                 {"toolExecutionNotifications", notifications}}})},
+                   {"results", results}};
   json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({run_json})}};

@@ -44,9 +44,8 @@ bool ListNames(std::string_view list, std::string_view check) {
   size_t start = 0;
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
-    std::string_view glob = Trim(list.substr(start, comma == std::string_view::npos
-                                                         ? std::string_view::npos
-                                                         : comma - start));
+    std::string_view glob = Trim(list.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     if (!glob.empty() && glob.front() != '-' && GlobMatch(glob, check)) return true;
     if (comma == std::string_view::npos) break;
     start = comma + 1;
@@ -62,8 +61,9 @@ void PairRegions(std::vector<Justification>* markers) {
     if (j.marker == "NOLINTBEGIN") {
       open.push_back(&j);
     } else if (j.marker == "NOLINTEND") {
-      auto it = std::find_if(open.rbegin(), open.rend(),
-                             [&](const Justification* b) { return Trim(b->checks) == Trim(j.checks); });
+      auto it = std::find_if(open.rbegin(), open.rend(), [&](const Justification* b) {
+        return Trim(b->checks) == Trim(j.checks);
+      });
       if (it == open.rend()) {
         j.unmatched = true;
         continue;
@@ -113,7 +113,8 @@ std::vector<Justification> ScanJustifications(std::string_view text) {
       // The reason may go on over the next comment lines: then the text up
       // to the end of this line is (the start of) it.
       size_t close = rest.rfind(')');
-      if (close == std::string_view::npos && rest.size() >= 2 && rest.substr(rest.size() - 2) == "*/")
+      if (close == std::string_view::npos && rest.size() >= 2 &&
+          rest.substr(rest.size() - 2) == "*/")
         rest.remove_suffix(2);
       j.reason = std::string(Trim(close == std::string_view::npos ? rest : rest.substr(0, close)));
       out.push_back(std::move(j));
@@ -122,8 +123,8 @@ std::vector<Justification> ScanJustifications(std::string_view text) {
       size_t at = body.find(marker);
       if (at == std::string_view::npos) continue;
       std::string_view after = body.substr(at + marker.size());
-      if (marker == "NOLINT" && (after.substr(0, 8) == "NEXTLINE" || after.substr(0, 5) == "BEGIN" ||
-                                 after.substr(0, 3) == "END"))
+      if (marker == "NOLINT" && (after.substr(0, 8) == "NEXTLINE" ||
+                                 after.substr(0, 5) == "BEGIN" || after.substr(0, 3) == "END"))
         continue;
       Justification j;
       j.line = static_cast<unsigned>(i + 1);
@@ -131,8 +132,8 @@ std::vector<Justification> ScanJustifications(std::string_view text) {
       j.marker = std::string(marker);
       if (!after.empty() && after.front() == '(') {
         size_t close = after.find(')');
-        j.checks = std::string(after.substr(1, close == std::string_view::npos ? std::string_view::npos
-                                                                                : close - 1));
+        j.checks = std::string(
+            after.substr(1, close == std::string_view::npos ? std::string_view::npos : close - 1));
         after = close == std::string_view::npos ? "" : after.substr(close + 1);
       }
       j.reason = std::string(ReasonAfter(after));

@@ -59,7 +59,8 @@ class TetherTidyCheck : public tidy::ClangTidyCheck {
     // as in `tether check`.
     std::string checks = name_;
     for (const CheckRegistration& r : CheckRegistry())
-      if (r.info.name != name_ && context_->isCheckEnabled(r.info.name)) checks += "," + r.info.name;
+      if (r.info.name != name_ && context_->isCheckEnabled(r.info.name))
+        checks += "," + r.info.name;
     tu_ = std::make_unique<TuContext>(model_, checks);
     check_ = make_(*tu_);
     check_->registerMatchers(finder);
@@ -87,7 +88,8 @@ class TetherTidyCheck : public tidy::ClangTidyCheck {
   }
 
  private:
-  SourceLocation Where(const SourceManager& sm, const std::string& file, unsigned line, unsigned col) {
+  SourceLocation Where(const SourceManager& sm, const std::string& file, unsigned line,
+                       unsigned col) {
     auto fe = sm.getFileManager().getFile(file);
     if (!fe || line == 0) return {};
     return sm.translateFileLineCol(*fe, line, col ? col : 1);
@@ -105,7 +107,9 @@ class TetherTidyCheck : public tidy::ClangTidyCheck {
         if (fid.isInvalid()) continue;
         SourceLocation begin = sm.getComposedLoc(fid, r.offset);
         d << FixItHint::CreateReplacement(
-            CharSourceRange::getCharRange(begin, begin.getLocWithOffset(static_cast<int>(r.length))), r.text);
+            CharSourceRange::getCharRange(begin,
+                                          begin.getLocWithOffset(static_cast<int>(r.length))),
+            r.text);
       }
     }
     for (const Note& n : f.notes)
@@ -138,5 +142,5 @@ class TetherTidyModule : public tidy::ClangTidyModule {
 }  // namespace tether::check
 
 // clang-tidy finds the module through this registration when --load opens us.
-static clang::tidy::ClangTidyModuleRegistry::Add<tether::check::TetherTidyModule>
-    kTetherModule("tether-module", "Tether: detached contexts and unwaited tasks.");
+static clang::tidy::ClangTidyModuleRegistry::Add<tether::check::TetherTidyModule> kTetherModule(
+    "tether-module", "Tether: detached contexts and unwaited tasks.");

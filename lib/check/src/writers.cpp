@@ -19,9 +19,12 @@ std::string CaretLine(const std::string& line_text, unsigned col) {
 std::string YamlQuote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "''";
-    else if (c == '\n') out += "\n\n";  // a folded newline inside a single-quoted scalar
-    else out += c;
+    if (c == '\'')
+      out += "''";
+    else if (c == '\n')
+      out += "\n\n";  // a folded newline inside a single-quoted scalar
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -31,8 +34,8 @@ std::string YamlQuote(const std::string& s) {
 std::string TextReport(const RunSummary& run) {
   std::ostringstream out;
   for (const Finding& f : run.findings) {
-    out << f.file << ":" << f.line << ":" << f.col << ": warning: " << f.message << " ["
-        << f.check << "]\n";
+    out << f.file << ":" << f.line << ":" << f.col << ": warning: " << f.message << " [" << f.check
+        << "]\n";
     if (!f.line_text.empty() || f.line) {
       out << f.line_text << "\n" << CaretLine(f.line_text, f.col) << "\n";
       for (const Replacement& r : f.fixes) {
@@ -76,12 +79,9 @@ std::string JsonReport(const RunSummary& run) {
     failed.push_back({{"file", u.file}, {"errors", u.errors}, {"partial", u.partial}});
   json checks = json::array();
   for (const CheckInfo& info : run.enabled_checks) checks.push_back(info.name);
-  json doc = {{"tether_check", 1},
-              {"checks", checks},
-              {"units", run.units},
-              {"suppressed", run.suppressed},
-              {"baselined", run.baselined},
-              {"findings", findings},
+  json doc = {{"tether_check", 1},          {"checks", checks},
+              {"units", run.units},         {"suppressed", run.suppressed},
+              {"baselined", run.baselined}, {"findings", findings},
               {"failed_units", failed}};
   return doc.dump(2) + "\n";
 }

@@ -88,18 +88,17 @@ int main() {
   Context worker = tether::Background();  // main owns the root
   int wrong = 0;
 
-  Error green = RunBuild(worker, "build 1 (all green)", milliseconds(3000),
-                         {{"clone", milliseconds(30)},
-                          {"compile", milliseconds(60)},
-                          {"test", milliseconds(45)}});
+  Error green = RunBuild(
+      worker, "build 1 (all green)", milliseconds(3000),
+      {{"clone", milliseconds(30)}, {"compile", milliseconds(60)}, {"test", milliseconds(45)}});
   wrong += !green.ok();
 
   Error failed = RunBuild(worker, "build 2 (lint fails, test is cancelled)", milliseconds(3000),
                           {{"lint", milliseconds(30), true}, {"test", milliseconds(2000)}});
   wrong += failed != Error::Failed("lint exited with status 2");
 
-  Error timed_out = RunBuild(worker, "build 3 (timeout)", milliseconds(150),
-                             {{"compile", milliseconds(3000)}});
+  Error timed_out =
+      RunBuild(worker, "build 3 (timeout)", milliseconds(150), {{"compile", milliseconds(3000)}});
   wrong += !timed_out.Is(tether::ErrorCode::kDeadlineExceeded);
 
   std::printf("%s\n", wrong == 0 ? "all three builds ended as expected"

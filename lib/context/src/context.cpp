@@ -213,7 +213,8 @@ void ContextNode::RemoveAfterFunc(const AfterFuncState* st) {
 // roots are made once and never freed, so they skip it.
 template <class... Args>
 std::shared_ptr<ContextNode> MakeNode(Args&&... args) {
-  return std::allocate_shared<ContextNode>(NodeAllocator<ContextNode>(), std::forward<Args>(args)...);
+  return std::allocate_shared<ContextNode>(NodeAllocator<ContextNode>(),
+                                           std::forward<Args>(args)...);
 }
 
 void CancelNode(ContextNode& node) { node.Cancel(true, Error::Canceled(), Error()); }
@@ -230,9 +231,8 @@ void ReportCreated(ContextNode& node, std::source_location loc) {
 // The two shared roots live for the whole process (never destroyed, so a
 // Context used by a static destructor stays valid).
 const std::shared_ptr<ContextNode>& Root(hooks::ContextKind kind) {
-  static auto* background =
-      new std::shared_ptr<ContextNode>(std::make_shared<ContextNode>(
-          hooks::ContextKind::kBackground, nullptr, false));
+  static auto* background = new std::shared_ptr<ContextNode>(
+      std::make_shared<ContextNode>(hooks::ContextKind::kBackground, nullptr, false));
   static auto* todo = new std::shared_ptr<ContextNode>(
       std::make_shared<ContextNode>(hooks::ContextKind::kTODO, nullptr, false));
   return kind == hooks::ContextKind::kTODO ? *todo : *background;
@@ -326,9 +326,8 @@ ContextAndCancel WithCancel(const Context& parent, std::source_location loc) {
 ContextAndCancelCause WithCancelCause(const Context& parent, std::source_location loc) {
   auto node = detail::NewCancellable(parent, hooks::ContextKind::kCancel, loc);
   Context ctx(node);
-  CancelCauseFunc cancel([node = std::move(node)](Error cause) {
-    node->Cancel(true, Error::Canceled(), cause);
-  });
+  CancelCauseFunc cancel(
+      [node = std::move(node)](Error cause) { node->Cancel(true, Error::Canceled(), cause); });
   return {std::move(ctx), std::move(cancel)};
 }
 

@@ -93,7 +93,7 @@ class ContextNode : public std::enable_shared_from_this<ContextNode> {
   FutexLock& mu_ = done_signal.mutex();  // one lock for the cancel state and the waiters
   Error err_;    // written once under mu_ before done_signal fires; then immutable
   Error cause_;  // likewise
-  ContextNode* first_child_ = nullptr;         // guarded by mu_
+  ContextNode* first_child_ = nullptr;                        // guarded by mu_
   std::vector<std::shared_ptr<AfterFuncState>> after_funcs_;  // guarded by mu_
 
   // Our link in cancel_parent_'s child list: guarded by cancel_parent_->mu_.

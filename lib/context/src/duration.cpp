@@ -8,7 +8,9 @@
 namespace tether {
 namespace {
 
-Error Invalid(std::string message) { return Error(ErrorCode::kInvalidArgument, std::move(message)); }
+Error Invalid(std::string message) {
+  return Error(ErrorCode::kInvalidArgument, std::move(message));
+}
 
 // Past this many nanoseconds a value cannot fit a Duration: 2^63, which only
 // a negative duration may reach.
@@ -78,14 +80,8 @@ Error ParseDuration(std::string_view text, Duration* out) {
   }
   if (rest.empty()) return Invalid("invalid duration " + quoted + ": empty");
   static const std::pair<std::string_view, std::uint64_t> kUnits[] = {
-      {"ns", 1},
-      {"us", 1'000},
-      {"\xC2\xB5s", 1'000},
-      {"\xCE\xBCs", 1'000},
-      {"ms", 1'000'000},
-      {"s", 1'000'000'000},
-      {"m", 60'000'000'000},
-      {"h", 3'600'000'000'000},
+      {"ns", 1},         {"us", 1'000},        {"\xC2\xB5s", 1'000},  {"\xCE\xBCs", 1'000},
+      {"ms", 1'000'000}, {"s", 1'000'000'000}, {"m", 60'000'000'000}, {"h", 3'600'000'000'000},
   };
   const unsigned __int128 limit = negative ? kLimit : kLimit - 1;
   unsigned __int128 total_ns = 0;
@@ -93,7 +89,8 @@ Error ParseDuration(std::string_view text, Duration* out) {
     unsigned __int128 whole;
     std::uint64_t fraction, scale;
     if (!TakeNumber(&rest, &whole, &fraction, &scale)) {
-      return Invalid("invalid duration " + quoted + " (write it as Go does: 30m, 2s, 500ms, 1h30m)");
+      return Invalid("invalid duration " + quoted +
+                     " (write it as Go does: 30m, 2s, 500ms, 1h30m)");
     }
     std::size_t len = 0;
     while (len < rest.size() && !(rest[len] >= '0' && rest[len] <= '9') && rest[len] != '.') ++len;
@@ -110,8 +107,8 @@ Error ParseDuration(std::string_view text, Duration* out) {
                      " (units: ns, us, ms, s, m, h)");
     }
     // whole <= 2^63 + 9 and ns_per_unit < 2^42: the product fits 128 bits.
-    total_ns += whole * ns_per_unit +
-                static_cast<unsigned __int128>(fraction) * ns_per_unit / scale;
+    total_ns +=
+        whole * ns_per_unit + static_cast<unsigned __int128>(fraction) * ns_per_unit / scale;
     if (total_ns > limit) {
       return Invalid("invalid duration " + quoted + ": too large (the maximum is " +
                      FormatDuration(Duration::max()) + ")");

@@ -5,13 +5,20 @@ namespace tether {
 
 std::string_view ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return "ok";
-    case ErrorCode::kCanceled: return "canceled";
-    case ErrorCode::kDeadlineExceeded: return "deadline exceeded";
-    case ErrorCode::kClosed: return "closed";
-    case ErrorCode::kFailed: return "failed";
-    case ErrorCode::kInvalidArgument: return "invalid argument";
-    case ErrorCode::kIo: return "io";
+    case ErrorCode::kOk:
+      return "ok";
+    case ErrorCode::kCanceled:
+      return "canceled";
+    case ErrorCode::kDeadlineExceeded:
+      return "deadline exceeded";
+    case ErrorCode::kClosed:
+      return "closed";
+    case ErrorCode::kFailed:
+      return "failed";
+    case ErrorCode::kInvalidArgument:
+      return "invalid argument";
+    case ErrorCode::kIo:
+      return "io";
   }
   return "unknown";
 }

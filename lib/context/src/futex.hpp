@@ -25,7 +25,9 @@ using FutexWord = std::atomic<std::uint32_t>;
 static_assert(sizeof(FutexWord) == sizeof(std::uint32_t) && FutexWord::is_always_lock_free,
               "the kernel reads a futex word as a plain 32-bit integer");
 
-inline std::uint32_t* FutexAddress(FutexWord* word) { return reinterpret_cast<std::uint32_t*>(word); }
+inline std::uint32_t* FutexAddress(FutexWord* word) {
+  return reinterpret_cast<std::uint32_t*>(word);
+}
 
 // Wakes up to n threads sleeping on word. Harmless when word's memory has
 // been freed meanwhile: a private futex wake only hashes the address.
@@ -42,7 +44,8 @@ inline void FutexWait(FutexWord* word, std::uint32_t expected) {
 // what FUTEX_WAIT_BITSET measures an absolute timeout against).
 inline void FutexWaitUntil(FutexWord* word, std::uint32_t expected,
                            std::chrono::steady_clock::time_point deadline) {
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
+  auto ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
   if (ns < 0) ns = 0;
   timespec at{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
   syscall(SYS_futex, FutexAddress(word), FUTEX_WAIT_BITSET_PRIVATE, expected, &at, nullptr,

@@ -84,8 +84,8 @@ class SignalState {
   }
 
  private:
-  FutexWord fired_{0};     // 0 until fired, then 1 forever; Wait() sleeps on it
-  FutexWord sleepers_{0};  // threads in Wait()/WaitUntil(): Fire() wakes them only if any
+  FutexWord fired_{0};             // 0 until fired, then 1 forever; Wait() sleeps on it
+  FutexWord sleepers_{0};          // threads in Wait()/WaitUntil(): Fire() wakes them only if any
   bool owned_by_context_ = false;  // set before the state is shared
   FutexLock mu_;
   std::vector<Waiter*> waiters_;  // guarded by mu_; Select/Channel waiters

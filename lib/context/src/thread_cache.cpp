@@ -179,8 +179,10 @@ class ThreadCache {
     ++idle_count_;
   }
   void Unlink(Worker* w) {  // caller holds mu_; w is on the idle list
-    if (w->prev != nullptr) w->prev->next = w->next;
-    else idle_head_ = w->next;
+    if (w->prev != nullptr)
+      w->prev->next = w->next;
+    else
+      idle_head_ = w->next;
     if (w->next != nullptr) w->next->prev = w->prev;
     w->prev = w->next = nullptr;
     --idle_count_;

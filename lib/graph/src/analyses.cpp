@@ -22,33 +22,48 @@ namespace tether::graph {
 
 std::string_view NodeKindName(NodeKind kind) {
   switch (kind) {
-    case NodeKind::kScope: return "scope";
-    case NodeKind::kContext: return "context";
-    case NodeKind::kTask: return "task";
-    case NodeKind::kGroup: return "group";
-    case NodeKind::kFunction: return "function";
+    case NodeKind::kScope:
+      return "scope";
+    case NodeKind::kContext:
+      return "context";
+    case NodeKind::kTask:
+      return "task";
+    case NodeKind::kGroup:
+      return "group";
+    case NodeKind::kFunction:
+      return "function";
   }
   return "?";
 }
 
 std::string_view EdgeKindName(EdgeKind kind) {
   switch (kind) {
-    case EdgeKind::kDerivedFrom: return "derived-from";
-    case EdgeKind::kSpawnedBy: return "spawned-by";
-    case EdgeKind::kBelongsTo: return "belongs-to";
-    case EdgeKind::kWaitedBy: return "waited-by";
-    case EdgeKind::kCancelledBy: return "cancelled-by";
-    case EdgeKind::kCalls: return "calls";
+    case EdgeKind::kDerivedFrom:
+      return "derived-from";
+    case EdgeKind::kSpawnedBy:
+      return "spawned-by";
+    case EdgeKind::kBelongsTo:
+      return "belongs-to";
+    case EdgeKind::kWaitedBy:
+      return "waited-by";
+    case EdgeKind::kCancelledBy:
+      return "cancelled-by";
+    case EdgeKind::kCalls:
+      return "calls";
   }
   return "?";
 }
 
 std::string_view StatusName(Status status) {
   switch (status) {
-    case Status::kOk: return "ok";
-    case Status::kZombie: return "zombie";
-    case Status::kLeaked: return "leaked";
-    case Status::kDetached: return "detached";
+    case Status::kOk:
+      return "ok";
+    case Status::kZombie:
+      return "zombie";
+    case Status::kLeaked:
+      return "leaked";
+    case Status::kDetached:
+      return "detached";
   }
   return "?";
 }
@@ -76,7 +91,8 @@ struct OwnershipEdges {
   bool operator()(const Graph::edge_descriptor& e) const {
     const Edge& edge = (*g)[e];
     if (edge.kind == EdgeKind::kDerivedFrom) return true;
-    if (edge.kind == EdgeKind::kSpawnedBy) return (*g)[boost::target(e, *g)].kind == NodeKind::kContext;
+    if (edge.kind == EdgeKind::kSpawnedBy)
+      return (*g)[boost::target(e, *g)].kind == NodeKind::kContext;
     return edge.kind == EdgeKind::kBelongsTo &&
            (*g)[boost::source(e, *g)].kind == NodeKind::kContext &&
            (*g)[boost::target(e, *g)].kind == NodeKind::kScope;
@@ -90,7 +106,8 @@ struct TreeEdges {
   const std::vector<bool>* spawned_by_task = nullptr;  // indexed by vertex
   bool operator()(const Graph::edge_descriptor& e) const {
     const Edge& edge = (*g)[e];
-    if (edge.kind == EdgeKind::kSpawnedBy) return (*g)[boost::target(e, *g)].kind == NodeKind::kTask;
+    if (edge.kind == EdgeKind::kSpawnedBy)
+      return (*g)[boost::target(e, *g)].kind == NodeKind::kTask;
     return edge.kind == EdgeKind::kBelongsTo && !(*spawned_by_task)[boost::source(e, *g)];
   }
 };
@@ -118,8 +135,10 @@ bool IsRoot(const Graph& g, Vertex v) {
 class OwnershipSearch {
  public:
   explicit OwnershipSearch(const ScopeGraph& sg)
-      : sg_(sg), owned_(sg.graph, OwnershipEdges{&sg.graph}),
-        pred_(boost::num_vertices(sg.graph)), dist_(boost::num_vertices(sg.graph), kUnreached),
+      : sg_(sg),
+        owned_(sg.graph, OwnershipEdges{&sg.graph}),
+        pred_(boost::num_vertices(sg.graph)),
+        dist_(boost::num_vertices(sg.graph), kUnreached),
         color_(boost::num_vertices(sg.graph), boost::white_color) {
     for (std::size_t i = 0; i < pred_.size(); ++i) pred_[i] = i;
   }
@@ -134,14 +153,16 @@ class OwnershipSearch {
     reached_.clear();
     dist_[out.task] = 0;
     boost::queue<Vertex> queue;
-    auto color = boost::make_iterator_property_map(color_.begin(), boost::get(boost::vertex_index, g));
+    auto color =
+        boost::make_iterator_property_map(color_.begin(), boost::get(boost::vertex_index, g));
     boost::breadth_first_visit(
         owned_, out.task, queue,
         boost::make_bfs_visitor(std::make_pair(
             boost::record_predecessors(pred_.data(), boost::on_tree_edge()),
-            std::make_pair(boost::record_distances(dist_.data(), boost::on_tree_edge()),
-                           boost::write_property(boost::typed_identity_property_map<Vertex>(),
-                                                 std::back_inserter(reached_), boost::on_discover_vertex())))),
+            std::make_pair(
+                boost::record_distances(dist_.data(), boost::on_tree_edge()),
+                boost::write_property(boost::typed_identity_property_map<Vertex>(),
+                                      std::back_inserter(reached_), boost::on_discover_vertex())))),
         color);
 
     // The first root: the nearest reached root context.
@@ -199,7 +220,8 @@ Analyses AnalyzeGraph(const ScopeGraph& sg) {
   Analyses out;
   OwnershipSearch search(sg);
   for (const ReportFinding& f : sg.findings) {
-    if ((f.kind == "zombie" || f.kind == "leak") && f.node) out.ownership.push_back(search.PathOf(f));
+    if ((f.kind == "zombie" || f.kind == "leak") && f.node)
+      out.ownership.push_back(search.PathOf(f));
   }
 
   const std::size_t n = boost::num_vertices(g);
@@ -214,7 +236,8 @@ Analyses AnalyzeGraph(const ScopeGraph& sg) {
                                                              TreeVertices{&g});
   boost::reverse_graph<decltype(tree)> down(tree);
   std::vector<boost::default_color_type> color(n, boost::white_color);
-  auto color_map = boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g));
+  auto color_map =
+      boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g));
   SpawnTreeRecorder recorder;
   recorder.children = &out.spawn_children;
   for (Vertex v = 0; v < n; ++v) {

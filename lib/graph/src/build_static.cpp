@@ -52,10 +52,10 @@ ScopeGraph BuildFromStatic(const StaticGraph& input) {
       // A fresh root where a context was at hand is the detached-context bug,
       // unless the function makes roots by design or the detach says why.
       bool detached = f.receives_context && !f.returns_context && !r.justified;
-      c.detail = r.justified            ? "justified root (tether:detached)"
-                 : f.returns_context    ? "root context (the function creates roots by design)"
-                 : f.receives_context   ? "fresh root in a function that receives a context"
-                                        : "root context";
+      c.detail = r.justified          ? "justified root (tether:detached)"
+                 : f.returns_context  ? "root context (the function creates roots by design)"
+                 : f.receives_context ? "fresh root in a function that receives a context"
+                                      : "root context";
       c.site = {r.file, r.line, f.qualified_name};
       c.status = detached ? Status::kDetached : Status::kOk;
       c.root_context = true;

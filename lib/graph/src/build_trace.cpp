@@ -57,11 +57,16 @@ class TraceGraphBuilder {
 
   static std::string KeyOf(NodeKind kind, std::uint64_t id) {
     switch (kind) {
-      case NodeKind::kScope: return "scope:" + std::to_string(id);
-      case NodeKind::kContext: return "ctx:" + std::to_string(id);
-      case NodeKind::kTask: return "task:" + std::to_string(id);
-      case NodeKind::kGroup: return "group:" + std::to_string(id);
-      case NodeKind::kFunction: return "fn:" + std::to_string(id);
+      case NodeKind::kScope:
+        return "scope:" + std::to_string(id);
+      case NodeKind::kContext:
+        return "ctx:" + std::to_string(id);
+      case NodeKind::kTask:
+        return "task:" + std::to_string(id);
+      case NodeKind::kGroup:
+        return "group:" + std::to_string(id);
+      case NodeKind::kFunction:
+        return "fn:" + std::to_string(id);
     }
     return "node:" + std::to_string(id);
   }
@@ -102,7 +107,8 @@ void ChargeDetachedContexts(const trace::Trace& trace, ScopeGraph* out) {
     for (std::size_t depth = 0; ctx != 0 && depth < 256; ++depth) {
       auto c = trace.contexts.find(ctx);
       auto v = out->by_key.find("ctx:" + std::to_string(ctx));
-      if (c == trace.contexts.end() || v == out->by_key.end() || !g[v->second].scope_key.empty()) return;
+      if (c == trace.contexts.end() || v == out->by_key.end() || !g[v->second].scope_key.empty())
+        return;
       if (c->second.created_ns < scope.begin_ns.value_or(0) ||
           (scope.end_ns && c->second.created_ns > *scope.end_ns)) {
         return;
@@ -113,11 +119,13 @@ void ChargeDetachedContexts(const trace::Trace& trace, ScopeGraph* out) {
   };
   for (const auto& [id, t] : trace.tasks) {
     auto v = out->by_key.find("task:" + std::to_string(id));
-    if (v != out->by_key.end() && !g[v->second].scope_key.empty()) charge(t.ctx, g[v->second].scope_key);
+    if (v != out->by_key.end() && !g[v->second].scope_key.empty())
+      charge(t.ctx, g[v->second].scope_key);
   }
   for (const auto& [id, grp] : trace.groups) {
     auto v = out->by_key.find("group:" + std::to_string(id));
-    if (v != out->by_key.end() && !g[v->second].scope_key.empty()) charge(grp.ctx, g[v->second].scope_key);
+    if (v != out->by_key.end() && !g[v->second].scope_key.empty())
+      charge(grp.ctx, g[v->second].scope_key);
   }
   // What derives from a charged context is in its scope too (ids grow with
   // creation, so a parent comes first), and so is a group that never had a
@@ -155,7 +163,8 @@ Node GroupNode(const trace::Trace& trace, std::uint64_t id, const trace::GroupRe
   if (g.destroyed_unwaited) {
     n.detail = "destroyed unwaited with " + std::to_string(g.running_at_destroy) + " running";
   } else {
-    n.detail = g.wait_begin_ns ? (g.wait_end_ns ? "waited" : "wait never returned") : "never waited";
+    n.detail =
+        g.wait_begin_ns ? (g.wait_end_ns ? "waited" : "wait never returned") : "never waited";
   }
   auto ctx = trace.contexts.find(g.ctx);
   std::uint64_t scope = ctx != trace.contexts.end() ? ctx->second.scope : 0;
@@ -185,7 +194,8 @@ std::int64_t AddVertices(const trace::Trace& trace, TraceGraphBuilder& b) {
     n.detail = c.kind;
     if (!c.done_err.empty()) n.detail += ", " + c.done_err;
     n.site = SiteOf(c.site);
-    n.root_context = c.parent == 0 || c.kind == "background" || c.kind == "todo" || c.kind == "without_cancel";
+    n.root_context =
+        c.parent == 0 || c.kind == "background" || c.kind == "todo" || c.kind == "without_cancel";
     n.begin_ns = c.created_ns;
     n.end_ns = c.done_ns;
     if (c.scope != 0) n.scope_key = "scope:" + std::to_string(c.scope);
@@ -195,11 +205,13 @@ std::int64_t AddVertices(const trace::Trace& trace, TraceGraphBuilder& b) {
   }
   std::map<std::uint64_t, std::uint64_t> task_scope_of_group;  // group -> its first task's scope
   for (const auto& [id, t] : trace.tasks) {
-    if (t.group != 0 && !task_scope_of_group.count(t.group)) task_scope_of_group[t.group] = ChargedScope(trace, t);
+    if (t.group != 0 && !task_scope_of_group.count(t.group))
+      task_scope_of_group[t.group] = ChargedScope(trace, t);
   }
   for (const auto& [id, g] : trace.groups) {
     auto first = task_scope_of_group.find(id);
-    b.Add(NodeKind::kGroup, id, GroupNode(trace, id, g, first != task_scope_of_group.end() ? first->second : 0));
+    b.Add(NodeKind::kGroup, id,
+          GroupNode(trace, id, g, first != task_scope_of_group.end() ? first->second : 0));
     Extend(&last, g.created_ns);
     Extend(&last, g.wait_end_ns);
   }
@@ -212,7 +224,8 @@ std::int64_t AddVertices(const trace::Trace& trace, TraceGraphBuilder& b) {
     n.end_ns = t.end_ns;
     n.detail = t.end_ns ? t.result : "never ended";
     n.thread = t.thread;
-    if (std::uint64_t scope = ChargedScope(trace, t); scope != 0) n.scope_key = "scope:" + std::to_string(scope);
+    if (std::uint64_t scope = ChargedScope(trace, t); scope != 0)
+      n.scope_key = "scope:" + std::to_string(scope);
     if (t.detached_from != 0) n.status = Status::kDetached;
     b.Add(NodeKind::kTask, id, std::move(n));
     Extend(&last, t.spawn_ns);
@@ -274,7 +287,8 @@ void AddEdges(const trace::Trace& trace, TraceGraphBuilder& b) {
     } else if (t.scope != 0 || t.detached_from != 0) {
       // A detached task hangs under the scope it was spawned from, so the
       // spawn tree shows who started it; its status says it was cut loose.
-      b.Link(v, b.Ref(NodeKind::kScope, t.scope != 0 ? t.scope : t.detached_from), EdgeKind::kBelongsTo);
+      b.Link(v, b.Ref(NodeKind::kScope, t.scope != 0 ? t.scope : t.detached_from),
+             EdgeKind::kBelongsTo);
     }
     if (t.ctx != 0 && (t.result == "canceled" || t.result == "deadline_exceeded")) {
       auto c = trace.contexts.find(t.ctx);

@@ -41,7 +41,8 @@ std::string ChainText(const Graph& g, Vertex task) {
     out += c.name;
     std::string site = SiteText(c.site);
     if (!site.empty() || c.root_context) {
-      out += " (" + site + (c.root_context ? std::string(site.empty() ? "" : ", ") + "root" : "") + ")";
+      out += " (" + site + (c.root_context ? std::string(site.empty() ? "" : ", ") + "root" : "") +
+             ")";
     }
     std::optional<Vertex> parent;
     for (auto e : boost::make_iterator_range(boost::out_edges(*ctx, g))) {
@@ -54,11 +55,14 @@ std::string ChainText(const Graph& g, Vertex task) {
 
 std::string CutText(const Graph& g, const OwnershipPath& p) {
   std::string scope = p.scope ? "'" + g[*p.scope].name + "'" : "its scope";
-  if (p.reaches_scope) return "chain reaches scope " + scope + ": the scope ended without waiting for it";
-  if (!p.first_root) return "cut: spawned on Background()/TODO() itself, so nothing tied it to " + scope;
+  if (p.reaches_scope)
+    return "chain reaches scope " + scope + ": the scope ended without waiting for it";
+  if (!p.first_root)
+    return "cut: spawned on Background()/TODO() itself, so nothing tied it to " + scope;
   const Node& root = g[*p.first_root];
   if (!p.scope) {
-    return "no scope owns it: its context chain starts at " + root.name + ", created at " + SiteText(root.site, true);
+    return "no scope owns it: its context chain starts at " + root.name + ", created at " +
+           SiteText(root.site, true);
   }
   return "cut at " + root.name + ", a root context created at " + SiteText(root.site, true) +
          ", so nothing tied it to " + scope;

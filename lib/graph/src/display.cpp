@@ -32,7 +32,8 @@ std::string Clip(const std::string& s, std::size_t max = 48) {
 std::string LabelOf(const Node& n, std::size_t members = 0) {
   std::string label;
   if (members > 0) {
-    label = std::to_string(members) + " " + std::string(NodeKindName(n.kind)) + (members == 1 ? "" : "s");
+    label = std::to_string(members) + " " + std::string(NodeKindName(n.kind)) +
+            (members == 1 ? "" : "s");
     if (n.kind == NodeKind::kContext) {
       label += " (" + n.detail.substr(0, n.detail.find(',')) + ")";
     } else if (n.kind != NodeKind::kGroup) {
@@ -40,9 +41,14 @@ std::string LabelOf(const Node& n, std::size_t members = 0) {
     }
   } else {
     switch (n.kind) {
-      case NodeKind::kScope: label = "scope " + Clip(n.name); break;
-      case NodeKind::kTask: label = "task " + Clip(n.name); break;
-      default: label = Clip(n.name);
+      case NodeKind::kScope:
+        label = "scope " + Clip(n.name);
+        break;
+      case NodeKind::kTask:
+        label = "task " + Clip(n.name);
+        break;
+      default:
+        label = Clip(n.name);
     }
   }
   std::string site = SiteText(n.site);
@@ -72,7 +78,8 @@ std::string DomId(const std::string& key) {
 
 }  // namespace
 
-DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_above, const Analyses* analyses) {
+DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_above,
+                              const Analyses* analyses) {
   const Graph& g = sg.graph;
   DisplayGraph out;
   out.grouped = sg.CountNodes(NodeKind::kTask) > group_tasks_above;
@@ -84,16 +91,19 @@ DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_abov
     if (!out.grouped) {
       out.node_of_vertex[v] = out.nodes.size();
       std::string cluster = n.kind == NodeKind::kScope ? n.key : n.scope_key;
-      out.nodes.push_back({DomId(n.key), n.kind, n.status, LabelOf(n), TooltipOf(n), 1, n.recorded, cluster});
+      out.nodes.push_back(
+          {DomId(n.key), n.kind, n.status, LabelOf(n), TooltipOf(n), 1, n.recorded, cluster});
       continue;
     }
-    std::string key = std::string(NodeKindName(n.kind)) + "|" + std::string(StatusName(n.status)) + "|" +
-                      n.site.file + ":" + std::to_string(n.site.line) + "|" +
+    std::string key = std::string(NodeKindName(n.kind)) + "|" + std::string(StatusName(n.status)) +
+                      "|" + n.site.file + ":" + std::to_string(n.site.line) + "|" +
                       (n.kind == NodeKind::kContext ? n.detail : "");
     auto [it, inserted] = group_of.emplace(key, out.nodes.size());
     if (inserted) {
-      DisplayNode d{"g_" + std::to_string(out.nodes.size()), n.kind, n.status, "", "", 0, n.recorded, ""};
-      d.tooltip = std::string(NodeKindName(n.kind)) + "s of the same site and status, e.g. " + TooltipOf(n);
+      DisplayNode d{
+          "g_" + std::to_string(out.nodes.size()), n.kind, n.status, "", "", 0, n.recorded, ""};
+      d.tooltip =
+          std::string(NodeKindName(n.kind)) + "s of the same site and status, e.g. " + TooltipOf(n);
       out.nodes.push_back(std::move(d));
     }
     out.nodes[it->second].members++;
@@ -109,8 +119,10 @@ DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_abov
     for (auto v : boost::make_iterator_range(boost::vertices(g))) {
       const Node& n = g[v];
       if (n.kind != NodeKind::kScope) continue;
-      DisplayCluster c{n.key, "c" + DomId(n.key), "scope " + Clip(n.name) + "  (" + SiteText(n.site) + ")", false};
-      for (const DisplayNode& d : out.nodes) c.hit = c.hit || (d.cluster == n.key && d.status == Status::kZombie);
+      DisplayCluster c{n.key, "c" + DomId(n.key),
+                       "scope " + Clip(n.name) + "  (" + SiteText(n.site) + ")", false};
+      for (const DisplayNode& d : out.nodes)
+        c.hit = c.hit || (d.cluster == n.key && d.status == Status::kZombie);
       out.clusters.push_back(std::move(c));
     }
   }
@@ -126,7 +138,8 @@ DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_abov
     }
     // Inside a cluster, "belongs to this scope" is what the cluster says.
     if (g[e].kind == EdgeKind::kBelongsTo && !out.nodes[from].cluster.empty() &&
-        g[boost::target(e, g)].kind == NodeKind::kScope && out.nodes[from].cluster == g[boost::target(e, g)].key) {
+        g[boost::target(e, g)].kind == NodeKind::kScope &&
+        out.nodes[from].cluster == g[boost::target(e, g)].key) {
       continue;
     }
     auto k = std::make_tuple(from, to, static_cast<int>(g[e].kind), g[e].passes_context);

@@ -21,28 +21,42 @@ namespace {
 
 const char* ShapeOf(NodeKind kind) {
   switch (kind) {
-    case NodeKind::kScope: return "folder";
-    case NodeKind::kContext: return "ellipse";
-    case NodeKind::kGroup: return "hexagon";
-    case NodeKind::kTask: return "box";
-    case NodeKind::kFunction: return "component";
+    case NodeKind::kScope:
+      return "folder";
+    case NodeKind::kContext:
+      return "ellipse";
+    case NodeKind::kGroup:
+      return "hexagon";
+    case NodeKind::kTask:
+      return "box";
+    case NodeKind::kFunction:
+      return "component";
   }
   return "box";
 }
 
 const char* FillOf(const DisplayNode& n) {
   switch (n.status) {
-    case Status::kZombie: return "#ef4444";
-    case Status::kLeaked: return "#f97316";
-    case Status::kDetached: return "#fde68a";
-    case Status::kOk: break;
+    case Status::kZombie:
+      return "#ef4444";
+    case Status::kLeaked:
+      return "#f97316";
+    case Status::kDetached:
+      return "#fde68a";
+    case Status::kOk:
+      break;
   }
   switch (n.kind) {
-    case NodeKind::kScope: return "#dbeafe";
-    case NodeKind::kContext: return "#f3f4f6";
-    case NodeKind::kGroup: return "#ede9fe";
-    case NodeKind::kTask: return "#dcfce7";
-    case NodeKind::kFunction: return "#fef9c3";
+    case NodeKind::kScope:
+      return "#dbeafe";
+    case NodeKind::kContext:
+      return "#f3f4f6";
+    case NodeKind::kGroup:
+      return "#ede9fe";
+    case NodeKind::kTask:
+      return "#dcfce7";
+    case NodeKind::kFunction:
+      return "#fef9c3";
   }
   return "#ffffff";
 }
@@ -57,12 +71,18 @@ std::string StyleOf(const DisplayNode& n) {
 
 const char* EdgeColorOf(const DisplayEdge& e) {
   switch (e.kind) {
-    case EdgeKind::kDerivedFrom: return "#4b5563";
-    case EdgeKind::kSpawnedBy: return "#2563eb";
-    case EdgeKind::kBelongsTo: return "#9ca3af";
-    case EdgeKind::kWaitedBy: return "#16a34a";
-    case EdgeKind::kCancelledBy: return "#dc2626";
-    case EdgeKind::kCalls: return e.passes_context ? "#111827" : "#dc2626";
+    case EdgeKind::kDerivedFrom:
+      return "#4b5563";
+    case EdgeKind::kSpawnedBy:
+      return "#2563eb";
+    case EdgeKind::kBelongsTo:
+      return "#9ca3af";
+    case EdgeKind::kWaitedBy:
+      return "#16a34a";
+    case EdgeKind::kCancelledBy:
+      return "#dc2626";
+    case EdgeKind::kCalls:
+      return e.passes_context ? "#111827" : "#dc2626";
   }
   return "#000000";
 }
@@ -70,10 +90,12 @@ const char* EdgeColorOf(const DisplayEdge& e) {
 // One node statement.
 void WriteNode(const DisplayNode& n, const char* indent, std::ostream& out) {
   bool alarm = n.status == Status::kZombie || n.status == Status::kLeaked;
-  out << indent << "\"" << n.dom_id << "\" [id=\"" << n.dom_id << "\", shape=" << ShapeOf(n.kind) << ", style=\""
-      << StyleOf(n) << "\", fillcolor=\"" << FillOf(n) << "\"" << (alarm ? ", fontcolor=\"#ffffff\", penwidth=2" : "")
-      << ", class=\"kind_" << NodeKindName(n.kind) << " status_" << StatusName(n.status) << "\""
-      << ", label=\"" << EscapeDotString(n.label) << "\", tooltip=\"" << EscapeDotString(n.tooltip) << "\"];\n";
+  out << indent << "\"" << n.dom_id << "\" [id=\"" << n.dom_id << "\", shape=" << ShapeOf(n.kind)
+      << ", style=\"" << StyleOf(n) << "\", fillcolor=\"" << FillOf(n) << "\""
+      << (alarm ? ", fontcolor=\"#ffffff\", penwidth=2" : "") << ", class=\"kind_"
+      << NodeKindName(n.kind) << " status_" << StatusName(n.status) << "\""
+      << ", label=\"" << EscapeDotString(n.label) << "\", tooltip=\"" << EscapeDotString(n.tooltip)
+      << "\"];\n";
 }
 
 }  // namespace
@@ -91,17 +113,18 @@ void WriteDot(const ScopeGraph& sg, const DisplayGraph& display, std::ostream& o
       << EscapeDotString((trace ? "trace " : "static graph ") + sg.input_path +
                          (display.grouped ? " (nodes grouped by kind, site and status)" : ""))
       << "\", labelloc=t];\n"
-      << "  node [fontname=\"Helvetica\", fontsize=10" << (trace ? ", margin=\"0.08,0.03\", height=0.3" : "")
-      << "];\n"
+      << "  node [fontname=\"Helvetica\", fontsize=10"
+      << (trace ? ", margin=\"0.08,0.03\", height=0.3" : "") << "];\n"
       << "  edge [fontname=\"Helvetica\", fontsize=8];\n";
   std::set<std::string> clustered;
   for (const DisplayCluster& c : display.clusters) {
     clustered.insert(c.key);
     out << "  subgraph \"cluster_" << c.dom_id << "\" {\n"
         << "    graph [id=\"" << c.dom_id << "\", label=\"" << EscapeDotString(c.label)
-        << "\", labeljust=l, fontsize=12, style=\"rounded,filled\", fillcolor=\"" << (c.hit ? "#fef2f2" : "#f8fafc")
-        << "\", color=\"" << (c.hit ? "#dc2626" : "#2563eb") << "\", penwidth=" << (c.hit ? 2 : 1)
-        << ", class=\"scope_cluster" << (c.hit ? " hit" : "") << "\"];\n";
+        << "\", labeljust=l, fontsize=12, style=\"rounded,filled\", fillcolor=\""
+        << (c.hit ? "#fef2f2" : "#f8fafc") << "\", color=\"" << (c.hit ? "#dc2626" : "#2563eb")
+        << "\", penwidth=" << (c.hit ? 2 : 1) << ", class=\"scope_cluster" << (c.hit ? " hit" : "")
+        << "\"];\n";
     for (const DisplayNode& n : display.nodes) {
       if (n.cluster == c.key) WriteNode(n, "    ", out);
     }
@@ -113,7 +136,8 @@ void WriteDot(const ScopeGraph& sg, const DisplayGraph& display, std::ostream& o
   for (const DisplayEdge& e : display.edges) {
     if (e.cut) {
       out << "  \"" << display.nodes[e.from].dom_id << "\" -> \"" << display.nodes[e.to].dom_id
-          << "\" [class=\"cut\", color=\"#dc2626\", fontcolor=\"#dc2626\", style=dashed, penwidth=2, "
+          << "\" [class=\"cut\", color=\"#dc2626\", fontcolor=\"#dc2626\", style=dashed, "
+             "penwidth=2, "
              "label=\"detached: chain cut here\"];\n";
       continue;
     }
@@ -125,9 +149,11 @@ void WriteDot(const ScopeGraph& sg, const DisplayGraph& display, std::ostream& o
     // Clustered traces name the edge kind in a tooltip and a class, not a
     // label: in rankdir=RL every label widens its rank gap, and the colours
     // (legend in the HTML report) already tell the kinds apart.
-    out << "  \"" << display.nodes[e.from].dom_id << "\" -> \"" << display.nodes[e.to].dom_id << "\" [color=\""
-        << EdgeColorOf(e) << "\", fontcolor=\"" << EdgeColorOf(e) << "\", "
-        << (display.clusters.empty() ? "label" : "class=\"edge_" + std::string(EdgeKindName(e.kind)) + "\", tooltip")
+    out << "  \"" << display.nodes[e.from].dom_id << "\" -> \"" << display.nodes[e.to].dom_id
+        << "\" [color=\"" << EdgeColorOf(e) << "\", fontcolor=\"" << EdgeColorOf(e) << "\", "
+        << (display.clusters.empty()
+                ? "label"
+                : "class=\"edge_" + std::string(EdgeKindName(e.kind)) + "\", tooltip")
         << "=\"" << EscapeDotString(label) << "\"" << (dashed ? ", style=dashed" : "") << "];\n";
   }
   out << "}\n";
@@ -140,7 +166,9 @@ Error RenderSvg(const std::string& dot_text, std::string* svg) {
   std::vector<char> in_buf(in_path.begin(), in_path.end());
   in_buf.push_back('\0');
   int fd = ::mkstemp(in_buf.data());
-  if (fd < 0) return Error(ErrorCode::kIo, "cannot create a temporary file in " + dir + ": " + std::strerror(errno));
+  if (fd < 0)
+    return Error(ErrorCode::kIo,
+                 "cannot create a temporary file in " + dir + ": " + std::strerror(errno));
   ::close(fd);
   in_path = in_buf.data();
   std::string out_path = in_path + ".svg";
@@ -159,18 +187,21 @@ Error RenderSvg(const std::string& dot_text, std::string* svg) {
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
   std::string a0 = "dot", a1 = "-Tsvg", a2 = "-o";
   char* argv[] = {a0.data(), a1.data(), a2.data(), out_path.data(), in_path.data(), nullptr};
   pid_t pid = 0;
   int rc = ::posix_spawnp(&pid, "dot", &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc == ENOENT) {
-    return Error(ErrorCode::kInvalidArgument,
-                 "graphviz 'dot' was not found in PATH; install graphviz (Debian: apt-get install graphviz) "
-                 "to write SVG and HTML reports, or use --format dot|json|perfetto");
+    return Error(
+        ErrorCode::kInvalidArgument,
+        "graphviz 'dot' was not found in PATH; install graphviz (Debian: apt-get install graphviz) "
+        "to write SVG and HTML reports, or use --format dot|json|perfetto");
   }
-  if (rc != 0) return Error(ErrorCode::kIo, std::string("cannot run graphviz 'dot': ") + std::strerror(rc));
+  if (rc != 0)
+    return Error(ErrorCode::kIo, std::string("cannot run graphviz 'dot': ") + std::strerror(rc));
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -178,8 +209,8 @@ Error RenderSvg(const std::string& dot_text, std::string* svg) {
   std::stringstream err;
   err << err_in.rdbuf();
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return Error(ErrorCode::kFailed, "graphviz 'dot -Tsvg' failed (status " + std::to_string(status) +
-                                         "): " + err.str());
+    return Error(ErrorCode::kFailed, "graphviz 'dot -Tsvg' failed (status " +
+                                         std::to_string(status) + "): " + err.str());
   }
   std::ifstream svg_in(out_path, std::ios::binary);
   std::stringstream buf;

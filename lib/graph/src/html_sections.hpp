@@ -11,8 +11,8 @@
 namespace tether::graph::detail {
 
 // The timeline (WriteTimelineSvg) with its legend and the click detail panel.
-void WriteTimelineSection(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display,
-                          std::ostream& out);
+void WriteTimelineSection(const ScopeGraph& sg, const Analyses& analyses,
+                          const DisplayGraph& display, std::ostream& out);
 // `markup` unchanged, for a text/plain data block (<script type="text/plain">)
 // whose text the page's script parses later. Script data ends at "</script"
 // and changes state at "<!--": neither can occur, since every input string is
@@ -26,7 +26,7 @@ void WriteTimelineHtml(const ScopeGraph& sg, const Analyses& analyses, std::size
                        const DisplayGraph& display, std::ostream& out);
 // One row per (kind, spawn site): the count, the scopes it hit, the longest
 // overhang, where the chain was cut; a click expands the members.
-void WriteFindingsBySite(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display,
-                         std::ostream& out);
+void WriteFindingsBySite(const ScopeGraph& sg, const Analyses& analyses,
+                         const DisplayGraph& display, std::ostream& out);
 
 }  // namespace tether::graph::detail

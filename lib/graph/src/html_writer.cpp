@@ -65,8 +65,8 @@ std::string SiteText(const SourceSite& site) {
 std::string SourceLink(const SourceSite& site, int col = 0) {
   if (site.file.empty()) return "";
   std::string text = SiteText(site) + (col > 0 ? ":" + std::to_string(col) : "");
-  return "<a class=\"src\" href=\"" + EscapeHtml(SourceHref(site.file, site.line)) + "\">" + EscapeHtml(text) +
-         "</a>";
+  return "<a class=\"src\" href=\"" + EscapeHtml(SourceHref(site.file, site.line)) + "\">" +
+         EscapeHtml(text) + "</a>";
 }
 
 std::string NodeLink(const ScopeGraph& sg, const DisplayGraph& display, Vertex v) {
@@ -86,12 +86,16 @@ void WriteFindings(const ScopeGraph& sg, const DisplayGraph& display, std::ostre
   out << "<details class=\"all\" id=\"all-findings\"><summary id=\"findings-title\">All findings ("
       << sg.findings.size() << "), filterable</summary>\n<div id=\"filters\">\n"
       << "<label>Kind <select id=\"f-kind\"><option value=\"\">all</option>";
-  for (const std::string& k : kinds) out << "<option value=\"" << EscapeHtml(k) << "\">" << EscapeHtml(k) << "</option>";
+  for (const std::string& k : kinds)
+    out << "<option value=\"" << EscapeHtml(k) << "\">" << EscapeHtml(k) << "</option>";
   out << "</select></label>\n<label>Scope <select id=\"f-scope\"><option value=\"\">all</option>";
-  for (const auto& [key, name] : scopes) out << "<option value=\"" << key << "\">" << EscapeHtml(name) << "</option>";
-  out << "</select></label>\n<label>Text <input id=\"f-text\" type=\"search\" placeholder=\"name, file, message\">"
+  for (const auto& [key, name] : scopes)
+    out << "<option value=\"" << key << "\">" << EscapeHtml(name) << "</option>";
+  out << "</select></label>\n<label>Text <input id=\"f-text\" type=\"search\" placeholder=\"name, "
+         "file, message\">"
       << "</label>\n<span id=\"f-count\"></span>\n</div>\n";
-  out << "<table id=\"findings\">\n<thead><tr><th>Kind</th><th>Node</th><th>Scope</th><th>Message</th>"
+  out << "<table "
+         "id=\"findings\">\n<thead><tr><th>Kind</th><th>Node</th><th>Scope</th><th>Message</th>"
       << "<th>Source</th></tr></thead>\n<tbody>\n";
   // Above kFindingsInline rows the table's rows wait, as markup in a
   // text/plain data block, until the table is opened (html_report.js), so a
@@ -103,12 +107,13 @@ void WriteFindings(const ScopeGraph& sg, const DisplayGraph& display, std::ostre
     const ReportFinding& f = sg.findings[i];
     std::string node_id = f.node ? display.nodes[display.node_of_vertex[*f.node]].dom_id : "";
     std::string scope_key = f.scope ? sg.graph[*f.scope].key : "";
-    rows << "<tr class=\"finding " << EscapeHtml(f.kind) << "\" id=\"finding-" << i << "\" data-kind=\""
-        << EscapeHtml(f.kind) << "\" data-scope=\"" << scope_key << "\" data-node=\"" << node_id << "\">"
-        << "<td class=\"badge\">" << EscapeHtml(f.kind) << "</td><td>"
-        << (f.node ? NodeLink(sg, display, *f.node) : "") << "</td><td>"
-        << (f.scope ? EscapeHtml(sg.graph[*f.scope].name) : "") << "</td><td>" << EscapeHtml(f.message)
-        << "</td><td>" << SourceLink(f.site, f.col) << "</td></tr>\n";
+    rows << "<tr class=\"finding " << EscapeHtml(f.kind) << "\" id=\"finding-" << i
+         << "\" data-kind=\"" << EscapeHtml(f.kind) << "\" data-scope=\"" << scope_key
+         << "\" data-node=\"" << node_id << "\">"
+         << "<td class=\"badge\">" << EscapeHtml(f.kind) << "</td><td>"
+         << (f.node ? NodeLink(sg, display, *f.node) : "") << "</td><td>"
+         << (f.scope ? EscapeHtml(sg.graph[*f.scope].name) : "") << "</td><td>"
+         << EscapeHtml(f.message) << "</td><td>" << SourceLink(f.site, f.col) << "</td></tr>\n";
   }
   if (deferred) {
     out << "</tbody>\n</table>\n<script type=\"text/plain\" id=\"findings-rows\">\n"
@@ -118,7 +123,8 @@ void WriteFindings(const ScopeGraph& sg, const DisplayGraph& display, std::ostre
   out << "</tbody>\n</table>\n</details>\n";
 }
 
-void WritePaths(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display, std::ostream& out) {
+void WritePaths(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display,
+                std::ostream& out) {
   if (analyses.ownership.empty()) return;
   out << "<h2>Why each zombie outlived its scope</h2>\n<ol class=\"paths\">\n";
   for (std::size_t k = 0; k < analyses.ownership.size() && k < kListed; ++k) {
@@ -131,59 +137,71 @@ void WritePaths(const ScopeGraph& sg, const Analyses& analyses, const DisplayGra
       out << " (its context chain reaches the scope: the scope ended without waiting for it)";
     } else if (!p.first_root) {
       // Context id 0 is the shared Background()/TODO(): the task got a root directly.
-      out << " <span class=\"cut\">spawned directly on Background()/TODO(): no context chain at all</span>";
+      out << " <span class=\"cut\">spawned directly on Background()/TODO(): no context chain at "
+             "all</span>";
       if (p.scope) out << ", so nothing tied it to " << NodeLink(sg, display, *p.scope);
     } else if (!p.scope) {
-      out << " (no scope owns it; its context chain starts at the root " << EscapeHtml(sg.graph[*p.first_root].name)
-          << ", created at " << SourceLink(sg.graph[*p.first_root].site) << ")";
+      out << " (no scope owns it; its context chain starts at the root "
+          << EscapeHtml(sg.graph[*p.first_root].name) << ", created at "
+          << SourceLink(sg.graph[*p.first_root].site) << ")";
     } else if (p.first_root) {
       out << " <span class=\"cut\">chain cut: " << EscapeHtml(sg.graph[*p.first_root].name)
-          << " is a root context, created at " << SourceLink(sg.graph[*p.first_root].site) << "</span>";
+          << " is a root context, created at " << SourceLink(sg.graph[*p.first_root].site)
+          << "</span>";
       if (p.scope) out << ", so nothing tied it to " << NodeLink(sg, display, *p.scope);
     }
     out << "</li>\n";
   }
   if (analyses.ownership.size() > kListed) {
-    out << "<li>... and " << analyses.ownership.size() - kListed << " more (see the JSON report)</li>\n";
+    out << "<li>... and " << analyses.ownership.size() - kListed
+        << " more (see the JSON report)</li>\n";
   }
   out << "</ol>\n";
 }
 
-void WriteUnwaited(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display, std::ostream& out) {
+void WriteUnwaited(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display,
+                   std::ostream& out) {
   if (sg.source != SourceKind::kTrace) return;
-  out << "<h2>Tasks never waited by any group (" << analyses.unwaited_tasks.size() << ")</h2>\n<ul id=\"unwaited\">\n";
+  out << "<h2>Tasks never waited by any group (" << analyses.unwaited_tasks.size()
+      << ")</h2>\n<ul id=\"unwaited\">\n";
   for (std::size_t i = 0; i < analyses.unwaited_tasks.size() && i < kListed; ++i) {
     Vertex v = analyses.unwaited_tasks[i];
     out << "<li>" << NodeLink(sg, display, v) << " " << SourceLink(sg.graph[v].site) << "</li>\n";
   }
   if (analyses.unwaited_tasks.size() > kListed) {
-    out << "<li>... and " << analyses.unwaited_tasks.size() - kListed << " more (see the JSON report)</li>\n";
+    out << "<li>... and " << analyses.unwaited_tasks.size() - kListed
+        << " more (see the JSON report)</li>\n";
   }
   out << "</ul>\n";
 }
 
 }  // namespace
 
-void WriteHtml(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display, const std::string& svg,
-               std::ostream& out, const StaticJoin* join) {
+void WriteHtml(const ScopeGraph& sg, const Analyses& analyses, const DisplayGraph& display,
+               const std::string& svg, std::ostream& out, const StaticJoin* join) {
   std::map<std::string, std::size_t> by_kind;
   for (const ReportFinding& f : sg.findings) by_kind[f.kind]++;
   bool trace = sg.source == SourceKind::kTrace;
 
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+         "'unsafe-inline'; "
          "script-src 'unsafe-inline'; img-src data:\">\n"
       << "<title>tether report: " << EscapeHtml(sg.input_path) << "</title>\n<style>" << kStyle
       << "</style>\n</head>\n<body>\n<h1>Tether scope graph</h1>\n<p class=\"meta\">"
-      << (trace ? "trace of <code>" + EscapeHtml(sg.program) + "</code> (pid " + std::to_string(sg.pid) + "), "
+      << (trace ? "trace of <code>" + EscapeHtml(sg.program) + "</code> (pid " +
+                      std::to_string(sg.pid) + "), "
                 : std::string("static context-flow graph, "))
       << "from <code>" << EscapeHtml(sg.input_path) << "</code></p>\n";
-  if (sg.truncated) out << "<p class=\"warn\">The trace is truncated (the program did not exit cleanly).</p>\n";
+  if (sg.truncated)
+    out << "<p class=\"warn\">The trace is truncated (the program did not exit cleanly).</p>\n";
   if (sg.lost_events) {
-    out << "<p class=\"warn\">" << sg.lost_events << " events were lost while tracing; the graph is incomplete.</p>\n";
+    out << "<p class=\"warn\">" << sg.lost_events
+        << " events were lost while tracing; the graph is incomplete.</p>\n";
   }
   if (display.grouped) {
-    out << "<p class=\"warn\">More than " << kGroupTasksAbove << " tasks: the graph groups nodes by kind, spawn site "
+    out << "<p class=\"warn\">More than " << kGroupTasksAbove
+        << " tasks: the graph groups nodes by kind, spawn site "
         << "and status (the JSON report keeps every node).</p>\n";
   }
   out << "<p class=\"summary\">";
@@ -192,8 +210,9 @@ void WriteHtml(const ScopeGraph& sg, const Analyses& analyses, const DisplayGrap
   }
   if (by_kind.empty()) out << "<span>no findings</span>";
   if (trace) {
-    out << "<span>" << sg.CountNodes(NodeKind::kScope) << " scopes</span><span>" << sg.CountNodes(NodeKind::kTask)
-        << " tasks</span><span>" << sg.CountNodes(NodeKind::kGroup) << " groups</span><span>"
+    out << "<span>" << sg.CountNodes(NodeKind::kScope) << " scopes</span><span>"
+        << sg.CountNodes(NodeKind::kTask) << " tasks</span><span>"
+        << sg.CountNodes(NodeKind::kGroup) << " groups</span><span>"
         << sg.CountNodes(NodeKind::kContext) << " contexts</span>";
   } else {
     out << "<span>" << sg.CountNodes(NodeKind::kFunction) << " functions</span>";
@@ -204,17 +223,25 @@ void WriteHtml(const ScopeGraph& sg, const Analyses& analyses, const DisplayGrap
   detail::WriteFindingsBySite(sg, analyses, display, out);
   WriteFindings(sg, display, out);
   WritePaths(sg, analyses, display, out);
-  out << "<h2>Scope graph</h2>\n<p class=\"meta\">Each scope is a box (red: a task outlived it) holding its "
-         "contexts, groups and tasks. Red: zombie; orange: leaked or unwaited; yellow, dashed: detached. "
-         "Edges: <span style=\"color:#2563eb\">spawned-by</span>, <span style=\"color:#4b5563\">derived-from"
-         "</span>, <span style=\"color:#16a34a\">waited-by</span>, <span style=\"color:#9ca3af\">belongs-to "
-         "(dashed)</span>, <span style=\"color:#dc2626\">cancelled-by (dashed); thick red dashed: a zombie's "
-         "detached chain, to the root that cut it</span> (hover an edge for its kind). Click a node or a finding's "
+  out << "<h2>Scope graph</h2>\n<p class=\"meta\">Each scope is a box (red: a task outlived it) "
+         "holding its "
+         "contexts, groups and tasks. Red: zombie; orange: leaked or unwaited; yellow, dashed: "
+         "detached. "
+         "Edges: <span style=\"color:#2563eb\">spawned-by</span>, <span "
+         "style=\"color:#4b5563\">derived-from"
+         "</span>, <span style=\"color:#16a34a\">waited-by</span>, <span "
+         "style=\"color:#9ca3af\">belongs-to "
+         "(dashed)</span>, <span style=\"color:#dc2626\">cancelled-by (dashed); thick red dashed: "
+         "a zombie's "
+         "detached chain, to the root that cut it</span> (hover an edge for its kind). Click a "
+         "node or a finding's "
          "node to highlight it.</p>\n<div id=\"graph\">\n";
   std::size_t svg_start = svg.find("<svg");
   out << (svg_start == std::string::npos ? std::string() : svg.substr(svg_start)) << "\n</div>\n";
   WriteUnwaited(sg, analyses, display, out);
-  out << "<script>\n" << detail::kReportJs << "</script>\n<script>\n" << detail::kTimelineJs << "</script>\n</body>\n</html>\n";
+  out << "<script>\n"
+      << detail::kReportJs << "</script>\n<script>\n"
+      << detail::kTimelineJs << "</script>\n</body>\n</html>\n";
 }
 
 }  // namespace tether::graph

@@ -25,8 +25,10 @@ std::string LineColOf(const std::string& text, std::size_t offset) {
 
 namespace {
 
-Error Bad(const std::string& path, const std::string& text, std::size_t offset, const std::string& what) {
-  return Error(ErrorCode::kInvalidArgument, path + ":" + LineColOf(text, offset) + ": error: " + what);
+Error Bad(const std::string& path, const std::string& text, std::size_t offset,
+          const std::string& what) {
+  return Error(ErrorCode::kInvalidArgument,
+               path + ":" + LineColOf(text, offset) + ": error: " + what);
 }
 
 // Finds where a value sits in already-validated JSON text, so that errors
@@ -123,7 +125,8 @@ class FieldReader {
   }
 
   // An id: a string or an integer, kept as text.
-  Error Id(const json& obj, std::vector<std::string> where, const char* key, std::string* out) const {
+  Error Id(const json& obj, std::vector<std::string> where, const char* key,
+           std::string* out) const {
     where.push_back(key);
     auto it = obj.find(key);
     if (it == obj.end()) return Missing(where);
@@ -138,7 +141,8 @@ class FieldReader {
   }
   // A typed field: std::string, int or bool; absent is fine unless required.
   template <typename T>
-  Error Field(const json& obj, std::vector<std::string> where, const char* key, T* out, bool required) const {
+  Error Field(const json& obj, std::vector<std::string> where, const char* key, T* out,
+              bool required) const {
     where.push_back(key);
     auto it = obj.find(key);
     if (it == obj.end()) return required ? Missing(where) : Error();
@@ -177,10 +181,9 @@ class FieldReader {
   const JsonLocator& loc_;
 };
 
-#define TETHER_TRY(expr)             \
-  do {                               \
-    if (Error e_ = (expr); !e_.ok()) \
-      return e_;                     \
+#define TETHER_TRY(expr)                        \
+  do {                                          \
+    if (Error e_ = (expr); !e_.ok()) return e_; \
   } while (0)
 
 }  // namespace
@@ -192,9 +195,7 @@ Error ReadInput(const std::string& path, std::string* out) {
   return {};
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 Error DetectInput(const std::string& path, const std::string& text, InputKind* kind) {
   std::size_t first = text.find_first_not_of(" \t\r\n");
@@ -202,11 +203,13 @@ Error DetectInput(const std::string& path, const std::string& text, InputKind* k
     return Bad(path, text, text.size(), "empty input: expected a trace or a static graph");
   }
   if (text[first] != '{') {
-    return Bad(path, text, first, "expected a JSON object (a trace's header line or a static graph)");
+    return Bad(path, text, first,
+               "expected a JSON object (a trace's header line or a static graph)");
   }
   std::size_t eol = text.find('\n', first);
-  json head = json::parse(text.substr(first, eol == std::string::npos ? std::string::npos : eol - first),
-                          nullptr, /*allow_exceptions=*/false);
+  json head =
+      json::parse(text.substr(first, eol == std::string::npos ? std::string::npos : eol - first),
+                  nullptr, /*allow_exceptions=*/false);
   if (head.is_object() && head.contains("ev")) {
     *kind = InputKind::kTrace;
   } else if (head.is_object() && !head.contains("tether_static_graph")) {
@@ -224,7 +227,8 @@ Error DetectInput(const std::string& path, const std::string& text, InputKind* k
 namespace {
 
 // One element of a function's "creates_roots" (`at` names it).
-Error ReadRoot(const FieldReader& r, const json& root_site, const std::vector<std::string>& at, StaticRoot* sr) {
+Error ReadRoot(const FieldReader& r, const json& root_site, const std::vector<std::string>& at,
+               StaticRoot* sr) {
   if (!root_site.is_object()) return r.Fail(at, "expected an object");
   TETHER_TRY(r.Field(root_site, at, "file", &sr->file, false));
   TETHER_TRY(r.Field(root_site, at, "line", &sr->line, false));
@@ -284,7 +288,8 @@ Error ReadCall(const FieldReader& r, const json& c, std::vector<std::string> at,
 }
 
 // One element of "findings".
-Error ReadFinding(const FieldReader& r, const json& f, const std::vector<std::string>& at, StaticFinding* sf) {
+Error ReadFinding(const FieldReader& r, const json& f, const std::vector<std::string>& at,
+                  StaticFinding* sf) {
   if (!f.is_object()) return r.Fail(at, "expected an object");
   TETHER_TRY(r.Field(f, at, "check", &sf->check, true));
   TETHER_TRY(r.Field(f, at, "message", &sf->message, true));
@@ -305,8 +310,9 @@ Error LoadStaticGraphJson(const std::string& path, const std::string& text, Stat
   JsonLocator loc(text);
   FieldReader r(path, text, loc);
   if (!root.is_object() || !root.contains("tether_static_graph")) {
-    return r.Fail({}, "not a static graph: the object has no \"tether_static_graph\" field "
-                      "(and it is not a trace: its first line is not a trace record)");
+    return r.Fail({},
+                  "not a static graph: the object has no \"tether_static_graph\" field "
+                  "(and it is not a trace: its first line is not a trace record)");
   }
   const json& version = root["tether_static_graph"];
   if (!version.is_number_integer() || version.get<int>() != 1) {

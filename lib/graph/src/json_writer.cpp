@@ -43,7 +43,8 @@ ordered_json NodeJson(const Node& n) {
 }
 
 template <typename Items, typename ToJson>
-void WriteArray(std::ostream& out, const char* key, const Items& items, ToJson to_json, bool last = false) {
+void WriteArray(std::ostream& out, const char* key, const Items& items, ToJson to_json,
+                bool last = false) {
   out << "  \"" << key << "\": [";
   bool first = true;
   for (const auto& item : items) {
@@ -55,7 +56,8 @@ void WriteArray(std::ostream& out, const char* key, const Items& items, ToJson t
 
 }  // namespace
 
-void WriteJson(const ScopeGraph& sg, const Analyses& analyses, std::ostream& out, const StaticJoin* join) {
+void WriteJson(const ScopeGraph& sg, const Analyses& analyses, std::ostream& out,
+               const StaticJoin* join) {
   const Graph& g = sg.graph;
   auto key = [&](Vertex v) { return g[v].key; };
 
@@ -71,7 +73,8 @@ void WriteJson(const ScopeGraph& sg, const Analyses& analyses, std::ostream& out
     source["lost_events"] = sg.lost_events;
   }
   ordered_json counts;
-  for (NodeKind k : {NodeKind::kScope, NodeKind::kContext, NodeKind::kGroup, NodeKind::kTask, NodeKind::kFunction}) {
+  for (NodeKind k : {NodeKind::kScope, NodeKind::kContext, NodeKind::kGroup, NodeKind::kTask,
+                     NodeKind::kFunction}) {
     counts[std::string(NodeKindName(k)) + "s"] = sg.CountNodes(k);
   }
   counts["edges"] = boost::num_edges(g);
@@ -121,7 +124,8 @@ void WriteJson(const ScopeGraph& sg, const Analyses& analyses, std::ostream& out
     j["path"] = path;
     return j;
   });
-  WriteArray(out, "spawn_roots", analyses.spawn_roots, [&](Vertex v) { return ordered_json(key(v)); });
+  WriteArray(out, "spawn_roots", analyses.spawn_roots,
+             [&](Vertex v) { return ordered_json(key(v)); });
   std::vector<Vertex> parents;
   for (Vertex v = 0; v < analyses.spawn_children.size(); ++v) {
     if (!analyses.spawn_children[v].empty()) parents.push_back(v);
@@ -134,8 +138,10 @@ void WriteJson(const ScopeGraph& sg, const Analyses& analyses, std::ostream& out
     j["children"] = children;
     return j;
   });
-  WriteArray(out, "unwaited_tasks", analyses.unwaited_tasks, [&](Vertex v) { return ordered_json(key(v)); },
-             /*last=*/true);
+  WriteArray(
+      out, "unwaited_tasks", analyses.unwaited_tasks,
+      [&](Vertex v) { return ordered_json(key(v)); },
+      /*last=*/true);
   if (join) {
     out << "  },\n  \"static\": ";
     WriteJoinJson(sg, *join, out);

@@ -35,7 +35,8 @@ class EventStream {
 
   void Emit(ordered_json ev) {
     ev["pid"] = pid_;
-    out_ << (first_ ? "\n" : ",\n") << ev.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out_ << (first_ ? "\n" : ",\n")
+         << ev.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     first_ = false;
   }
   void Meta(std::uint64_t tid, const char* what, ordered_json args) {
@@ -80,7 +81,9 @@ class EventStream {
   bool first_ = true;
 };
 
-std::string SiteText(const SourceSite& s) { return s.file.empty() ? "" : s.file + ":" + std::to_string(s.line); }
+std::string SiteText(const SourceSite& s) {
+  return s.file.empty() ? "" : s.file + ":" + std::to_string(s.line);
+}
 
 // The graph's vertices as Perfetto tracks, slices and flows.
 class PerfettoWriter {
@@ -90,7 +93,8 @@ class PerfettoWriter {
 
   void Write() {
     std::uint64_t max_id = 0;
-    for (auto v : boost::make_iterator_range(boost::vertices(g_))) max_id = std::max(max_id, g_[v].input_id);
+    for (auto v : boost::make_iterator_range(boost::vertices(g_)))
+      max_id = std::max(max_id, g_[v].input_id);
     program_ = Span{max_id + 1, 0, trace_end_};
     events_.Meta(0, "process_name", {{"name", "tether: " + sg_.program}});
     events_.Track(program_.tid, "program", 0);
@@ -121,7 +125,8 @@ class PerfettoWriter {
       Span s{n.input_id, Us(*n.begin_ns), std::max(end, Us(*n.begin_ns))};
       group_span_[v] = s;
       events_.Track(s.tid, n.name + " " + SiteText(n.site), 2);
-      events_.Slice(s, n.name, "group", {{"group", n.key}, {"site", SiteText(n.site)}, {"state", n.detail}});
+      events_.Slice(s, n.name, "group",
+                    {{"group", n.key}, {"site", SiteText(n.site)}, {"state", n.detail}});
       if (n.start_ns) {
         // Clamped into the group's slice: the wait and the group's end are
         // stamped by different threads, and a slice must nest in its track.
@@ -136,7 +141,8 @@ class PerfettoWriter {
     const Node& n = g_[v];
     if (n.kind != NodeKind::kTask || !n.recorded || !n.begin_ns) return;
     double spawn = Us(*n.begin_ns);
-    Span task{n.input_id, n.start_ns ? Us(*n.start_ns) : spawn, n.end_ns ? Us(*n.end_ns) : trace_end_};
+    Span task{n.input_id, n.start_ns ? Us(*n.start_ns) : spawn,
+              n.end_ns ? Us(*n.end_ns) : trace_end_};
     task.end = std::max(task.end, task.begin + 0.001);
     task_span_[v] = task;
   }
@@ -145,9 +151,13 @@ class PerfettoWriter {
     const Node& n = g_[v];
     double spawn = Us(*n.begin_ns);
     const Span task = task_span_[v];
-    std::string prefix = n.status == Status::kZombie ? "ZOMBIE " : n.status == Status::kLeaked ? "LEAKED " : "";
+    std::string prefix = n.status == Status::kZombie   ? "ZOMBIE "
+                         : n.status == Status::kLeaked ? "LEAKED "
+                                                       : "";
     events_.Track(task.tid, "task " + n.name + " #" + std::to_string(n.input_id), 3);
-    ordered_json args = {{"task", n.key}, {"site", SiteText(n.site)}, {"status", StatusName(n.status)},
+    ordered_json args = {{"task", n.key},
+                         {"site", SiteText(n.site)},
+                         {"status", StatusName(n.status)},
                          {"result", n.detail}};
 
     // Who spawned it: the task that did, else its group, else its scope,
@@ -158,11 +168,14 @@ class PerfettoWriter {
     for (auto e : boost::make_iterator_range(boost::out_edges(v, g_))) {
       Vertex to = boost::target(e, g_);
       if (g_[e].kind == EdgeKind::kSpawnedBy) {
-        if (auto it = task_span_.find(to); it != task_span_.end() && it->second.Encloses(spawn)) spawner = it->second;
+        if (auto it = task_span_.find(to); it != task_span_.end() && it->second.Encloses(spawn))
+          spawner = it->second;
       }
       if (g_[e].kind == EdgeKind::kBelongsTo) {
-        if (auto it = group_span_.find(to); it != group_span_.end() && it->second.Encloses(spawn)) source = it->second;
-        if (auto it = scope_span_.find(to); it != scope_span_.end() && it->second.Encloses(spawn)) source = it->second;
+        if (auto it = group_span_.find(to); it != group_span_.end() && it->second.Encloses(spawn))
+          source = it->second;
+        if (auto it = scope_span_.find(to); it != scope_span_.end() && it->second.Encloses(spawn))
+          source = it->second;
         if (auto it = scope_span_.find(to); it != scope_span_.end()) args["scope"] = g_[to].key;
       }
       if (g_[e].kind == EdgeKind::kWaitedBy) {
@@ -194,10 +207,12 @@ class PerfettoWriter {
 Error WritePerfetto(const ScopeGraph& sg, std::ostream& out) {
   if (sg.source != SourceKind::kTrace) {
     return Error(ErrorCode::kInvalidArgument,
-                 "--format perfetto needs a trace: a static graph has no times (use json, dot, svg or html)");
+                 "--format perfetto needs a trace: a static graph has no times (use json, dot, svg "
+                 "or html)");
   }
   out << "{\"displayTimeUnit\":\"ns\",\"otherData\":"
-      << ordered_json({{"tether", "scope graph"}, {"program", sg.program}, {"input", sg.input_path}})
+      << ordered_json(
+             {{"tether", "scope graph"}, {"program", sg.program}, {"input", sg.input_path}})
              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
       << ",\"traceEvents\":[";
   EventStream events(out, sg.pid ? sg.pid : 1);

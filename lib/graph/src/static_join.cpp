@@ -50,7 +50,8 @@ std::optional<Vertex> Out(const Graph& g, Vertex v, EdgeKind kind, NodeKind targ
   return std::nullopt;
 }
 
-std::vector<Place> PlacesOf(const ScopeGraph& sg, const ReportFinding& f, const OwnershipPath* path) {
+std::vector<Place> PlacesOf(const ScopeGraph& sg, const ReportFinding& f,
+                            const OwnershipPath* path) {
   const Graph& g = sg.graph;
   std::vector<Place> places;
   if (!f.node) return places;
@@ -60,7 +61,8 @@ std::vector<Place> PlacesOf(const ScopeGraph& sg, const ReportFinding& f, const 
   if (path && path->first_root && !path->reaches_scope) {
     places.push_back({g[*path->first_root].site, "their chains were cut at a root created here"});
   }
-  std::optional<Vertex> ctx = task ? Out(g, v, EdgeKind::kSpawnedBy, NodeKind::kContext) : std::nullopt;
+  std::optional<Vertex> ctx =
+      task ? Out(g, v, EdgeKind::kSpawnedBy, NodeKind::kContext) : std::nullopt;
   if (!task) {
     for (auto e : boost::make_iterator_range(boost::in_edges(v, g))) {
       if (g[e].kind == EdgeKind::kBelongsTo && g[boost::source(e, g)].kind == NodeKind::kContext) {
@@ -89,7 +91,8 @@ std::string What(const JoinedFinding& j) {
   std::vector<std::string> parts;
   if (j.zombies) parts.push_back(Count(j.zombies, "zombie", "zombies"));
   if (j.leaks) parts.push_back(Count(j.leaks, "leaked task", "leaked tasks"));
-  if (j.unwaited_groups) parts.push_back(Count(j.unwaited_groups, "unwaited group", "unwaited groups"));
+  if (j.unwaited_groups)
+    parts.push_back(Count(j.unwaited_groups, "unwaited group", "unwaited groups"));
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
@@ -109,8 +112,9 @@ Error LoadStaticGraphFile(const std::string& path, StaticGraph* out) {
   InputKind kind = InputKind::kTrace;
   if (Error err = DetectInput(path, text, &kind); !err.ok()) return err;
   if (kind != InputKind::kStaticGraph) {
-    return Error(ErrorCode::kInvalidArgument,
-                 path + ":1:1: error: --static needs a static graph (tether check --graph F.json), not a trace");
+    return Error(ErrorCode::kInvalidArgument, path +
+                                                  ":1:1: error: --static needs a static graph "
+                                                  "(tether check --graph F.json), not a trace");
   }
   return LoadStaticGraph(path, text, out);
 }
@@ -130,7 +134,8 @@ StaticJoin JoinStatic(const ScopeGraph& sg, const Analyses& analyses, const Stat
     auto p = f.node ? path_of.find(*f.node) : path_of.end();
     for (const Place& place : PlacesOf(sg, f, p == path_of.end() ? nullptr : p->second)) {
       if (place.site.file.empty()) continue;
-      by_line.emplace(std::make_pair(detail::Basename(place.site.file), place.site.line), std::make_pair(i, place));
+      by_line.emplace(std::make_pair(detail::Basename(place.site.file), place.site.line),
+                      std::make_pair(i, place));
     }
   }
   std::vector<bool> explained(sg.findings.size(), false);
@@ -174,8 +179,9 @@ StaticJoin JoinStatic(const ScopeGraph& sg, const Analyses& analyses, const Stat
 }
 
 std::string JoinSentence(const JoinedFinding& j) {
-  std::string out = "the checker warned here (" + j.check.check + " at " + detail::Basename(j.check.file) + ":" +
-                    std::to_string(j.check.line) + "), and at run time ";
+  std::string out = "the checker warned here (" + j.check.check + " at " +
+                    detail::Basename(j.check.file) + ":" + std::to_string(j.check.line) +
+                    "), and at run time ";
   if (j.runtime.empty()) return out + "nothing went wrong here in this trace";
   out += "this site left " + What(j);
   if (!j.scopes.empty()) {
@@ -191,10 +197,12 @@ std::string JoinSentence(const JoinedFinding& j) {
 void WriteJoinText(const ScopeGraph& sg, const StaticJoin& join, std::ostream& out) {
   std::size_t hit = 0;
   for (const JoinedFinding& j : join.joined) hit += j.runtime.empty() ? 0 : 1;
-  out << "static and runtime: " << join.joined.size() << " checker findings (" << join.static_path << "), " << hit
-      << " of them left runtime findings in " << sg.input_path << "\n";
+  out << "static and runtime: " << join.joined.size() << " checker findings (" << join.static_path
+      << "), " << hit << " of them left runtime findings in " << sg.input_path << "\n";
   for (const JoinedFinding& j : join.joined) {
-    out << "\n" << j.check.file << ":" << j.check.line << ":" << j.check.col << ": " << JoinSentence(j) << "\n"
+    out << "\n"
+        << j.check.file << ":" << j.check.line << ":" << j.check.col << ": " << JoinSentence(j)
+        << "\n"
         << "  checker: " << j.check.message << " [" << j.check.check << "]\n";
     if (j.how.size() > 1) {
       out << "  matched where:";
@@ -210,7 +218,8 @@ void WriteJoinText(const ScopeGraph& sg, const StaticJoin& join, std::ostream& o
   }
   out << "\nruntime findings no checker finding names: " << join.runtime_unexplained.size() << "\n";
   for (const auto& [key, n] : sites) {
-    out << "  " << std::get<1>(key) << ":" << std::get<2>(key) << ": " << n << " " << std::get<0>(key) << "\n";
+    out << "  " << std::get<1>(key) << ":" << std::get<2>(key) << ": " << n << " "
+        << std::get<0>(key) << "\n";
   }
 }
 
@@ -252,17 +261,22 @@ void WriteJoinJson(const ScopeGraph& sg, const StaticJoin& join, std::ostream& o
 }
 
 void WriteJoinHtml(const ScopeGraph& sg, const StaticJoin& join, std::ostream& out) {
-  out << "<h2 id=\"static-title\">Static and runtime</h2>\n<p class=\"meta\">The checker's findings from <code>"
-      << EscapeHtml(join.static_path) << "</code>, each joined to what this trace shows at its source line.</p>\n"
-      << "<table class=\"static\" id=\"static\">\n<thead><tr><th>Check</th><th>Where</th><th>What happened there"
+  out << "<h2 id=\"static-title\">Static and runtime</h2>\n<p class=\"meta\">The checker's "
+         "findings from <code>"
+      << EscapeHtml(join.static_path)
+      << "</code>, each joined to what this trace shows at its source line.</p>\n"
+      << "<table class=\"static\" id=\"static\">\n<thead><tr><th>Check</th><th>Where</th><th>What "
+         "happened there"
       << "</th></tr></thead>\n<tbody>\n";
   for (const JoinedFinding& j : join.joined) {
     SourceSite site{j.check.file, j.check.line, j.check.function};
     out << "<tr class=\"" << (j.runtime.empty() ? "quiet" : "hit") << "\"><td class=\"badge\">"
         << EscapeHtml(j.check.check) << "</td><td class=\"where\"><a class=\"src\" href=\""
-        << EscapeHtml(SourceHref(j.check.file, j.check.line)) << "\" title=\"" << EscapeHtml(j.check.file) << "\">"
-        << EscapeHtml(detail::SiteText(site)) << "</a></td><td><strong>" << EscapeHtml(JoinSentence(j))
-        << "</strong><br><span class=\"meta\">" << EscapeHtml(j.check.message) << "</span></td></tr>\n";
+        << EscapeHtml(SourceHref(j.check.file, j.check.line)) << "\" title=\""
+        << EscapeHtml(j.check.file) << "\">" << EscapeHtml(detail::SiteText(site))
+        << "</a></td><td><strong>" << EscapeHtml(JoinSentence(j))
+        << "</strong><br><span class=\"meta\">" << EscapeHtml(j.check.message)
+        << "</span></td></tr>\n";
   }
   out << "</tbody>\n</table>\n";
   if (!join.runtime_unexplained.empty()) {
@@ -271,8 +285,8 @@ void WriteJoinHtml(const ScopeGraph& sg, const StaticJoin& join, std::ostream& o
       const ReportFinding& f = sg.findings[i];
       sites[{f.kind, f.site.file, f.site.line}]++;
     }
-    out << "<p class=\"meta\">Runtime findings no checker finding names (" << join.runtime_unexplained.size()
-        << "): ";
+    out << "<p class=\"meta\">Runtime findings no checker finding names ("
+        << join.runtime_unexplained.size() << "): ";
     bool first = true;
     for (const auto& [key, n] : sites) {
       out << (first ? "" : ", ") << n << " " << EscapeHtml(std::get<0>(key)) << " at "

@@ -26,12 +26,12 @@
 namespace tether::graph {
 namespace {
 
-constexpr double kGutter = 300;   // row labels
-constexpr double kPlot = 890;     // the time axis
-constexpr double kRight = 90;     // room for labels right of a bar ending at the trace end
-constexpr double kRow = 18;       // one row
-constexpr double kBar = 12;       // a bar's height
-constexpr double kAxis = 26;      // the axis band at the top
+constexpr double kGutter = 300;  // row labels
+constexpr double kPlot = 890;    // the time axis
+constexpr double kRight = 90;    // room for labels right of a bar ending at the trace end
+constexpr double kRow = 18;      // one row
+constexpr double kBar = 12;      // a bar's height
+constexpr double kAxis = 26;     // the axis band at the top
 constexpr double kLaneGap = 6;
 
 std::string Num(double v) {
@@ -72,9 +72,10 @@ void Arrow(std::ostream& out, const char* cls, double x1, double y1, double x2, 
   double dx = x2 - x1, dy = y2 - y1, len = std::hypot(dx, dy);
   if (len < 1) return;
   double ux = dx / len, uy = dy / len, bx = x2 - 5 * ux, by = y2 - 5 * uy;
-  out << "<g class=\"" << cls << "\"><line x1=\"" << Num(x1) << "\" y1=\"" << Num(y1) << "\" x2=\"" << Num(bx)
-      << "\" y2=\"" << Num(by) << "\"/><path d=\"M" << Num(x2) << "," << Num(y2) << " L" << Num(bx - 3 * uy) << ","
-      << Num(by + 3 * ux) << " L" << Num(bx + 3 * uy) << "," << Num(by - 3 * ux) << " z\"/></g>\n";
+  out << "<g class=\"" << cls << "\"><line x1=\"" << Num(x1) << "\" y1=\"" << Num(y1) << "\" x2=\""
+      << Num(bx) << "\" y2=\"" << Num(by) << "\"/><path d=\"M" << Num(x2) << "," << Num(y2) << " L"
+      << Num(bx - 3 * uy) << "," << Num(by + 3 * ux) << " L" << Num(bx + 3 * uy) << ","
+      << Num(by - 3 * ux) << " z\"/></g>\n";
 }
 
 // A lane's markup on one line of the HTML report's data block, parsing to
@@ -87,7 +88,8 @@ std::string OneLine(const std::string& markup) {
   for (std::size_t i = 0; i < markup.size(); ++i) {
     if (markup[i] != '\n') {
       out += markup[i];
-    } else if (!(i > 0 && markup[i - 1] == '>' && (i + 1 == markup.size() || markup[i + 1] == '<'))) {
+    } else if (!(i > 0 && markup[i - 1] == '>' &&
+                 (i + 1 == markup.size() || markup[i + 1] == '<'))) {
       out += "&#10;";
     }
   }
@@ -100,7 +102,7 @@ struct Row {
   RowKind kind = RowKind::kTask;
   std::vector<Vertex> members;  // one vertex, or the folded ones
   int depth = 0;
-  int parent = -1;              // the row a task was spawned from (spawn arrow)
+  int parent = -1;  // the row a task was spawned from (spawn arrow)
 };
 
 struct Lane {
@@ -111,12 +113,14 @@ struct Lane {
 
 class Timeline {
  public:
-  Timeline(const ScopeGraph& sg, const Analyses& analyses, std::size_t fold_above, const DisplayGraph* display)
+  Timeline(const ScopeGraph& sg, const Analyses& analyses, std::size_t fold_above,
+           const DisplayGraph* display)
       : sg_(sg), g_(sg.graph), analyses_(analyses), display_(display) {
     folded_ = sg.CountNodes(NodeKind::kTask) > fold_above;
     origin_ = sg.time_origin_ns;
     span_ = std::max<std::int64_t>(trace::SaturatingSub(sg.time_end_ns, origin_), 1);
-    for (std::size_t i = 0; i < analyses.ownership.size(); ++i) path_of_[analyses.ownership[i].task] = i;
+    for (std::size_t i = 0; i < analyses.ownership.size(); ++i)
+      path_of_[analyses.ownership[i].task] = i;
     for (const ReportFinding& f : sg.findings) {
       if (f.node && f.kind == "zombie") outlived_[*f.node] = f.outlived_ns;
     }
@@ -166,17 +170,21 @@ class Timeline {
 
   void WriteHead(std::ostream& out, double height) const {
     const double width = kWidth;
-    out << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"tl\" id=\"timeline\" width=\"" << Num(width)
-        << "\" height=\"" << Num(height) << "\" viewBox=\"0 0 " << Num(width) << " " << Num(height)
-        << "\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"11\" data-origin-ns=\"" << origin_
-        << "\" data-span-ns=\"" << span_ << "\" data-folded=\"" << (folded_ ? "true" : "false") << "\">\n"
+    out << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"tl\" id=\"timeline\" width=\""
+        << Num(width) << "\" height=\"" << Num(height) << "\" viewBox=\"0 0 " << Num(width) << " "
+        << Num(height)
+        << "\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"11\" data-origin-ns=\""
+        << origin_ << "\" data-span-ns=\"" << span_ << "\" data-folded=\""
+        << (folded_ ? "true" : "false") << "\">\n"
         << "<style>" << kSvgStyle << "</style>\n";
     WriteAxis(out, height);
   }
 
   static constexpr const char* kSvgStyle =
-      ".tl text{fill:#111827}.tl .tl-tick{stroke:#e5e7eb}.tl .tl-ticklabel{fill:#6b7280;font-size:10px}"
-      ".tl .tl-lane-bg{fill:#f8fafc}.tl .tl-lane-bg.odd{fill:#ffffff}.tl .tl-lane-name{font-weight:700}"
+      ".tl text{fill:#111827}.tl .tl-tick{stroke:#e5e7eb}.tl "
+      ".tl-ticklabel{fill:#6b7280;font-size:10px}"
+      ".tl .tl-lane-bg{fill:#f8fafc}.tl .tl-lane-bg.odd{fill:#ffffff}.tl "
+      ".tl-lane-name{font-weight:700}"
       ".tl .tl-site{fill:#6b7280;font-size:10px}.tl .tl-scope-bar{fill:#93c5fd;stroke:#2563eb}"
       ".tl .tl-scope-open{fill:#dbeafe;stroke:#2563eb;stroke-dasharray:3 2}"
       ".tl .tl-end{stroke:#1d4ed8;stroke-dasharray:4 3}.tl .tl-end.hit{stroke:#b91c1c}"
@@ -186,15 +194,17 @@ class Timeline {
       ".tl .tl-label-out{fill:#991b1b;font-weight:700;font-size:10px}"
       ".tl .tl-count{fill:#111827;font-weight:700;font-size:10px}"
       ".tl .tl-group-bar{fill:#ddd6fe;stroke:#7c3aed}.tl .tl-wait{fill:#7c3aed}"
-      ".tl .tl-unwaited{fill:#f97316;stroke:#9a3412}.tl .tl-unwaited-label{fill:#c2410c;font-weight:700;font-size:10px}"
+      ".tl .tl-unwaited{fill:#f97316;stroke:#9a3412}.tl "
+      ".tl-unwaited-label{fill:#c2410c;font-weight:700;font-size:10px}"
       ".tl .tl-spawn line{stroke:#475569}.tl .tl-spawn path{fill:#475569}"
       ".tl .tl-joinline line{stroke:#16a34a}.tl .tl-joinline path{fill:#16a34a}"
       ".tl g.tl-bar{cursor:pointer}.tl g.tl-bar:hover rect{stroke-width:2}"
       ".tl g.tl-sel rect{stroke:#2563eb;stroke-width:3}";
 
   double X(std::int64_t t) const {
-    return kGutter + static_cast<double>(std::clamp<std::int64_t>(trace::SaturatingSub(t, origin_), 0, span_)) * kPlot /
-                         static_cast<double>(span_);
+    return kGutter + static_cast<double>(
+                         std::clamp<std::int64_t>(trace::SaturatingSub(t, origin_), 0, span_)) *
+                         kPlot / static_cast<double>(span_);
   }
   std::int64_t EndOf(Vertex v) const { return g_[v].end_ns.value_or(sg_.time_end_ns); }
   std::optional<std::int64_t> ScopeEnd(const Lane& lane) const {
@@ -216,8 +226,10 @@ class Timeline {
   }
 
   void BuildLanes();
+  std::map<Vertex, Vertex> SpawnParents(const std::vector<Vertex>& tasks) const;
   void WriteAxis(std::ostream& out, double height) const;
-  void WriteLane(std::ostream& out, const Lane& lane, std::size_t index, double top, double width) const;
+  void WriteLane(std::ostream& out, const Lane& lane, std::size_t index, double top,
+                 double width) const;
   void WriteTaskRow(std::ostream& out, const Lane& lane, const Row& row, double y) const;
   void WriteGroupRow(std::ostream& out, const Row& row, double y) const;
   std::string TaskTitle(const Lane& lane, const Row& row) const;
@@ -234,6 +246,28 @@ class Timeline {
   std::vector<Lane> lanes_;
 };
 
+// Each task's parent on its lane: the task that spawned it when that task is
+// in the same lane, else its group when that is; a task with neither is a top.
+std::map<Vertex, Vertex> Timeline::SpawnParents(const std::vector<Vertex>& tasks) const {
+  std::map<Vertex, Vertex> parent;
+  for (Vertex v : tasks) {
+    std::optional<Vertex> by_task, by_group;
+    for (auto e : boost::make_iterator_range(boost::out_edges(v, g_))) {
+      Vertex t = boost::target(e, g_);
+      if (g_[e].kind == EdgeKind::kSpawnedBy && g_[t].kind == NodeKind::kTask && g_[t].recorded)
+        by_task = t;
+      if (g_[e].kind == EdgeKind::kBelongsTo && g_[t].kind == NodeKind::kGroup && g_[t].recorded)
+        by_group = t;
+    }
+    if (by_task && g_[*by_task].scope_key == g_[v].scope_key) {
+      parent[v] = *by_task;
+    } else if (by_group && g_[*by_group].scope_key == g_[v].scope_key) {
+      parent[v] = *by_group;
+    }
+  }
+  return parent;
+}
+
 void Timeline::BuildLanes() {
   std::map<std::string, std::size_t> lane_of;  // scope key ("" = no scope) -> lane
   std::vector<Vertex> scopes, groups, tasks;
@@ -246,7 +280,9 @@ void Timeline::BuildLanes() {
     if (n.kind == NodeKind::kTask) tasks.push_back(v);
   }
   auto begin_of = [&](Vertex v) { return g_[v].begin_ns.value_or(0); };
-  auto by_begin = [&](Vertex a, Vertex b) { return begin_of(a) != begin_of(b) ? begin_of(a) < begin_of(b) : a < b; };
+  auto by_begin = [&](Vertex a, Vertex b) {
+    return begin_of(a) != begin_of(b) ? begin_of(a) < begin_of(b) : a < b;
+  };
   std::sort(scopes.begin(), scopes.end(), by_begin);
   std::sort(groups.begin(), groups.end(), by_begin);
   std::sort(tasks.begin(), tasks.end(), by_begin);
@@ -263,7 +299,7 @@ void Timeline::BuildLanes() {
     if (it == lane_of.end()) {
       it = lane_of.emplace(key, lanes_.size()).first;
       Lane lane;
-      lane.first = sg_.time_end_ns;  // the ownerless lane goes last
+      lane.first = sg_.time_end_ns;                       // the ownerless lane goes last
       lane.rows.push_back({RowKind::kScope, {}, 0, -1});  // its header: a label, no bar
       lanes_.push_back(std::move(lane));
     }
@@ -272,13 +308,16 @@ void Timeline::BuildLanes() {
 
   if (folded_) {
     // One row per (kind, site, status) in each lane.
-    std::map<std::pair<std::size_t, std::string>, std::pair<std::size_t, std::size_t>> fold;  // -> lane, row
+    std::map<std::pair<std::size_t, std::string>, std::pair<std::size_t, std::size_t>>
+        fold;  // -> lane, row
     auto add = [&](Vertex v, RowKind kind) {
       Lane& lane = lane_for(g_[v].scope_key);
       std::size_t li = static_cast<std::size_t>(&lane - lanes_.data());
-      std::string key = std::to_string(static_cast<int>(kind)) + "|" + std::string(StatusName(g_[v].status)) + "|" +
-                        g_[v].site.file + ":" + std::to_string(g_[v].site.line);
-      auto [it, inserted] = fold.emplace(std::make_pair(li, key), std::make_pair(li, lane.rows.size()));
+      std::string key = std::to_string(static_cast<int>(kind)) + "|" +
+                        std::string(StatusName(g_[v].status)) + "|" + g_[v].site.file + ":" +
+                        std::to_string(g_[v].site.line);
+      auto [it, inserted] =
+          fold.emplace(std::make_pair(li, key), std::make_pair(li, lane.rows.size()));
       if (inserted) lane.rows.push_back({kind, {}, 1, lane.scope ? 0 : -1});
       lanes_[it->second.first].rows[it->second.second].members.push_back(v);
     };
@@ -287,20 +326,7 @@ void Timeline::BuildLanes() {
   } else {
     // The spawn tree inside each lane: a task under the task that spawned it
     // (when that task is in the same lane), else under its group.
-    std::map<Vertex, Vertex> parent;
-    for (Vertex v : tasks) {
-      std::optional<Vertex> by_task, by_group;
-      for (auto e : boost::make_iterator_range(boost::out_edges(v, g_))) {
-        Vertex t = boost::target(e, g_);
-        if (g_[e].kind == EdgeKind::kSpawnedBy && g_[t].kind == NodeKind::kTask && g_[t].recorded) by_task = t;
-        if (g_[e].kind == EdgeKind::kBelongsTo && g_[t].kind == NodeKind::kGroup && g_[t].recorded) by_group = t;
-      }
-      if (by_task && g_[*by_task].scope_key == g_[v].scope_key) {
-        parent[v] = *by_task;
-      } else if (by_group && g_[*by_group].scope_key == g_[v].scope_key) {
-        parent[v] = *by_group;
-      }
-    }
+    const std::map<Vertex, Vertex> parent = SpawnParents(tasks);
     std::map<Vertex, std::vector<Vertex>> children;
     std::vector<Vertex> tops;  // in time order: groups, then tasks, merged below
     for (Vertex v : groups) tops.push_back(v);
@@ -338,16 +364,19 @@ void Timeline::WriteAxis(std::ostream& out, double height) const {
   out << "<g class=\"tl-axis\" data-step-ns=\"" << step << "\">\n";
   for (std::int64_t t = 0;; t += step) {
     double x = X(trace::SaturatingAdd(origin_, t));
-    out << "<line class=\"tl-tick\" x1=\"" << Num(x) << "\" y1=\"" << Num(kAxis - 6) << "\" x2=\"" << Num(x)
-        << "\" y2=\"" << Num(height) << "\"/><text class=\"tl-ticklabel\" data-t-ns=\"" << t << "\" x=\"" << Num(x)
-        << "\" y=\"" << Num(kAxis - 10) << "\" text-anchor=\"middle\">" << TickLabel(t, step) << "</text>\n";
+    out << "<line class=\"tl-tick\" x1=\"" << Num(x) << "\" y1=\"" << Num(kAxis - 6) << "\" x2=\""
+        << Num(x) << "\" y2=\"" << Num(height) << "\"/><text class=\"tl-ticklabel\" data-t-ns=\""
+        << t << "\" x=\"" << Num(x) << "\" y=\"" << Num(kAxis - 10) << "\" text-anchor=\"middle\">"
+        << TickLabel(t, step) << "</text>\n";
     if (t > span_ - step) break;  // the next tick is past the end (and t + step could overflow)
   }
-  out << "<text class=\"tl-site\" x=\"8\" y=\"" << Num(kAxis - 10) << "\">time since the program started</text>\n";
+  out << "<text class=\"tl-site\" x=\"8\" y=\"" << Num(kAxis - 10)
+      << "\">time since the program started</text>\n";
   out << "</g>\n";
 }
 
-void Timeline::WriteLane(std::ostream& out, const Lane& lane, std::size_t index, double top, double width) const {
+void Timeline::WriteLane(std::ostream& out, const Lane& lane, std::size_t index, double top,
+                         double width) const {
   const double height = static_cast<double>(lane.rows.size()) * kRow;
   std::string lane_id = lane.scope ? g_[*lane.scope].key : "none";
   std::string dom = lane_id;
@@ -356,10 +385,10 @@ void Timeline::WriteLane(std::ostream& out, const Lane& lane, std::size_t index,
   for (const Row& row : lane.rows) {
     for (Vertex v : row.members) hit = hit || g_[v].status == Status::kZombie;
   }
-  out << "<g class=\"tl-lane" << (hit ? " hit" : "") << "\" id=\"lane_" << dom << "\" data-scope=\"" << lane_id
-      << "\" data-top=\"" << Num(top) << "\" data-height=\"" << Num(height) << "\">\n"
-      << "<rect class=\"tl-lane-bg" << (index % 2 ? " odd" : "") << "\" x=\"0\" y=\"" << Num(top) << "\" width=\""
-      << Num(width) << "\" height=\"" << Num(height) << "\"/>\n";
+  out << "<g class=\"tl-lane" << (hit ? " hit" : "") << "\" id=\"lane_" << dom << "\" data-scope=\""
+      << lane_id << "\" data-top=\"" << Num(top) << "\" data-height=\"" << Num(height) << "\">\n"
+      << "<rect class=\"tl-lane-bg" << (index % 2 ? " odd" : "") << "\" x=\"0\" y=\"" << Num(top)
+      << "\" width=\"" << Num(width) << "\" height=\"" << Num(height) << "\"/>\n";
   std::optional<std::int64_t> scope_end = ScopeEnd(lane);
   for (std::size_t r = 0; r < lane.rows.size(); ++r) {
     const Row& row = lane.rows[r];
@@ -380,20 +409,23 @@ void Timeline::WriteLane(std::ostream& out, const Lane& lane, std::size_t index,
     std::string site = detail::SiteText(first.site);
     double room = (kGutter - lx - 10 - 5.2 * static_cast<double>(site.size())) / 5.6;
     auto name_room = static_cast<std::size_t>(std::max(10.0, room));
-    out << "<text class=\"" << (row.kind == RowKind::kScope ? "tl-lane-name" : "tl-name") << "\" x=\"" << Num(lx)
-        << "\" y=\"" << Num(y + 13) << "\">" << EscapeHtml(detail::Clip(name, name_room))
-        << " <tspan class=\"tl-site\">" << EscapeHtml(site) << "</tspan></text>\n";
+    out << "<text class=\"" << (row.kind == RowKind::kScope ? "tl-lane-name" : "tl-name")
+        << "\" x=\"" << Num(lx) << "\" y=\"" << Num(y + 13) << "\">"
+        << EscapeHtml(detail::Clip(name, name_room)) << " <tspan class=\"tl-site\">"
+        << EscapeHtml(site) << "</tspan></text>\n";
     if (row.kind == RowKind::kScope) {
       const Node& s = first;
       double x0 = X(s.begin_ns.value_or(origin_));
       double x1 = X(s.end_ns.value_or(sg_.time_end_ns));
       out << "<g class=\"tl-bar scope\" data-node=\"" << NodeId(row.members.front()) << "\"><title>"
-          << EscapeHtml("scope '" + s.name + "' (" + s.key + ")\nbegan at " + detail::SiteText(s.site, true) + "\n" +
-                        (s.end_ns ? "lived " + trace::FormatReportDuration(trace::SaturatingSub(*s.end_ns, s.begin_ns.value_or(0)))
+          << EscapeHtml("scope '" + s.name + "' (" + s.key + ")\nbegan at " +
+                        detail::SiteText(s.site, true) + "\n" +
+                        (s.end_ns ? "lived " + trace::FormatReportDuration(trace::SaturatingSub(
+                                                   *s.end_ns, s.begin_ns.value_or(0)))
                                   : std::string("never ended")))
-          << "</title><rect class=\"" << (s.end_ns ? "tl-scope-bar" : "tl-scope-open") << "\" x=\"" << Num(x0)
-          << "\" y=\"" << Num(y + 3) << "\" width=\"" << Num(std::max(x1 - x0, 1.0)) << "\" height=\"" << Num(kBar)
-          << "\"/></g>\n";
+          << "</title><rect class=\"" << (s.end_ns ? "tl-scope-bar" : "tl-scope-open") << "\" x=\""
+          << Num(x0) << "\" y=\"" << Num(y + 3) << "\" width=\"" << Num(std::max(x1 - x0, 1.0))
+          << "\" height=\"" << Num(kBar) << "\"/></g>\n";
     } else if (row.kind == RowKind::kGroup) {
       WriteGroupRow(out, row, y);
     } else {
@@ -415,19 +447,21 @@ void Timeline::WriteLane(std::ostream& out, const Lane& lane, std::size_t index,
       for (auto e : boost::make_iterator_range(boost::out_edges(v, g_))) {
         if (g_[e].kind != EdgeKind::kWaitedBy) continue;
         Vertex grp = boost::target(e, g_);
-        auto it = std::find_if(lane.rows.begin(), lane.rows.end(),
-                               [&](const Row& other) { return !other.members.empty() && other.members.front() == grp; });
+        auto it = std::find_if(lane.rows.begin(), lane.rows.end(), [&](const Row& other) {
+          return !other.members.empty() && other.members.front() == grp;
+        });
         if (it == lane.rows.end() || !g_[grp].end_ns) continue;
         double gy = top + static_cast<double>(it - lane.rows.begin()) * kRow + 3 + kBar / 2;
         double ty = top + static_cast<double>(r) * kRow + 3 + kBar / 2;
-        Arrow(out, "tl-joinline", X(*g_[v].end_ns), ty, X(*g_[grp].end_ns), gy + (gy < ty ? kBar / 2 : -kBar / 2));
+        Arrow(out, "tl-joinline", X(*g_[v].end_ns), ty, X(*g_[grp].end_ns),
+              gy + (gy < ty ? kBar / 2 : -kBar / 2));
       }
     }
   }
   if (scope_end) {
     double x = X(*scope_end);
-    out << "<line class=\"tl-end" << (hit ? " hit" : "") << "\" x1=\"" << Num(x) << "\" y1=\"" << Num(top)
-        << "\" x2=\"" << Num(x) << "\" y2=\"" << Num(top + height) << "\"/>\n";
+    out << "<line class=\"tl-end" << (hit ? " hit" : "") << "\" x1=\"" << Num(x) << "\" y1=\""
+        << Num(top) << "\" x2=\"" << Num(x) << "\" y2=\"" << Num(top + height) << "\"/>\n";
   }
   out << "</g>\n";
 }
@@ -440,29 +474,33 @@ void Timeline::WriteGroupRow(std::ostream& out, const Row& row, double y) const 
     b = std::min(b, g_[v].begin_ns.value_or(b));
     e = std::max(e, g_[v].end_ns.value_or(e));
   }
-  std::string title = (row.members.size() > 1 ? std::to_string(row.members.size()) + " TaskGroups" : "TaskGroup") +
-                      " created at " + detail::SiteText(first.site, true) + "\n" + first.detail;
+  std::string title =
+      (row.members.size() > 1 ? std::to_string(row.members.size()) + " TaskGroups" : "TaskGroup") +
+      " created at " + detail::SiteText(first.site, true) + "\n" + first.detail;
   out << "<g class=\"tl-bar group" << (unwaited ? " unwaited" : "") << "\" data-node=\""
       << NodeId(row.members.front()) << "\"><title>" << EscapeHtml(title) << "</title>";
   double x0 = X(b);
   if (unwaited) {
     // Destroyed without Wait: there is no join to draw, only the mark.
-    out << "<path class=\"tl-unwaited\" d=\"M" << Num(x0) << "," << Num(y + 3) << " l6,6 l-6,6 l-6,-6 z\"/>"
-        << "<text class=\"tl-unwaited-label\" x=\"" << Num(x0 + 9) << "\" y=\"" << Num(y + 13) << "\">"
-        << (row.members.size() > 1 ? std::to_string(row.members.size()) + " groups " : std::string())
+    out << "<path class=\"tl-unwaited\" d=\"M" << Num(x0) << "," << Num(y + 3)
+        << " l6,6 l-6,6 l-6,-6 z\"/>"
+        << "<text class=\"tl-unwaited-label\" x=\"" << Num(x0 + 9) << "\" y=\"" << Num(y + 13)
+        << "\">"
+        << (row.members.size() > 1 ? std::to_string(row.members.size()) + " groups "
+                                   : std::string())
         << "destroyed without Wait</text>";
   } else {
     double x1 = std::max(X(e), x0 + 1);
-    out << "<rect class=\"tl-group-bar\" x=\"" << Num(x0) << "\" y=\"" << Num(y + 6) << "\" width=\"" << Num(x1 - x0)
-        << "\" height=\"" << Num(kBar - 6) << "\"/>";
+    out << "<rect class=\"tl-group-bar\" x=\"" << Num(x0) << "\" y=\"" << Num(y + 6)
+        << "\" width=\"" << Num(x1 - x0) << "\" height=\"" << Num(kBar - 6) << "\"/>";
     if (first.start_ns && row.members.size() == 1) {
       double w0 = X(*first.start_ns);
       out << "<rect class=\"tl-wait\" x=\"" << Num(w0) << "\" y=\"" << Num(y + 6) << "\" width=\""
           << Num(std::max(x1 - w0, 1.0)) << "\" height=\"" << Num(kBar - 6) << "\"/>";
     }
     if (row.members.size() > 1) {
-      out << "<text class=\"tl-count\" x=\"" << Num(x1 + 4) << "\" y=\"" << Num(y + 13) << "\">\xC3\x97"
-          << row.members.size() << "</text>";
+      out << "<text class=\"tl-count\" x=\"" << Num(x1 + 4) << "\" y=\"" << Num(y + 13)
+          << "\">\xC3\x97" << row.members.size() << "</text>";
     }
   }
   out << "</g>\n";
@@ -481,43 +519,44 @@ void Timeline::WriteTaskRow(std::ostream& out, const Lane& lane, const Row& row,
   }
   std::optional<std::int64_t> scope_end = ScopeEnd(lane);
   std::string cls = "tl-bar task " + std::string(StatusName(first.status));
-  out << "<g class=\"" << cls << "\" data-node=\"" << NodeId(row.members.front()) << "\" data-members=\""
-      << row.members.size() << "\"><title>" << EscapeHtml(TaskTitle(lane, row)) << "</title>";
+  out << "<g class=\"" << cls << "\" data-node=\"" << NodeId(row.members.front())
+      << "\" data-members=\"" << row.members.size() << "\"><title>"
+      << EscapeHtml(TaskTitle(lane, row)) << "</title>";
   double x0 = X(b), x1 = std::max(X(e), x0 + 1);
   double label_x = x1 + 4;
   if (first.status == Status::kZombie && scope_end) {
     double xe = std::clamp(X(*scope_end), x0, x1);
     if (xe > x0) {
-      out << "<rect class=\"tl-run\" x=\"" << Num(x0) << "\" y=\"" << Num(y + 3) << "\" width=\"" << Num(xe - x0)
-          << "\" height=\"" << Num(kBar) << "\"/>";
+      out << "<rect class=\"tl-run\" x=\"" << Num(x0) << "\" y=\"" << Num(y + 3) << "\" width=\""
+          << Num(xe - x0) << "\" height=\"" << Num(kBar) << "\"/>";
     }
     std::string text = "+" + trace::FormatReportDuration(worst) + (running ? ", never ended" : "");
     if (row.members.size() > 1) text = "up to " + text;
-    out << "<rect class=\"tl-overhang\" data-task=\"" << first.key << "\" data-outlived-ns=\"" << worst
-        << "\" x=\"" << Num(xe) << "\" y=\"" << Num(y + 3) << "\" width=\"" << Num(std::max(x1 - xe, 1.0))
-        << "\" height=\"" << Num(kBar) << "\"/>";
+    out << "<rect class=\"tl-overhang\" data-task=\"" << first.key << "\" data-outlived-ns=\""
+        << worst << "\" x=\"" << Num(xe) << "\" y=\"" << Num(y + 3) << "\" width=\""
+        << Num(std::max(x1 - xe, 1.0)) << "\" height=\"" << Num(kBar) << "\"/>";
     // The length written on the red part when it fits, else right of it.
     double text_w = 5.6 * static_cast<double>(text.size()) + 6;
     if (x1 - xe >= text_w) {
-      out << "<text class=\"tl-label-in\" x=\"" << Num(xe + 3) << "\" y=\"" << Num(y + 12.5) << "\">"
-          << EscapeHtml(text) << "</text>";
+      out << "<text class=\"tl-label-in\" x=\"" << Num(xe + 3) << "\" y=\"" << Num(y + 12.5)
+          << "\">" << EscapeHtml(text) << "</text>";
     } else {
-      out << "<text class=\"tl-label-out\" x=\"" << Num(x1 + 4) << "\" y=\"" << Num(y + 12.5) << "\">"
-          << EscapeHtml(text) << "</text>";
+      out << "<text class=\"tl-label-out\" x=\"" << Num(x1 + 4) << "\" y=\"" << Num(y + 12.5)
+          << "\">" << EscapeHtml(text) << "</text>";
       label_x += text_w;
     }
   } else {
     const char* bar = first.status == Status::kLeaked ? "tl-leak" : "tl-run";
-    out << "<rect class=\"" << bar << "\" x=\"" << Num(x0) << "\" y=\"" << Num(y + 3) << "\" width=\""
-        << Num(x1 - x0) << "\" height=\"" << Num(kBar) << "\"/>";
+    out << "<rect class=\"" << bar << "\" x=\"" << Num(x0) << "\" y=\"" << Num(y + 3)
+        << "\" width=\"" << Num(x1 - x0) << "\" height=\"" << Num(kBar) << "\"/>";
     if (first.status == Status::kLeaked) {
-      out << "<text class=\"tl-label-out\" x=\"" << Num(std::max(x0 + 4, x1 - 150)) << "\" y=\"" << Num(y + 12.5)
-          << "\">still running at exit</text>";
+      out << "<text class=\"tl-label-out\" x=\"" << Num(std::max(x0 + 4, x1 - 150)) << "\" y=\""
+          << Num(y + 12.5) << "\">still running at exit</text>";
     }
   }
   if (row.members.size() > 1) {
-    out << "<text class=\"tl-count\" x=\"" << Num(label_x) << "\" y=\"" << Num(y + 12.5) << "\">\xC3\x97"
-        << row.members.size() << "</text>";
+    out << "<text class=\"tl-count\" x=\"" << Num(label_x) << "\" y=\"" << Num(y + 12.5)
+        << "\">\xC3\x97" << row.members.size() << "</text>";
   }
   out << "</g>\n";
 }
@@ -535,12 +574,13 @@ std::string Timeline::TaskTitle(const Lane& lane, const Row& row) const {
   }
   t << "spawned at " << detail::SiteText(n.site, true) << "\n";
   if (row.members.size() == 1) {
-    t << "ran " << trace::FormatReportDuration(trace::SaturatingSub(EndOf(v), n.begin_ns.value_or(origin_)))
+    t << "ran "
+      << trace::FormatReportDuration(trace::SaturatingSub(EndOf(v), n.begin_ns.value_or(origin_)))
       << (n.end_ns ? " (" + n.detail + ")" : std::string(", never ended")) << "\n";
   }
   if (auto o = outlived_.find(v); o != outlived_.end() && lane.scope) {
-    t << "ZOMBIE: outlived scope '" << g_[*lane.scope].name << "' by " << trace::FormatReportDuration(o->second)
-      << "\n";
+    t << "ZOMBIE: outlived scope '" << g_[*lane.scope].name << "' by "
+      << trace::FormatReportDuration(o->second) << "\n";
   }
   t << "context chain: " << detail::ChainText(g_, v) << "\n";
   if (auto p = path_of_.find(v); p != path_of_.end()) {

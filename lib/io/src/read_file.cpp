@@ -40,10 +40,14 @@ bool ParseCap(std::string_view text, std::uint64_t* out) {
   if (i == 0) return false;
   std::string_view unit = text.substr(i);
   unsigned shift = 0;
-  if (unit == "KiB") shift = 10;
-  else if (unit == "MiB") shift = 20;
-  else if (unit == "GiB") shift = 30;
-  else if (!unit.empty()) return false;
+  if (unit == "KiB")
+    shift = 10;
+  else if (unit == "MiB")
+    shift = 20;
+  else if (unit == "GiB")
+    shift = 30;
+  else if (!unit.empty())
+    return false;
   if (shift && value > (UINT64_MAX >> shift)) return false;
   *out = value << shift;
   return true;
@@ -143,7 +147,8 @@ std::optional<ReadError> ReadInputFileChunks(
   if (::fstat(fd.get(), &st) != 0) return fail(std::string("cannot read: ") + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return fail(NotRegular(st.st_mode));
   // Regular files ignore O_NONBLOCK; clear it all the same.
-  if (int flags = ::fcntl(fd.get(), F_GETFL); flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+  if (int flags = ::fcntl(fd.get(), F_GETFL); flags >= 0)
+    ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
 
   auto too_big = [&]() {
     return fail("is larger than the input limit of " + std::to_string(cap) + " bytes (set " +
@@ -188,8 +193,10 @@ std::optional<std::size_t> FindJsonTooDeep(std::string_view text, std::size_t ma
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;  // skip the escaped character
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;  // skip the escaped character
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     switch (c) {

@@ -38,7 +38,8 @@ extern "C" {
 __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
                                                           const pthread_attr_t* attr,
                                                           void* (*fn)(void*), void* arg) {
-  return TracedCreate(RealOnce<CreateFn>("pthread_create"), TETHER_THIS_CFA(), thread, attr, fn, arg);
+  return TracedCreate(RealOnce<CreateFn>("pthread_create"), TETHER_THIS_CFA(), thread, attr, fn,
+                      arg);
 }
 
 __attribute__((visibility("default"))) int pthread_join(pthread_t thread, void** result) {

@@ -325,8 +325,7 @@ std::size_t ScopeThreadsRunning(std::uint64_t scope, std::uint32_t grace_ms,
     if (count < max) {
       out[count].id = entry.first;
       out[count].age_ns = static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(now - entry.second.created)
-              .count());
+          std::chrono::duration_cast<std::chrono::nanoseconds>(now - entry.second.created).count());
     }
     ++count;
   }
@@ -336,11 +335,12 @@ std::size_t ScopeThreadsRunning(std::uint64_t scope, std::uint32_t grace_ms,
 void CreatingPoolThreads(int on) { t_creating_pool_threads = on != 0; }
 
 // Not const: a const object would have internal linkage in C++.
-__attribute__((visibility("default"))) tether_scope_api_v1 tether_scope_api_v1{ScopeBegin, ScopeEnd};
-__attribute__((visibility("default"))) tether_scope_threads_v1 tether_scope_threads_v1{
-    ScopeThreadsRunning};
+__attribute__((visibility("default")))
+tether_scope_api_v1 tether_scope_api_v1{ScopeBegin, ScopeEnd};
+__attribute__((visibility("default")))
+tether_scope_threads_v1 tether_scope_threads_v1{ScopeThreadsRunning};
 
-__attribute__((visibility("default"))) tether_thread_pool_v1 tether_thread_pool_v1{
-    CreatingPoolThreads};
+__attribute__((visibility("default")))
+tether_thread_pool_v1 tether_thread_pool_v1{CreatingPoolThreads};
 
 }  // extern "C"

@@ -14,8 +14,7 @@
 extern "C" {
 
 // Found by `tether trace` in the program's file (tool/trace_cmd.cpp).
-__attribute__((used)) const char tether_threads_wrap_marker[] =
-    "TETHER_THREADS_WRAP_V1";
+__attribute__((used)) const char tether_threads_wrap_marker[] = "TETHER_THREADS_WRAP_V1";
 
 int __real_pthread_create(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 int __real_pthread_join(pthread_t, void**);

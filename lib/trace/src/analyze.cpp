@@ -55,8 +55,7 @@ std::optional<std::uint64_t> CutOf(const Trace& t, const std::vector<std::uint64
                                    std::uint64_t scope) {
   if (chain.empty() || scope == 0) return std::nullopt;
   auto s = t.scopes.find(scope);
-  if (s != t.scopes.end() &&
-      std::find(chain.begin(), chain.end(), s->second.ctx) != chain.end()) {
+  if (s != t.scopes.end() && std::find(chain.begin(), chain.end(), s->second.ctx) != chain.end()) {
     return std::nullopt;
   }
   for (std::uint64_t id : chain) {
@@ -122,7 +121,8 @@ std::vector<Finding> detail::AnalyzeUntil(const Trace& trace, const AnalysisOpti
       f.kind = FindingKind::kZombie;
       // A task still running when its scope ended outlived it by at least
       // nothing, whatever the trace's (possibly hostile) times say.
-      f.outlived_ns = std::max<std::int64_t>(0, SaturatingSub(task.end_ns.value_or(trace_end), scope_end));
+      f.outlived_ns =
+          std::max<std::int64_t>(0, SaturatingSub(task.end_ns.value_or(trace_end), scope_end));
     } else {
       if (task.end_ns) continue;
       f.kind = FindingKind::kLeak;

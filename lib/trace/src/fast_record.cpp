@@ -115,7 +115,8 @@ class Fields {
   bool I64(std::string_view key, std::int64_t* out) const {
     const Value* v = Find(key);
     if (v == nullptr || v->is_string) return false;
-    *out = v->negative ? -static_cast<std::int64_t>(v->magnitude) : static_cast<std::int64_t>(v->magnitude);
+    *out = v->negative ? -static_cast<std::int64_t>(v->magnitude)
+                       : static_cast<std::int64_t>(v->magnitude);
     return true;
   }
   bool Str(std::string_view key, std::string_view* out) const {

@@ -4,14 +4,14 @@
 #include <fcntl.h>
 #include <link.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -42,31 +42,45 @@ thread_local RingReaper t_reaper;
 
 const char* KindName(std::uint32_t kind) {
   switch (static_cast<hooks::ContextKind>(kind)) {
-    case hooks::ContextKind::kBackground: return "background";
-    case hooks::ContextKind::kTODO: return "todo";
-    case hooks::ContextKind::kCancel: return "cancel";
-    case hooks::ContextKind::kDeadline: return "deadline";
-    case hooks::ContextKind::kValue: return "value";
-    case hooks::ContextKind::kWithoutCancel: return "without_cancel";
-    case hooks::ContextKind::kGroup: return "group";
-    case hooks::ContextKind::kScope: return "scope";
+    case hooks::ContextKind::kBackground:
+      return "background";
+    case hooks::ContextKind::kTODO:
+      return "todo";
+    case hooks::ContextKind::kCancel:
+      return "cancel";
+    case hooks::ContextKind::kDeadline:
+      return "deadline";
+    case hooks::ContextKind::kValue:
+      return "value";
+    case hooks::ContextKind::kWithoutCancel:
+      return "without_cancel";
+    case hooks::ContextKind::kGroup:
+      return "group";
+    case hooks::ContextKind::kScope:
+      return "scope";
   }
   return "unknown";
 }
 
 const char* ResultName(std::uint32_t code) {
   switch (static_cast<ErrorCode>(code)) {
-    case ErrorCode::kOk: return "ok";
-    case ErrorCode::kCanceled: return "canceled";
-    case ErrorCode::kDeadlineExceeded: return "deadline_exceeded";
-    case ErrorCode::kClosed: return "closed";
-    case ErrorCode::kFailed: return "failed";
-    case ErrorCode::kInvalidArgument: return "invalid_argument";
-    case ErrorCode::kIo: return "io";
+    case ErrorCode::kOk:
+      return "ok";
+    case ErrorCode::kCanceled:
+      return "canceled";
+    case ErrorCode::kDeadlineExceeded:
+      return "deadline_exceeded";
+    case ErrorCode::kClosed:
+      return "closed";
+    case ErrorCode::kFailed:
+      return "failed";
+    case ErrorCode::kInvalidArgument:
+      return "invalid_argument";
+    case ErrorCode::kIo:
+      return "io";
   }
   return "unknown";
 }
-
 
 void Begin(std::string& out, std::string_view ev) {
   char buf[40] = "{\"ev\":\"";
@@ -289,9 +303,8 @@ Error FileSink::Open(const std::string& path, FileSink** out) {
 }
 
 void FileSink::PutSpawnSlow(std::uint64_t task, std::uint64_t ctx, std::uint64_t group,
-                            std::uint64_t scope, std::uint64_t detached_from,
-                            std::string_view name, const std::source_location& loc,
-                            std::uint64_t parent) {
+                            std::uint64_t scope, std::uint64_t detached_from, std::string_view name,
+                            const std::source_location& loc, std::uint64_t parent) {
   const std::uint32_t site = sites_.Intern(name, loc);
   if (site == SpawnSites::kNone) {
     PutNamed(EventType::kSpawn, 0, task, ctx, group, scope, detached_from, loc, name, parent);
@@ -299,8 +312,8 @@ void FileSink::PutSpawnSlow(std::uint64_t task, std::uint64_t ctx, std::uint64_t
   }
   EventRing* ring = MakeRoom(1);
   if (ring == nullptr) return;
-  auto* slot = new (ring->SlotAddress(0)) Slot{EventType::kSpawnSite, 0, 0, site, NowTicks(),
-                                               task, ctx, group, scope, detached_from, {}};
+  auto* slot = new (ring->SlotAddress(0)) Slot{
+      EventType::kSpawnSite, 0, 0, site, NowTicks(), task, ctx, group, scope, detached_from, {}};
   std::memcpy(static_cast<void*>(&slot->loc), &parent, sizeof(parent));
   ring->Commit(1);
 }
@@ -339,9 +352,17 @@ void FileSink::PutNamed(EventType type, std::uint32_t aux, std::uint64_t a, std:
     ring = MakeRoom(n);
     if (ring == nullptr) return;
   }
-  new (ring->SlotAddress(0)) Slot{type, static_cast<std::uint8_t>(payload_slots),
-                                  static_cast<std::uint16_t>(payload), aux, NowTicks(), a, b, c,
-                                  d, e, loc};
+  new (ring->SlotAddress(0)) Slot{type,
+                                  static_cast<std::uint8_t>(payload_slots),
+                                  static_cast<std::uint16_t>(payload),
+                                  aux,
+                                  NowTicks(),
+                                  a,
+                                  b,
+                                  c,
+                                  d,
+                                  e,
+                                  loc};
   if (payload_slots > 0) {
     // Assemble the payload's first slot (it may hold the parent id and the
     // start of the name); the rest of the name is copied slot by slot.
@@ -424,16 +445,15 @@ void FileSink::DrainAndWrite(EventRing& ring) {
   std::string text;
   // A task's record is ~60 bytes: one allocation per drain, no regrowth.
   text.reserve(ring.Pending() * 96 + 256);
-  std::size_t records = ring.Drain(
-      [&](const Slot& slot, std::string_view name) {
-        if (!have_conv) {
-          conv = clock_.Current();
-          have_conv = true;
-        }
-        const SpawnSites::Site* site =
-            slot.type == EventType::kSpawnSite ? &sites_.Get(slot.aux) : nullptr;
-        FormatRecord(text, slot, name, conv, site);
-      });
+  std::size_t records = ring.Drain([&](const Slot& slot, std::string_view name) {
+    if (!have_conv) {
+      conv = clock_.Current();
+      have_conv = true;
+    }
+    const SpawnSites::Site* site =
+        slot.type == EventType::kSpawnSite ? &sites_.Get(slot.aux) : nullptr;
+    FormatRecord(text, slot, name, conv, site);
+  });
   WriteText(text, records);
 }
 
@@ -443,8 +463,10 @@ bool FileSink::WriteText(const std::string& text, std::size_t records, bool clos
   if (static_cast<long>(getpid()) != pid_) return false;
   std::shared_lock<std::shared_mutex> shared(file_mu_, std::defer_lock);
   std::unique_lock<std::shared_mutex> alone(file_mu_, std::defer_lock);
-  if (shared_writes_ && !close_after) shared.lock();
-  else alone.lock();
+  if (shared_writes_ && !close_after)
+    shared.lock();
+  else
+    alone.lock();
   struct CloseAfter {
     FileSink* sink;
     bool enabled;

@@ -10,8 +10,8 @@
 // (no formatting, no write(2) on the exiting thread, which a joiner waits
 // for), which the flusher writes out; so the records of threads that ended
 // within the last flush interval are lost to a SIGKILL (those threads then
-// read as still running), as any thread's records of that interval are. Events that cannot be written (a failed write) are counted
-// and reported in a `lost` record, never dropped silently.
+// read as still running), as any thread's records of that interval are. Events that cannot be
+// written (a failed write) are counted and reported in a `lost` record, never dropped silently.
 //
 // One FileSink per process, started once and never destroyed: threads still
 // running during exit may record into it safely (after the exit record those
@@ -23,8 +23,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <mutex>
+#include <new>
 #include <shared_mutex>
 #include <source_location>
 #include <string>
@@ -34,9 +34,9 @@
 
 #include "event_ring.hpp"
 #include "spawn_sites.hpp"
-#include "trace_clock.hpp"
 #include "tether/error.hpp"
 #include "tether/trace/runtime.hpp"
+#include "trace_clock.hpp"
 
 namespace tether::trace::detail {
 
@@ -82,8 +82,8 @@ class FileSink {
       PutSpawnSlow(task, ctx, group, scope, detached_from, name, loc, parent);
       return;
     }
-    auto* slot = new (ring->SlotAddress(0)) Slot{EventType::kSpawnSite, 0, 0, site, NowTicks(),
-                                                 task, ctx, group, scope, detached_from, {}};
+    auto* slot = new (ring->SlotAddress(0)) Slot{
+        EventType::kSpawnSite, 0, 0, site, NowTicks(), task, ctx, group, scope, detached_from, {}};
     std::memcpy(static_cast<void*>(&slot->loc), &parent, sizeof(parent));
     ring->Commit(1);
   }
@@ -158,10 +158,10 @@ class FileSink {
   // terminal) and the close take it alone.
   const bool shared_writes_;
   mutable std::shared_mutex file_mu_;
-  bool closed_ = false;                       // written under file_mu_ alone
-  std::atomic<std::uint64_t> written_{0};     // records written
+  bool closed_ = false;                    // written under file_mu_ alone
+  std::atomic<std::uint64_t> written_{0};  // records written
   std::atomic<std::uint64_t> bytes_{0};
-  std::atomic<std::uint64_t> lost_{0};        // records that could not be written
+  std::atomic<std::uint64_t> lost_{0};           // records that could not be written
   std::atomic<std::uint64_t> lost_reported_{0};  // claimed by the writer of a "lost" line
 
   SpawnSites sites_;

@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fast_record.hpp"
 #include "tether/io/json.hpp"
 #include "tether/io/read_file.hpp"
 #include "tether/trace/model.hpp"
-#include "fast_record.hpp"
 #include "trace_reader.hpp"
 
 namespace tether::trace {
@@ -200,8 +200,7 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
       stack.push_back(pc.get<std::uint64_t>());
     }
   } else if (ev == "module") {
-    trace->modules.push_back(
-        ModuleRecord{r.Str("path"), r.U64("bias"), r.U64("lo"), r.U64("hi")});
+    trace->modules.push_back(ModuleRecord{r.Str("path"), r.U64("bias"), r.U64("lo"), r.U64("hi")});
   } else if (ev == "terminate") {
     trace->terminate_called = true;
   } else if (ev == "chan_close") {
@@ -244,13 +243,15 @@ std::atomic<bool> g_fast_path{true};
 // The lines of one trace, handled in order.
 class TraceLines {
  public:
-  TraceLines(const std::string& path, Trace* out, RecordHook* hook) : path_(path), out_(out), hook_(hook) {}
+  TraceLines(const std::string& path, Trace* out, RecordHook* hook)
+      : path_(path), out_(out), hook_(hook) {}
 
   // Handles one line; false stops the read (an error, or a cut-short end).
   bool Handle(std::string_view line, bool complete) {
     ++line_no_;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
-    if (saw_header_ && g_fast_path.load(std::memory_order_relaxed) && ApplyFastRecord(line)) return true;
+    if (saw_header_ && g_fast_path.load(std::memory_order_relaxed) && ApplyFastRecord(line))
+      return true;
     json obj;
     return Parse(line, complete, &obj) && ApplyRecord(obj);
   }
@@ -281,7 +282,8 @@ class TraceLines {
   // line marks the trace truncated).
   bool Parse(std::string_view line, bool complete, json* obj) {
     if (std::optional<std::size_t> deep = io::FindJsonTooDeep(line)) {
-      return Fail(*deep + 1, "record nested more than " + std::to_string(io::kMaxJsonDepth) + " levels deep");
+      return Fail(*deep + 1,
+                  "record nested more than " + std::to_string(io::kMaxJsonDepth) + " levels deep");
     }
     try {
       *obj = json::parse(line);
@@ -351,7 +353,8 @@ Error ReadTrace(const std::string& path, Trace* out, RecordHook* hook) {
   const char* env_cap = std::getenv(io::kMaxInputBytesEnv);
   if (env_cap == nullptr || *env_cap == '\0') options.max_bytes = kMaxTraceBytes;
   std::optional<io::ReadError> read_err = io::ReadInputFileChunks(
-      path, [&](std::string_view chunk, std::uint64_t) {
+      path,
+      [&](std::string_view chunk, std::uint64_t) {
         any_bytes = true;
         std::size_t begin = 0;
         while (begin < chunk.size()) {

@@ -80,9 +80,12 @@ bool EndsWithComponents(const std::string& s, const std::string& tail, char sepa
 
 const char* KindWord(FindingKind kind) {
   switch (kind) {
-    case FindingKind::kZombie: return "zombie";
-    case FindingKind::kLeak: return "leak";
-    case FindingKind::kUnwaitedGroup: return "unwaited_group";
+    case FindingKind::kZombie:
+      return "zombie";
+    case FindingKind::kLeak:
+      return "leak";
+    case FindingKind::kUnwaitedGroup:
+      return "unwaited_group";
   }
   return "unknown";
 }

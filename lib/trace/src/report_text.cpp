@@ -19,9 +19,7 @@ constexpr const char* kRule = "==================";
 
 std::string Quote(const std::string& s) { return "\"" + s + "\""; }
 
-std::string TaskName(const TaskRecord& t) {
-  return t.name.empty() ? "(unnamed)" : t.name;
-}
+std::string TaskName(const TaskRecord& t) { return t.name.empty() ? "(unnamed)" : t.name; }
 
 std::string ScopeName(const Trace& trace, std::uint64_t scope) {
   auto it = trace.scopes.find(scope);
@@ -75,11 +73,12 @@ void WriteChain(std::ostream& out, const ReportInput& in, const Finding& f) {
 }
 
 // The finding's first line: ZOMBIE or LEAK, what outlived what.
-void WriteTaskHeadline(std::ostream& out, const Trace& trace, const Finding& f, const TaskRecord& task) {
+void WriteTaskHeadline(std::ostream& out, const Trace& trace, const Finding& f,
+                       const TaskRecord& task) {
   if (f.kind == FindingKind::kZombie) {
     out << "ZOMBIE: " << (task.kind == "thread" ? "thread" : "task " + Quote(TaskName(task)))
-        << " outlived its scope "
-        << ScopeName(trace, f.scope) << " by " << FormatReportDuration(f.outlived_ns);
+        << " outlived its scope " << ScopeName(trace, f.scope) << " by "
+        << FormatReportDuration(f.outlived_ns);
     if (f.ended) {
       out << " (then ended: " << (task.result.empty() ? "ok" : task.result) << ")\n";
     } else {
@@ -163,8 +162,8 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
   }
   if (f.detached) {
     auto s = trace.scopes.find(f.scope);
-    const bool after_end = s != trace.scopes.end() && s->second.end_ns &&
-                           task.spawn_ns > *s->second.end_ns;
+    const bool after_end =
+        s != trace.scopes.end() && s->second.end_ns && task.spawn_ns > *s->second.end_ns;
     if (task.kind == "thread") {
       out << "  created by a thread charged to scope " << ScopeName(trace, f.scope)
           << (after_end ? ", after the scope had ended" : ", while the scope was running")
@@ -183,8 +182,10 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
     auto g = trace.groups.find(task.group);
     if (g != trace.groups.end()) {
       out << "  in task group created at " << SiteText(g->second.site, in.relative_to);
-      if (g->second.destroyed_unwaited) out << " (destroyed without Wait)";
-      else if (!g->second.wait_begin_ns) out << " (never waited)";
+      if (g->second.destroyed_unwaited)
+        out << " (destroyed without Wait)";
+      else if (!g->second.wait_begin_ns)
+        out << " (never waited)";
       out << "\n";
     }
   }

@@ -45,9 +45,8 @@ Error RuntimeTracer::EnsureInstalled() {
   return Error();
 }
 
-void RuntimeTracer::ContextCreated(std::uint64_t ctx, std::uint64_t parent,
-                                   hooks::ContextKind kind, std::uint64_t scope,
-                                   const std::source_location& loc) {
+void RuntimeTracer::ContextCreated(std::uint64_t ctx, std::uint64_t parent, hooks::ContextKind kind,
+                                   std::uint64_t scope, const std::source_location& loc) {
   if (FileSink* f = file()) {
     f->Put(EventType::kCtx, static_cast<std::uint32_t>(kind), ctx, parent, scope, 0, 0, loc);
   }
@@ -203,8 +202,8 @@ Error VerifyNone(const VerifyOptions& options) { return VerifyNone(CurrentScopeI
 
 std::string DescribeLeftovers(const std::vector<LeftoverTask>& tasks) {
   if (tasks.empty()) return "no tasks left behind";
-  std::string out = std::to_string(tasks.size()) + (tasks.size() == 1 ? " task" : " tasks") +
-                    " left running";
+  std::string out =
+      std::to_string(tasks.size()) + (tasks.size() == 1 ? " task" : " tasks") + " left running";
   if (tasks.front().scope != 0) {
     out += " by scope \"" + tasks.front().scope_name + "\"";
   }

@@ -38,8 +38,8 @@ std::uint32_t SpawnSites::InternSlow(std::string_view name, const std::source_lo
     }
     site = &sites_[id];
   }
-  t_cache[Index(key)] = CacheEntry{key, site->name.data(),
-                                   static_cast<std::uint32_t>(site->name.size()), id};
+  t_cache[Index(key)] =
+      CacheEntry{key, site->name.data(), static_cast<std::uint32_t>(site->name.size()), id};
   return id;
 }
 

@@ -124,8 +124,8 @@ class SpawnSites {
   // By content (file, line, column, function, name): one site can have
   // several std::source_location objects. Guarded by mu_; the keys view
   // static data and sites_.
-  std::map<std::tuple<std::string_view, std::uint_least32_t, std::uint_least32_t,
-                      std::string_view, std::string_view>,
+  std::map<std::tuple<std::string_view, std::uint_least32_t, std::uint_least32_t, std::string_view,
+                      std::string_view>,
            std::uint32_t>
       ids_;
 };

@@ -44,7 +44,8 @@ struct WaitingTask {
 
 class StreamAnalysis : public detail::RecordHook {
  public:
-  StreamAnalysis(Trace* trace, const AnalysisOptions& options) : trace_(*trace), options_(options) {}
+  StreamAnalysis(Trace* trace, const AnalysisOptions& options)
+      : trace_(*trace), options_(options) {}
 
   void AfterRecord(const detail::RecordSeen& record) override {
     if (TimesTheEnd(record.ev)) {
@@ -117,8 +118,10 @@ class StreamAnalysis : public detail::RecordHook {
     const std::uint64_t scope = t.scope != 0 ? t.scope : t.detached_from;
     auto s = trace_.scopes.find(scope);
     if (s != trace_.scopes.end() && s->second.end_ns) {
-      if (*t.end_ns <= SaturatingAdd(*s->second.end_ns, options_.grace_ns)) Drop(it);
-      else keep_.insert(id);  // a zombie
+      if (*t.end_ns <= SaturatingAdd(*s->second.end_ns, options_.grace_ns))
+        Drop(it);
+      else
+        keep_.insert(id);  // a zombie
       return;
     }
     if (t.scope != 0 && t.detached_from != 0) {  // never written so; WaitingTask holds one
@@ -182,7 +185,8 @@ class StreamAnalysis : public detail::RecordHook {
 
   std::uint32_t Intern(const Site& site) {
     std::string key = site.file + '\n' + std::to_string(site.line) + '\n' + site.function;
-    auto [it, inserted] = site_ids_.emplace(std::move(key), static_cast<std::uint32_t>(sites_.size()));
+    auto [it, inserted] =
+        site_ids_.emplace(std::move(key), static_cast<std::uint32_t>(sites_.size()));
     if (inserted) sites_.push_back(site);
     return it->second;
   }

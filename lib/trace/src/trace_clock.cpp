@@ -27,7 +27,8 @@ std::int64_t TickConversion::ToNs(std::uint64_t ticks) const {
   // and the one before): the same answer as the search below, without it.
   // Past the last point (the table is full): the mean rate, as below.
   if (ticks >= points[count - 2].ticks) {
-    if (ticks < points[count - 1].ticks) return Interpolate(points[count - 2], points[count - 1], ticks);
+    if (ticks < points[count - 1].ticks)
+      return Interpolate(points[count - 2], points[count - 1], ticks);
     return Interpolate(points[0], points[count - 1], ticks);
   }
   // The last point at or before ticks (the first one for earlier ticks).

@@ -11,9 +11,9 @@ namespace tether::worker::internal {
 
 namespace {
 
-constexpr std::string_view kRuleKeys[] = {"branch", "comment", "event",    "path", "repo",
-                                         "sender", "status",  "tag",      "target", "label",
-                                         "instance", "eval",  "action"};
+constexpr std::string_view kRuleKeys[] = {"branch",   "comment", "event", "path",   "repo",
+                                          "sender",   "status",  "tag",   "target", "label",
+                                          "instance", "eval",    "action"};
 
 bool IsRuleKey(const std::string& key) {
   return std::find(std::begin(kRuleKeys), std::end(kRuleKeys), key) != std::end(kRuleKeys);
@@ -21,9 +21,12 @@ bool IsRuleKey(const std::string& key) {
 
 std::string KindName(ContainerKind kind) {
   switch (kind) {
-    case ContainerKind::kStep: return "step";
-    case ContainerKind::kService: return "service";
-    case ContainerKind::kSecretOrigin: return "secret origin";
+    case ContainerKind::kStep:
+      return "step";
+    case ContainerKind::kService:
+      return "service";
+    case ContainerKind::kSecretOrigin:
+      return "secret origin";
   }
   return "container";
 }
@@ -74,8 +77,9 @@ void DecodeRuleset(Decoder& d, const Node& node, const std::string& where, Conta
           CheckRuleValue(d, *r.value, "rule `" + r.key->scalar + "`");
           rules.push_back(key + "." + r.key->scalar);
         } else {
-          d.CheckKeys({r}, {"branch", "comment", "event", "path", "repo", "sender", "status", "tag",
-                            "target", "label", "instance", "eval", "action", "matcher", "operator"},
+          d.CheckKeys({r},
+                      {"branch", "comment", "event", "path", "repo", "sender", "status", "tag",
+                       "target", "label", "instance", "eval", "action", "matcher", "operator"},
                       "ruleset `" + key + "` of " + where);
         }
       }
@@ -83,10 +87,11 @@ void DecodeRuleset(Decoder& d, const Node& node, const std::string& where, Conta
       CheckRuleValue(d, *e.value, "rule `" + key + "`");
       rules.push_back(key);
     } else {
-      d.CheckKeys({e}, {"if", "unless", "matcher", "operator", "continue", "branch", "comment",
-                        "event", "path", "repo", "sender", "status", "tag", "target", "label",
-                        "instance", "eval", "action"},
-                  "ruleset of " + where);
+      d.CheckKeys(
+          {e},
+          {"if", "unless", "matcher", "operator", "continue", "branch", "comment", "event", "path",
+           "repo", "sender", "status", "tag", "target", "label", "instance", "eval", "action"},
+          "ruleset of " + where);
     }
   }
   if (!rules.empty()) {
@@ -138,12 +143,14 @@ void DecodeStepSecrets(Decoder& d, const Node& node, const std::string& where, C
 }
 
 // Records a key's presence with why it is not honoured (shape not checked).
-void Record(Container* c, const std::string& key, const std::string& why) { c->unsupported[key] = why; }
+void Record(Container* c, const std::string& key, const std::string& why) {
+  c->unsupported[key] = why;
+}
 
 // The container's `name`, read first so every other message can say which
 // container it is about. False (an error said) when it is missing or unsafe.
-bool DecodeName(Decoder& d, const Node& node, const std::vector<Entry>& entries, const std::string& kind_name,
-                Container* c) {
+bool DecodeName(Decoder& d, const Node& node, const std::vector<Entry>& entries,
+                const std::string& kind_name, Container* c) {
   bool named = false;
   for (const Entry& e : entries) {
     if (e.key->scalar != "name") continue;
@@ -203,13 +210,15 @@ bool DecodeContainer(Decoder& d, const Node& node, ContainerKind kind, Container
   if (!DecodeName(d, node, entries, kind_name, c)) return false;
   const std::string where = kind_name + " `" + c->name + "`";
   if (kind == ContainerKind::kService) {
-    d.CheckKeys(entries, {"name", "image", "pull", "environment", "entrypoint", "ports", "ruleset",
-                          "ulimits", "user"},
+    d.CheckKeys(entries,
+                {"name", "image", "pull", "environment", "entrypoint", "ports", "ruleset",
+                 "ulimits", "user"},
                 where);
   } else {
-    d.CheckKeys(entries, {"name", "image", "pull", "environment", "secrets", "template", "ruleset",
-                          "commands", "entrypoint", "detach", "privileged", "user", "parameters",
-                          "ulimits", "volumes", "report_as", "id_request", "test_report", "artifacts"},
+    d.CheckKeys(entries,
+                {"name", "image", "pull", "environment", "secrets", "template", "ruleset",
+                 "commands", "entrypoint", "detach", "privileged", "user", "parameters", "ulimits",
+                 "volumes", "report_as", "id_request", "test_report", "artifacts"},
                 where);
   }
   bool has_commands = false, has_env = false, has_params = false, has_secrets = false;
@@ -230,8 +239,9 @@ bool DecodeContainer(Decoder& d, const Node& node, ContainerKind kind, Container
       if (d.StringList(v, "`commands`", &c->commands)) {
         for (std::string& command : c->commands) command = UnescapeDollars(command);
         bool empty = c->commands.empty() ||
-                     std::all_of(c->commands.begin(), c->commands.end(),
-                                 [](const std::string& s) { return s.find_first_not_of(" \t\n") == std::string::npos; });
+                     std::all_of(c->commands.begin(), c->commands.end(), [](const std::string& s) {
+                       return s.find_first_not_of(" \t\n") == std::string::npos;
+                     });
         if (empty) d.Error(v, "empty `commands` in " + where + ": give at least one command");
       }
       has_commands = true;
@@ -247,7 +257,8 @@ bool DecodeContainer(Decoder& d, const Node& node, ContainerKind kind, Container
     } else if (key == "parameters") {
       if (!v.IsMap() && !v.IsNull()) d.Error(v, "`parameters` of " + where + " must be a mapping");
       has_params = v.IsMap() && !v.children.empty();
-      Record(c, "parameters", "plugin parameters are recorded; the process runtime runs no plugin image");
+      Record(c, "parameters",
+             "plugin parameters are recorded; the process runtime runs no plugin image");
     } else if (key == "privileged") {
       bool privileged = false;
       if (d.Bool(v, "`privileged`", &privileged) && privileged) {
@@ -264,20 +275,23 @@ bool DecodeContainer(Decoder& d, const Node& node, ContainerKind kind, Container
   }
   if (kind == ContainerKind::kStep && !has_commands && !has_env && !has_params && !has_secrets &&
       c->uses_template.empty() && !c->detach && c->name != "clone" && c->name != "init") {
-    d.Error(node, where + " has nothing to do: give it `commands` (or, for a Vela plugin, "
-                          "`parameters`)");
+    d.Error(node, where +
+                      " has nothing to do: give it `commands` (or, for a Vela plugin, "
+                      "`parameters`)");
   }
   if (c->commands.empty() && c->entrypoint.empty() && c->uses_template.empty()) {
-    Record(c, "image", kind == ContainerKind::kService
-                           ? "a service without `entrypoint` runs its image's default command, "
-                             "which the process runtime cannot run: skipped"
-                           : "no commands or entrypoint: a Vela plugin image, which the process "
-                             "runtime cannot run: skipped");
+    Record(c, "image",
+           kind == ContainerKind::kService
+               ? "a service without `entrypoint` runs its image's default command, "
+                 "which the process runtime cannot run: skipped"
+               : "no commands or entrypoint: a Vela plugin image, which the process "
+                 "runtime cannot run: skipped");
   }
   return true;
 }
 
-void DecodeSteps(Decoder& d, const Node& node, std::string_view where, std::vector<Container>* out) {
+void DecodeSteps(Decoder& d, const Node& node, std::string_view where,
+                 std::vector<Container>* out) {
   if (node.IsNull() || (node.IsSequence() && node.children.empty())) {
     d.Error(node, "`steps` of " + std::string(where) + " is empty");
     return;
@@ -293,16 +307,18 @@ void DecodeSteps(Decoder& d, const Node& node, std::string_view where, std::vect
     auto [it, inserted] = first_line.emplace(step.name, out->size());
     if (!inserted) {
       const Container& first = (*out)[it->second];
-      const std::string message = "duplicate step name `" + step.name + "` in " + std::string(where) +
-                                  " (first at line " + std::to_string(first.pos.line) + ")";
+      const std::string message = "duplicate step name `" + step.name + "` in " +
+                                  std::string(where) + " (first at line " +
+                                  std::to_string(first.pos.line) + ")";
       // Vela checks names after its ruleset purge: two steps without rules
       // both survive it, and Vela refuses the file; with rules, at most one
       // may run. This worker evaluates no rules, so it runs the first.
       if (first.unsupported.count("ruleset") == 0 && step.unsupported.count("ruleset") == 0) {
         d.Error(*item, message);
       } else {
-        d.Warn(*item, message + ": this step does not run, the first does (Vela runs the one its "
-                                "rulesets select; tether-worker evaluates no rulesets)");
+        d.Warn(*item, message +
+                          ": this step does not run, the first does (Vela runs the one its "
+                          "rulesets select; tether-worker evaluates no rulesets)");
       }
       continue;
     }

@@ -56,7 +56,8 @@ void Decoder::Warn(const Node& at, std::string message) {
 }
 
 void Decoder::Note(const Node& at, const std::string& text) {
-  pipeline_->notes.push_back(std::to_string(at.line) + ":" + std::to_string(at.column) + ": " + text);
+  pipeline_->notes.push_back(std::to_string(at.line) + ":" + std::to_string(at.column) + ": " +
+                             text);
 }
 
 void Decoder::AddTreeProblems(const std::vector<yaml::TreeProblem>& problems) {
@@ -189,8 +190,7 @@ void Decoder::Environment(const Node& node, std::string_view where,
     for (const Node* item : node.children) {
       size_t eq = item->IsScalar() ? item->scalar.find('=') : std::string::npos;
       if (eq == std::string::npos) {
-        Error(*item, "environment list item in " + std::string(where) +
-                         " must be KEY=VALUE" +
+        Error(*item, "environment list item in " + std::string(where) + " must be KEY=VALUE" +
                          (item->IsScalar() ? ", got `" + item->scalar + "`" : std::string()));
         continue;
       }
@@ -218,7 +218,8 @@ std::string UnsafeNameReason(std::string_view name) {
 std::string EnvNameFor(std::string_view name) {
   std::string out;
   out.reserve(name.size());
-  for (unsigned char c : name) out.push_back(std::isalnum(c) ? static_cast<char>(std::toupper(c)) : '_');
+  for (unsigned char c : name)
+    out.push_back(std::isalnum(c) ? static_cast<char>(std::toupper(c)) : '_');
   return out;
 }
 

@@ -30,7 +30,9 @@ class Decoder {
 
   SourcePos Pos(const Node& at) const { return {file_, at.line, at.column}; }
   void ErrorAt(int line, int column, std::string message);
-  void Error(const Node& at, std::string message) { ErrorAt(at.line, at.column, std::move(message)); }
+  void Error(const Node& at, std::string message) {
+    ErrorAt(at.line, at.column, std::move(message));
+  }
   // A warning: a setting Vela drops or overrides (Pipeline::warnings; an
   // error when the file is parsed strictly, see ParsePipeline).
   void Warn(const Node& at, std::string message);
@@ -54,7 +56,8 @@ class Decoder {
   // One scalar, or a sequence of scalars (Vela's raw.StringSlice).
   bool StringList(const Node& node, std::string_view what, std::vector<std::string>* out);
   // A mapping of scalars, or a list of KEY=VALUE (Vela's raw.StringSliceMap).
-  void Environment(const Node& node, std::string_view where, std::map<std::string, std::string>* out);
+  void Environment(const Node& node, std::string_view where,
+                   std::map<std::string, std::string>* out);
 
  private:
   std::string file_;

@@ -185,10 +185,14 @@ void DecodeSecrets(Decoder& d, const Node& node) {
     const Node* origin = nullptr;
     for (const Entry& k : keys) {
       const std::string& key = k.key->scalar;
-      if (key == "name") d.Scalar(*k.value, "secret `name`", &secret.name);
-      else if (key == "from_env") d.Scalar(*k.value, "secret `from_env`", &secret.from_env);
-      else if (key == "from_file") d.Scalar(*k.value, "secret `from_file`", &secret.from_file);
-      else if (key == "origin") origin = k.value;
+      if (key == "name")
+        d.Scalar(*k.value, "secret `name`", &secret.name);
+      else if (key == "from_env")
+        d.Scalar(*k.value, "secret `from_env`", &secret.from_env);
+      else if (key == "from_file")
+        d.Scalar(*k.value, "secret `from_file`", &secret.from_file);
+      else if (key == "origin")
+        origin = k.value;
       else if (key == "key" || key == "engine" || key == "type" || key == "pull") {
         std::string recorded;  // Vela's secret store coordinates: shape-checked, not used
         d.Scalar(*k.value, "secret `" + key + "`", &recorded);
@@ -211,7 +215,8 @@ void DecodeSecrets(Decoder& d, const Node& node) {
       d.Error(*item, "secret `" + secret.name + "` has both `from_env` and `from_file`");
       continue;
     }
-    if (secret.from_env.empty() && secret.from_file.empty()) secret.from_env = EnvNameFor(secret.name);
+    if (secret.from_env.empty() && secret.from_file.empty())
+      secret.from_env = EnvNameFor(secret.name);
     auto [it, inserted] = first_line.emplace(secret.name, item->line);
     if (!inserted) {
       d.Error(*item, "duplicate secret name `" + secret.name + "` (first at line " +
@@ -271,12 +276,14 @@ void DecodeTemplates(Decoder& d, const Node& node, std::set<std::string>* names)
       // Vela reads these only when it fetches and renders the template, which
       // this worker never does: a wrong one is a warning, not an error.
       if (key == "type" && value != "github" && value != "file") {
-        d.Warn(*k.value, "template type `" + value + "` is not github or file: Vela cannot fetch "
-                         "such a template; tether-worker fetches no templates");
+        d.Warn(*k.value, "template type `" + value +
+                             "` is not github or file: Vela cannot fetch "
+                             "such a template; tether-worker fetches no templates");
       }
       if (key == "format" && value != "go" && value != "golang" && value != "starlark") {
-        d.Warn(*k.value, "template format `" + value + "` is not go, golang or starlark: Vela "
-                         "cannot render such a template; tether-worker renders no templates");
+        d.Warn(*k.value, "template format `" + value +
+                             "` is not go, golang or starlark: Vela "
+                             "cannot render such a template; tether-worker renders no templates");
       }
     }
     if (name.empty()) {
@@ -287,7 +294,8 @@ void DecodeTemplates(Decoder& d, const Node& node, std::set<std::string>* names)
     if (!inserted) {
       // Vela keys its templates by name: the later declaration replaces the first.
       d.Warn(*item, "duplicate template name `" + name + "` (first at line " +
-                        std::to_string(it->second) + "): this declaration overrides the first, as "
+                        std::to_string(it->second) +
+                        "): this declaration overrides the first, as "
                         "in Vela");
     }
     names->insert(name);
@@ -335,7 +343,8 @@ void DecodeTopLevel(Decoder& d, const Node& root, std::set<std::string>* templat
     if (key == "version") {
       has_version = true;
       if (!d.Scalar(v, "`version`", &p.version)) continue;
-      if (p.version.empty()) d.Error(v, "`version` is empty (Vela requires it, e.g. version: \"1\")");
+      if (p.version.empty())
+        d.Error(v, "`version` is empty (Vela requires it, e.g. version: \"1\")");
       if (p.version == "legacy") d.Error(v, "version `legacy` is no longer supported (as in Vela)");
     } else if (key == "environment") {
       d.Environment(v, "the pipeline", &p.environment);
@@ -369,8 +378,10 @@ void DecodeTopLevel(Decoder& d, const Node& root, std::set<std::string>* templat
     } else if (key == "metadata") {
       DecodeMetadata(d, v);
     } else if (key == "worker" || key == "deployment") {
-      if (!v.IsMap()) d.Error(v, "`" + key + "` must be a mapping");
-      else d.Note(*e.key, "`" + key + "` is recorded, not honoured (one local worker)");
+      if (!v.IsMap())
+        d.Error(v, "`" + key + "` must be a mapping");
+      else
+        d.Note(*e.key, "`" + key + "` is recorded, not honoured (one local worker)");
     } else if (key == "timeout") {
       std::string text;
       if (!d.Scalar(v, "`timeout`", &text)) continue;
@@ -385,8 +396,9 @@ void DecodeTopLevel(Decoder& d, const Node& root, std::set<std::string>* templat
     } else if (key.rfind("x-", 0) == 0 || e.merged || yaml::ContainsAnchor(v)) {
       continue;  // an anchor holder: Vela ignores it, its anchors are used elsewhere
     } else {
-      d.CheckKeys({e}, {"version", "environment", "steps", "stages", "services", "secrets",
-                        "templates", "metadata", "worker", "deployment", "timeout"},
+      d.CheckKeys({e},
+                  {"version", "environment", "steps", "stages", "services", "secrets", "templates",
+                   "metadata", "worker", "deployment", "timeout"},
                   "the top level");
     }
   }
@@ -439,11 +451,13 @@ Error ParsePipelineText(const std::string& text, const std::string& path, Pipeli
     yaml::CheckDuplicateKeys(doc, &duplicates);
     d.AddTreeProblems(duplicates);
     if (doc.document_count() > 1) {
-      out->notes.push_back("the file holds more than one YAML document; only the first is read (as Vela)");
+      out->notes.push_back(
+          "the file holds more than one YAML document; only the first is read (as Vela)");
     }
   }
   if (doc.root() == nullptr || doc.root()->IsNull()) {
-    if (!d.failed()) d.ErrorAt(1, 1, "empty file: a pipeline needs `version` and `steps` or `stages`");
+    if (!d.failed())
+      d.ErrorAt(1, 1, "empty file: a pipeline needs `version` and `steps` or `stages`");
   } else if (!doc.root()->IsMap()) {
     d.Error(*doc.root(), "the top level must be a mapping of pipeline keys (version, steps, ...)");
   } else {
@@ -456,7 +470,8 @@ Error ParsePipelineText(const std::string& text, const std::string& path, Pipeli
     // refuses the step (CheckRunnable).
     auto check_template = [&](const Container& c) {
       if (!c.uses_template.empty() && template_names.count(c.uses_template) == 0) {
-        out->warnings.push_back({c.pos, UndeclaredTemplateMessage(c) + ": `run` refuses this step", true});
+        out->warnings.push_back(
+            {c.pos, UndeclaredTemplateMessage(c) + ": `run` refuses this step", true});
       }
     };
     for (const Container& c : out->steps) check_template(c);
@@ -546,7 +561,8 @@ Error CheckRunnable(const Pipeline& pipeline, std::vector<PipelineDiagnostic>* d
   }
   if (diagnostics != nullptr) diagnostics->insert(diagnostics->end(), found.begin(), found.end());
   if (!found.empty()) {
-    return Error(ErrorCode::kInvalidArgument, pipeline.file + ": uses features tether-worker cannot run");
+    return Error(ErrorCode::kInvalidArgument,
+                 pipeline.file + ": uses features tether-worker cannot run");
   }
   return Error();
 }

@@ -147,8 +147,8 @@ std::string SplitPropertiesFromBlockScalars(std::string_view text, std::vector<i
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
-    std::string_view l = text.substr(start, end == std::string_view::npos ? std::string_view::npos
-                                                                             : end - start);
+    std::string_view l =
+        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     ++line;
     size_t indent = l.find_first_not_of(' ');
     bool rewritten = false;
@@ -219,7 +219,8 @@ bool Document::Parse(std::string_view text, bool keep_error) {
     return false;
   } catch (const std::exception& e) {  // yaml-cpp may also throw std::bad_alloc, std::out_of_range
     root_ = nullptr;
-    if (keep_error) problems_.push_back({1, 1, std::string("cannot parse the YAML: ") + e.what(), false});
+    if (keep_error)
+      problems_.push_back({1, 1, std::string("cannot parse the YAML: ") + e.what(), false});
     return false;
   }
   try {
@@ -253,13 +254,20 @@ std::string CheckText(std::string_view text, int* line, int* column) {
     // no overlong forms, no surrogates, nothing above U+10FFFF.
     size_t n = 0;
     unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) n = 1;
-    else if (c == 0xE0) n = 2, lo = 0xA0;
-    else if (c == 0xED) n = 2, hi = 0x9F;
-    else if (c >= 0xE1 && c <= 0xEF) n = 2;
-    else if (c == 0xF0) n = 3, lo = 0x90;
-    else if (c >= 0xF1 && c <= 0xF3) n = 3;
-    else if (c == 0xF4) n = 3, hi = 0x8F;
+    if (c >= 0xC2 && c <= 0xDF)
+      n = 1;
+    else if (c == 0xE0)
+      n = 2, lo = 0xA0;
+    else if (c == 0xED)
+      n = 2, hi = 0x9F;
+    else if (c >= 0xE1 && c <= 0xEF)
+      n = 2;
+    else if (c == 0xF0)
+      n = 3, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3)
+      n = 3;
+    else if (c == 0xF4)
+      n = 3, hi = 0x8F;
     bool ok = n > 0;
     for (size_t k = 1; ok && k <= n; ++k) {
       if (i + k >= text.size()) {
@@ -363,9 +371,9 @@ const std::vector<Entry>& MergeResolver::Resolve(const Node& map, int depth,
   }
   if (!sources.empty() && depth >= kMaxMergeDepth) {
     // Only reachable through pathological chains of merges.
-    problems->push_back({map.line, map.column,
-                         "`<<` merges nested more than " + std::to_string(kMaxMergeDepth) +
-                             " deep"});
+    problems->push_back(
+        {map.line, map.column,
+         "`<<` merges nested more than " + std::to_string(kMaxMergeDepth) + " deep"});
     sources.clear();
   }
   for (const Node* source : sources) {
@@ -429,7 +437,8 @@ void CheckDuplicateKeys(const Document& document, std::vector<TreeProblem>* prob
       auto [it, inserted] = first.emplace(KeyText(key), key);
       if (!inserted) {
         problems->push_back({key->line, key->column,
-                             "duplicate key `" + KeyText(key) + "` in this mapping (first at line " +
+                             "duplicate key `" + KeyText(key) +
+                                 "` in this mapping (first at line " +
                                  std::to_string(it->second->line) + ")"});
       }
     }

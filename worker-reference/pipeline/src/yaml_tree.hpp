@@ -14,8 +14,8 @@
 #include <cstddef>
 #include <deque>
 #include <string>
-#include <unordered_map>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace tether::worker::yaml {
@@ -25,11 +25,11 @@ struct Node {
   Kind kind = Kind::kNull;
   int line = 0;  // 1-based
   int column = 0;
-  bool anchored = false;   // written with &name
-  bool quoted = false;     // scalar written quoted or as a block scalar (not plain)
-  bool open = false;       // being built (an alias to it would be recursive)
-  std::string tag;         // explicit tag text, "" when none
-  std::string scalar;      // for kScalar
+  bool anchored = false;  // written with &name
+  bool quoted = false;    // scalar written quoted or as a block scalar (not plain)
+  bool open = false;      // being built (an alias to it would be recursive)
+  std::string tag;        // explicit tag text, "" when none
+  std::string scalar;     // for kScalar
   // kSequence: the items. kMap: key0, value0, key1, value1, ... in file order.
   std::vector<const Node*> children;
 
@@ -76,7 +76,7 @@ class Document {
   int OriginalLine(int parsed_line) const;
 
   std::vector<int> splits_;  // lines added to work around a yaml-cpp bug (see .cpp)
-  std::deque<Node> nodes_;  // stable addresses; aliases point into it
+  std::deque<Node> nodes_;   // stable addresses; aliases point into it
   const Node* root_ = nullptr;
   int document_count_ = 0;
   std::vector<TreeProblem> problems_;

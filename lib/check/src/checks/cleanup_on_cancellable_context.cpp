@@ -43,7 +43,8 @@ class CleanupOnCancellableContextCheck : public Check {
         ApiModel::Contains(model().sanctioned_detaches, qualified))
       return;
     std::string where;
-    if (ApiModel::MatchesPattern(model().cleanup_calls, PlainQualifiedName(callee), callee->getNameAsString()))
+    if (ApiModel::MatchesPattern(model().cleanup_calls, PlainQualifiedName(callee),
+                                 callee->getNameAsString()))
       where = "cleanup call '" + callee->getNameAsString() + "'";
     else if (InScopeGuard(call) || InDeferredLambda(call))
       where = "call to '" + callee->getNameAsString() + "' in a scope guard";
@@ -58,18 +59,22 @@ class CleanupOnCancellableContextCheck : public Check {
       if (!Origin(arg, fn, 0, &c)) continue;
       std::string spelling = Text(arg->getSourceRange());
       std::string derived = QualifiedName(c.derivation->getDirectCallee());
-      Finding* f = diag(arg->getBeginLoc(),
-                        where + " is passed context '" + spelling + "', which '" + derived +
-                            "' may already have ended; cleanup must run on a context that "
-                            "outlives the work: pass WithoutCancel(" + spelling +
-                            ") (with its own deadline: WithTimeout(WithoutCancel(ctx), d))");
+      Finding* f =
+          diag(arg->getBeginLoc(),
+               where + " is passed context '" + spelling + "', which '" + derived +
+                   "' may already have ended; cleanup must run on a context that "
+                   "outlives the work: pass WithoutCancel(" +
+                   spelling + ") (with its own deadline: WithTimeout(WithoutCancel(ctx), d))");
       if (!f) continue;
       if (c.via)
-        note(f, c.via->getBeginLoc(), "'" + c.via_name + "' is " +
-                                          (isa<CXXConstructExpr>(c.via) ? "constructed" : "called") +
-                                          " here with a context that may already be done");
-      note(f, c.derivation->getBeginLoc(), "'" + derived + "' derives the context here; its "
-                                           "deadline or cancel ends it before the cleanup");
+        note(f, c.via->getBeginLoc(),
+             "'" + c.via_name + "' is " +
+                 (isa<CXXConstructExpr>(c.via) ? "constructed" : "called") +
+                 " here with a context that may already be done");
+      note(f, c.derivation->getBeginLoc(),
+           "'" + derived +
+               "' derives the context here; its "
+               "deadline or cancel ends it before the cleanup");
       if (!model().sanctioned_detaches.empty())
         replace(f, arg->getSourceRange(), model().sanctioned_detaches[0] + "(" + spelling + ")");
     }
@@ -93,8 +98,8 @@ class CleanupOnCancellableContextCheck : public Check {
       if (const auto* call = dyn_cast<CallExpr>(base)) return FromCall(call, fn, depth, out);
       const auto* ref = dyn_cast<DeclRefExpr>(base);
       const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-      if (!var || isa<ParmVarDecl>(var) || !var->isLocalVarDecl() || var->getType()->isReferenceType() ||
-          IsContextType(var->getType(), model()))
+      if (!var || isa<ParmVarDecl>(var) || !var->isLocalVarDecl() ||
+          var->getType()->isReferenceType() || IsContextType(var->getType(), model()))
         return false;
       return var->getInit() && Origin(var->getInit(), fn, depth + 1, out);
     }
@@ -125,7 +130,8 @@ class CleanupOnCancellableContextCheck : public Check {
     // A deadline of its own on a parent nobody else cancels is the sanctioned form.
     if (const auto* pc = dyn_cast<CallExpr>(parent))
       if (const FunctionDecl* pf = pc->getDirectCallee())
-        if (ApiModel::Contains(model().sanctioned_detaches, QualifiedName(pf)) || !RootName(pc, model()).empty())
+        if (ApiModel::Contains(model().sanctioned_detaches, QualifiedName(pf)) ||
+            !RootName(pc, model()).empty())
           return false;
     if (IsDetachedVar(parent)) return false;
     out->derivation = call;
@@ -142,7 +148,8 @@ class CleanupOnCancellableContextCheck : public Check {
       init = ctor->getArg(0)->IgnoreImplicit();
     const auto* call = dyn_cast<CallExpr>(init->IgnoreParenImpCasts());
     if (!call || !call->getDirectCallee()) return false;
-    return ApiModel::Contains(model().sanctioned_detaches, QualifiedName(call->getDirectCallee())) ||
+    return ApiModel::Contains(model().sanctioned_detaches,
+                              QualifiedName(call->getDirectCallee())) ||
            !RootName(call, model()).empty();
   }
 
@@ -184,7 +191,8 @@ class CleanupOnCancellableContextCheck : public Check {
     if (!record || record->isLambda() || !IsContextType(field->getType(), model())) return false;
     for (const CXXConstructorDecl* ctor : record->ctors()) {
       const CXXConstructorDecl* def = ctor;
-      if (const FunctionDecl* body = nullptr; ctor->hasBody(body)) def = cast<CXXConstructorDecl>(body);
+      if (const FunctionDecl* body = nullptr; ctor->hasBody(body))
+        def = cast<CXXConstructorDecl>(body);
       for (const CXXCtorInitializer* init : def->inits()) {
         if (init->getMember() != field || !init->getInit()) continue;
         const ParmVarDecl* p = ParameterIn(init->getInit());
@@ -214,7 +222,8 @@ class CleanupOnCancellableContextCheck : public Check {
         e = ctor->getArg(0);
         continue;
       }
-      if (const auto* call = dyn_cast<CallExpr>(e); call && call->getNumArgs() == 1 && call->isCallToStdMove()) {
+      if (const auto* call = dyn_cast<CallExpr>(e);
+          call && call->getNumArgs() == 1 && call->isCallToStdMove()) {
         e = call->getArg(0);
         continue;
       }
@@ -241,11 +250,12 @@ class CleanupOnCancellableContextCheck : public Check {
   const std::vector<const CallExpr*>& CallsOf(const FunctionDecl* fn) {
     if (!calls_built_) {
       calls_built_ = true;
-      auto found = match(
-          translationUnitDecl(forEachDescendant(callExpr(callee(functionDecl())).bind("c"))),
-          *ast().getTranslationUnitDecl(), ast());
+      auto found =
+          match(translationUnitDecl(forEachDescendant(callExpr(callee(functionDecl())).bind("c"))),
+                *ast().getTranslationUnitDecl(), ast());
       for (const BoundNodes& b : found)
-        if (const auto* c = b.getNodeAs<CallExpr>("c"); c && c->getDirectCallee() && !isa<CXXOperatorCallExpr>(c))
+        if (const auto* c = b.getNodeAs<CallExpr>("c");
+            c && c->getDirectCallee() && !isa<CXXOperatorCallExpr>(c))
           calls_[c->getDirectCallee()->getCanonicalDecl()].push_back(c);
     }
     static const std::vector<const CallExpr*> none;
@@ -296,7 +306,8 @@ class CleanupOnCancellableContextCheck : public Check {
       } else if (const auto* cast = p.get<CXXFunctionalCastExpr>()) {
         outer = cast->getType();
       } else if (!p.get<ImplicitCastExpr>() && !p.get<MaterializeTemporaryExpr>() &&
-                 !p.get<CXXBindTemporaryExpr>() && !p.get<ExprWithCleanups>() && !p.get<ParenExpr>()) {
+                 !p.get<CXXBindTemporaryExpr>() && !p.get<ExprWithCleanups>() &&
+                 !p.get<ParenExpr>()) {
         break;
       }
       parents = ast().getParents(p);
@@ -324,11 +335,13 @@ class CleanupOnCancellableContextCheck : public Check {
     const FunctionDecl* owner = CallerOf(lambda);
     if (owner && owner->getBody()) {
       const CXXMethodDecl* op = lambda->getCallOperator();
-      auto locals = match(stmt(forEachDescendant(varDecl(hasLocalStorage()).bind("v"))), *owner->getBody(), ast());
+      auto locals = match(stmt(forEachDescendant(varDecl(hasLocalStorage()).bind("v"))),
+                          *owner->getBody(), ast());
       for (const BoundNodes& b : locals) {
         const auto* v = b.getNodeAs<VarDecl>("v");
         const CXXRecordDecl* rd = v ? v->getType()->getAsCXXRecordDecl() : nullptr;
-        if (!rd || isa<ParmVarDecl>(v) || v->getType()->isReferenceType() || !rd->hasDefinition()) continue;
+        if (!rd || isa<ParmVarDecl>(v) || v->getType()->isReferenceType() || !rd->hasDefinition())
+          continue;
         const CXXDestructorDecl* dtor = rd->getDestructor();
         if (dtor && Invokes(dtor, op->getParent(), 0)) {
           deferred = true;
@@ -374,7 +387,8 @@ class CleanupOnCancellableContextCheck : public Check {
   }
 
   std::string Text(SourceRange r) {
-    return std::string(Lexer::getSourceText(CharSourceRange::getTokenRange(r), sm(), ast().getLangOpts()));
+    return std::string(
+        Lexer::getSourceText(CharSourceRange::getTokenRange(r), sm(), ast().getLangOpts()));
   }
 
   bool calls_built_ = false;
@@ -387,17 +401,17 @@ class CleanupOnCancellableContextCheck : public Check {
 }  // namespace
 
 CheckRegistration CleanupOnCancellableContextCheckRegistration() {
-  return RegisterCheck<CleanupOnCancellableContextCheck>({
-      "tether-cleanup-on-cancellable-context",
-      "Cleanup runs on a context that a timeout or cancel may already have ended.",
-      "A cleanup call (a model cleanup_calls name: Destroy*, Cleanup*, Close*, Remove*, ...; or "
-      "any call in a scope guard or a destructor) is passed a context derived by WithTimeout, "
-      "WithDeadline, WithCancel or TaskGroup::WithContext in the same function, or in a caller "
-      "in the same TU. When the deadline passes or the cancel runs, the cleanup fails at once or "
-      "is cut short: Vela's DestroyBuild after the build timeout.",
-      "Run cleanup on WithoutCancel(ctx) with a deadline of its own: "
-      "WithTimeout(WithoutCancel(ctx), d), justified with // tether:detached(<why>).",
-      "medium"});
+  return RegisterCheck<CleanupOnCancellableContextCheck>(
+      {"tether-cleanup-on-cancellable-context",
+       "Cleanup runs on a context that a timeout or cancel may already have ended.",
+       "A cleanup call (a model cleanup_calls name: Destroy*, Cleanup*, Close*, Remove*, ...; or "
+       "any call in a scope guard or a destructor) is passed a context derived by WithTimeout, "
+       "WithDeadline, WithCancel or TaskGroup::WithContext in the same function, or in a caller "
+       "in the same TU. When the deadline passes or the cancel runs, the cleanup fails at once or "
+       "is cut short: Vela's DestroyBuild after the build timeout.",
+       "Run cleanup on WithoutCancel(ctx) with a deadline of its own: "
+       "WithTimeout(WithoutCancel(ctx), d), justified with // tether:detached(<why>).",
+       "medium"});
 }
 
 }  // namespace tether::check

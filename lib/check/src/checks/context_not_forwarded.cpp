@@ -86,7 +86,9 @@ class ContextNotForwardedCheck : public Check {
 
   // An overload of callee, or callee+suffix, in the same scope that takes a context.
   // The same call with a context added (ast_util: FindContextSibling).
-  const FunctionDecl* FindSibling(const FunctionDecl* callee) { return FindContextSibling(callee, model()); }
+  const FunctionDecl* FindSibling(const FunctionDecl* callee) {
+    return FindContextSibling(callee, model());
+  }
 
   void ReportSibling(const CallExpr* call, const FunctionDecl* callee, const FunctionDecl* sibling,
                      const std::vector<ReachableContext>& reachable) {
@@ -116,15 +118,14 @@ class ContextNotForwardedCheck : public Check {
 extern const char kContextNotForwardedCheckName[] = "tether-context-not-forwarded";
 
 CheckRegistration ContextNotForwardedCheckRegistration() {
-  return RegisterCheck<ContextNotForwardedCheck>({
-      kContextNotForwardedCheckName,
-      "A call drops the context the caller has.",
-      "The callee has an overload or a sibling (X / XWithContext) that takes a context, or it "
-      "takes none but creates a root context itself (directly or through the functions it "
-      "calls, up to a bounded depth). The callee's work cannot be cancelled by the caller.",
-      "Call the overload that takes the context, or give the callee a context parameter and "
-      "pass it on.",
-      "medium"});
+  return RegisterCheck<ContextNotForwardedCheck>(
+      {kContextNotForwardedCheckName, "A call drops the context the caller has.",
+       "The callee has an overload or a sibling (X / XWithContext) that takes a context, or it "
+       "takes none but creates a root context itself (directly or through the functions it "
+       "calls, up to a bounded depth). The callee's work cannot be cancelled by the caller.",
+       "Call the overload that takes the context, or give the callee a context parameter and "
+       "pass it on.",
+       "medium"});
 }
 
 }  // namespace tether::check

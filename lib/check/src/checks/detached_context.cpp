@@ -22,15 +22,17 @@ class DetachedContextCheck : public Check {
     std::vector<StringRef> roots(model().root_factories.begin(), model().root_factories.end());
     auto in_function = forCallable(functionDecl().bind("fn"));
     if (!roots.empty())
-      finder->addMatcher(callExpr(callee(functionDecl(hasAnyName(roots))), in_function).bind("root"), this);
+      finder->addMatcher(
+          callExpr(callee(functionDecl(hasAnyName(roots))), in_function).bind("root"), this);
     if (model().default_constructed_context_is_root)
-      finder->addMatcher(cxxTemporaryObjectExpr(argumentCountIs(0), in_function).bind("root"), this);
+      finder->addMatcher(cxxTemporaryObjectExpr(argumentCountIs(0), in_function).bind("root"),
+                         this);
     std::vector<StringRef> sources(model().root_sources.begin(), model().root_sources.end());
     sources.insert(sources.end(), model().root_spawns.begin(), model().root_spawns.end());
     if (!sources.empty())
       finder->addMatcher(varDecl(hasLocalStorage(), unless(parmVarDecl()),
-                                 hasType(hasUnqualifiedDesugaredType(
-                                     recordType(hasDeclaration(cxxRecordDecl(hasAnyName(sources)))))))
+                                 hasType(hasUnqualifiedDesugaredType(recordType(
+                                     hasDeclaration(cxxRecordDecl(hasAnyName(sources)))))))
                              .bind("source"),
                          this);
   }
@@ -56,7 +58,8 @@ class DetachedContextCheck : public Check {
     if (reachable.size() > 1) msg += " (and " + std::to_string(reachable.size() - 1) + " more)";
     msg += IsStdContext(root->getType())
                ? "; pass it on, or say why it must not stop with a tether:detached(<why>) comment"
-               : "; pass it on, or detach visibly with WithoutCancel and a tether:detached(<why>) comment";
+               : "; pass it on, or detach visibly with WithoutCancel and a tether:detached(<why>) "
+                 "comment";
     Finding* f = diag(root->getBeginLoc(), msg);
     if (!f) return;
     for (const ReachableContext& r : reachable)
@@ -73,7 +76,8 @@ class DetachedContextCheck : public Check {
   void CheckRootSource(const VarDecl* v) {
     const auto* fn = dyn_cast<FunctionDecl>(v->getDeclContext());
     if (!fn || !fn->hasBody() || MayCreateRoots(fn, model()) || InTemplateInstantiation(fn)) return;
-    const auto* ctor = v->getInit() ? dyn_cast<CXXConstructExpr>(v->getInit()->IgnoreImplicit()) : nullptr;
+    const auto* ctor =
+        v->getInit() ? dyn_cast<CXXConstructExpr>(v->getInit()->IgnoreImplicit()) : nullptr;
     if (!ctor) return;
     unsigned args = 0;
     for (const Expr* a : ctor->arguments()) args += !isa<CXXDefaultArgExpr>(a);
@@ -89,11 +93,13 @@ class DetachedContextCheck : public Check {
     const std::string name = v->getNameAsString();
     const std::string link = model().link_types.empty() ? "a stop callback" : model().link_types[0];
     const std::string what = source ? "stop source '" + name + "'" : "thread '" + name + "'";
-    Finding* f = diag(v->getLocation(),
-                      what + " in '" + DisplayName(fn) + "' has a stop state of its own, not linked to context '" +
-                          reachable[0].spelling + "': a stop requested on '" + reachable[0].spelling +
-                          "' never reaches it; link them with " + link + " (a callback that calls " + name +
-                          ".request_stop()), or say why with a tether:detached(<why>) comment");
+    Finding* f =
+        diag(v->getLocation(),
+             what + " in '" + DisplayName(fn) +
+                 "' has a stop state of its own, not linked to context '" + reachable[0].spelling +
+                 "': a stop requested on '" + reachable[0].spelling +
+                 "' never reaches it; link them with " + link + " (a callback that calls " + name +
+                 ".request_stop()), or say why with a tether:detached(<why>) comment");
     if (!f) return;
     for (const ReachableContext& r : reachable)
       note(f, r.where, "context '" + r.spelling + "' is reachable here (" + r.how + ")");
@@ -101,11 +107,11 @@ class DetachedContextCheck : public Check {
 
   // fn calls v.join().
   bool Joins(const VarDecl* v, const FunctionDecl* fn) {
-    auto joins = match(stmt(forEachDescendant(
-                           cxxMemberCallExpr(on(declRefExpr(to(varDecl(equalsNode(v))))),
-                                             callee(cxxMethodDecl(hasName("join"))))
-                               .bind("j"))),
-                       *fn->getBody(), ast());
+    auto joins =
+        match(stmt(forEachDescendant(cxxMemberCallExpr(on(declRefExpr(to(varDecl(equalsNode(v))))),
+                                                       callee(cxxMethodDecl(hasName("join"))))
+                                         .bind("j"))),
+              *fn->getBody(), ast());
     return !joins.empty();
   }
 
@@ -148,15 +154,17 @@ class DetachedContextCheck : public Check {
       reachable = ReachableContexts(owner, model());
     }
     if (reachable.empty()) return;
-    Finding* f = diag(root->getBeginLoc(),
-                      "root context '" + shown + "' created in '" + DisplayName(fn) +
-                          "', a lambda returned from '" + DisplayName(owner) + "', which has context '" +
-                          reachable[0].spelling + "'; capture it and pass it on, or detach visibly "
-                          "with WithoutCancel and a tether:detached(<why>) comment");
+    Finding* f =
+        diag(root->getBeginLoc(), "root context '" + shown + "' created in '" + DisplayName(fn) +
+                                      "', a lambda returned from '" + DisplayName(owner) +
+                                      "', which has context '" + reachable[0].spelling +
+                                      "'; capture it and pass it on, or detach visibly "
+                                      "with WithoutCancel and a tether:detached(<why>) comment");
     if (!f) return;
     for (const ReachableContext& r : reachable)
-      note(f, r.where, "context '" + r.spelling + "' is reachable here (" + r.how + " of '" +
-                           DisplayName(owner) + "')");
+      note(f, r.where,
+           "context '" + r.spelling + "' is reachable here (" + r.how + " of '" +
+               DisplayName(owner) + "')");
   }
 
   // Is the lambda whose closure type is closure the operand of a return?
@@ -169,8 +177,8 @@ class DetachedContextCheck : public Check {
     for (int depth = 0; depth < 8 && !parents.empty(); ++depth) {
       if (parents[0].get<ReturnStmt>()) return true;
       const Expr* e = parents[0].get<Expr>();
-      if (!e || !(isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups,
-                      CXXConstructExpr, CXXFunctionalCastExpr, ParenExpr>(e)))
+      if (!e || !(isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+                      ExprWithCleanups, CXXConstructExpr, CXXFunctionalCastExpr, ParenExpr>(e)))
         return false;
       parents = ast().getParents(*e);
     }
@@ -195,16 +203,15 @@ class DetachedContextCheck : public Check {
 }  // namespace
 
 CheckRegistration DetachedContextCheckRegistration() {
-  return RegisterCheck<DetachedContextCheck>({
-      "tether-detached-context",
-      "A root context is created where a context is already reachable.",
-      "A function that can reach a context (a parameter, a captured variable, a member, or a "
-      "context carried by a request-like object) creates a fresh root (Background(), TODO(), a "
-      "default-constructed context) instead. Work started with it is not cancelled with the "
-      "caller's work: the zombie tasks of the Vela worker issue.",
-      "Pass the reachable context on. If the work must outlive the caller, detach visibly with "
-      "WithoutCancel(ctx) and say why in a // tether:detached(<why>) comment.",
-      "high"});
+  return RegisterCheck<DetachedContextCheck>(
+      {"tether-detached-context", "A root context is created where a context is already reachable.",
+       "A function that can reach a context (a parameter, a captured variable, a member, or a "
+       "context carried by a request-like object) creates a fresh root (Background(), TODO(), a "
+       "default-constructed context) instead. Work started with it is not cancelled with the "
+       "caller's work: the zombie tasks of the Vela worker issue.",
+       "Pass the reachable context on. If the work must outlive the caller, detach visibly with "
+       "WithoutCancel(ctx) and say why in a // tether:detached(<why>) comment.",
+       "high"});
 }
 
 }  // namespace tether::check

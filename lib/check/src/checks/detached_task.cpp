@@ -19,11 +19,13 @@ class DetachedTaskCheck : public Check {
   void registerMatchers(MatchFinder* finder) override {
     std::vector<StringRef> spawns(model().detached_spawns.begin(), model().detached_spawns.end());
     if (spawns.empty()) return;
-    finder->addMatcher(callExpr(callee(functionDecl(hasAnyName(spawns)).bind("spawn"))).bind("call"), this);
+    finder->addMatcher(
+        callExpr(callee(functionDecl(hasAnyName(spawns)).bind("spawn"))).bind("call"), this);
     // A call of a method that may be a detach wrapper (decided in check()).
-    finder->addMatcher(cxxMemberCallExpr(callee(cxxMethodDecl(unless(isStaticStorageClass())).bind("method")))
-                           .bind("member_call"),
-                       this);
+    finder->addMatcher(
+        cxxMemberCallExpr(callee(cxxMethodDecl(unless(isStaticStorageClass())).bind("method")))
+            .bind("member_call"),
+        this);
   }
 
   void check(const MatchFinder::MatchResult& result) override {
@@ -37,10 +39,11 @@ class DetachedTaskCheck : public Check {
     if (!call || !spawn) return;
     // A wrapper detaches on its caller's behalf: each call of it is the
     // decision, and is reported there instead.
-    if (const auto* fn = dyn_cast_or_null<CXXMethodDecl>(EnclosingFunction(call)); fn && WrapperDetach(fn) == call)
+    if (const auto* fn = dyn_cast_or_null<CXXMethodDecl>(EnclosingFunction(call));
+        fn && WrapperDetach(fn) == call)
       return;
-    diag(NameLoc(call), "detached task: '" + QualifiedName(spawn) + "' starts work that nobody waits for; " +
-                            Remedy(spawn));
+    diag(NameLoc(call), "detached task: '" + QualifiedName(spawn) +
+                            "' starts work that nobody waits for; " + Remedy(spawn));
   }
 
  private:
@@ -57,7 +60,8 @@ class DetachedTaskCheck : public Check {
 
   static SourceLocation NameLoc(const CallExpr* call) {
     if (const auto* mc = dyn_cast<CXXMemberCallExpr>(call))
-      if (const auto* me = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens())) return me->getMemberLoc();
+      if (const auto* me = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens()))
+        return me->getMemberLoc();
     return call->getBeginLoc();
   }
 
@@ -89,7 +93,8 @@ class DetachedTaskCheck : public Check {
       if (!s || found || isa<LambdaExpr>(s)) return;
       if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
         const FunctionDecl* callee = mc->getDirectCallee();
-        const auto* me = dyn_cast_or_null<MemberExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts());
+        const auto* me =
+            dyn_cast_or_null<MemberExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts());
         if (callee && me && isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()) &&
             ApiModel::Contains(model().detached_spawns, QualifiedName(callee)))
           found = mc;
@@ -100,13 +105,15 @@ class DetachedTaskCheck : public Check {
     return wrappers_[method] = found;
   }
 
-  void ReportWrapperCall(const CXXMemberCallExpr* call, const CXXMethodDecl* method, const CallExpr* inner) {
+  void ReportWrapperCall(const CXXMemberCallExpr* call, const CXXMethodDecl* method,
+                         const CallExpr* inner) {
     // The wrapper's own calls of itself or of its class's methods (a
     // destructor calling detach()) answer for the object, not for a caller.
     if (isa<CXXThisExpr>(call->getImplicitObjectArgument()->IgnoreParenImpCasts())) return;
     Finding* f = diag(NameLoc(call), "detached task: '" + QualifiedName(method) +
                                          "' detaches the thread its object owns, on this caller's "
-                                         "behalf; nobody waits for it: " + Remedy(inner->getDirectCallee()));
+                                         "behalf; nobody waits for it: " +
+                                         Remedy(inner->getDirectCallee()));
     if (!f) return;
     note(f, NameLoc(inner), "'" + QualifiedName(method) + "' detaches it here");
   }
@@ -117,14 +124,13 @@ class DetachedTaskCheck : public Check {
 }  // namespace
 
 CheckRegistration DetachedTaskCheckRegistration() {
-  return RegisterCheck<DetachedTaskCheck>({
-      "tether-detached-task",
-      "A detached task is started without a justification.",
-      "tether::Go or std::thread::detach starts work that nobody joins. That is sometimes right, "
-      "but it must be a visible, explained decision.",
-      "Give the task an owner (a TaskGroup that is waited for), or justify the detach with "
-      "// tether:detached(<why>) on the line or the line above.",
-      "high"});
+  return RegisterCheck<DetachedTaskCheck>(
+      {"tether-detached-task", "A detached task is started without a justification.",
+       "tether::Go or std::thread::detach starts work that nobody joins. That is sometimes right, "
+       "but it must be a visible, explained decision.",
+       "Give the task an owner (a TaskGroup that is waited for), or justify the detach with "
+       "// tether:detached(<why>) on the line or the line above.",
+       "high"});
 }
 
 }  // namespace tether::check

@@ -25,7 +25,8 @@ class JustificationCheck : public Check {
     const SourceManager& sm = ast.getSourceManager();
     const TuContext::FileInfo& info = tu().Info(sm, sm.getMainFileID());
     for (const Justification& j : info.markers) {
-      bool names_tether = j.marker == "tether:detached" || j.checks.find("tether-") != std::string::npos;
+      bool names_tether =
+          j.marker == "tether:detached" || j.checks.find("tether-") != std::string::npos;
       bool region = j.marker == "NOLINTBEGIN" || j.marker == "NOLINTEND";
       // An unmatched bare region marker (BEGIN or END with no check list) is
       // clang-tidy's to report as well as ours.
@@ -39,7 +40,8 @@ class JustificationCheck : public Check {
       f.offset = 0;
       if (j.line <= info.lines.size()) {
         f.line_text = std::string(info.lines[j.line - 1]);
-        f.offset = static_cast<unsigned>(info.lines[j.line - 1].data() - info.lines[0].data()) + j.col - 1;
+        f.offset =
+            static_cast<unsigned>(info.lines[j.line - 1].data() - info.lines[0].data()) + j.col - 1;
       }
       if (unmatched)  // clang-tidy's wording
         f.message = j.marker == "NOLINTBEGIN"
@@ -59,13 +61,12 @@ class JustificationCheck : public Check {
 extern const char kJustificationCheckName[] = "tether-justification";
 
 CheckRegistration JustificationCheckRegistration() {
-  return RegisterCheck<JustificationCheck>({
-      kJustificationCheckName,
-      "A suppression or detach marker gives no reason.",
-      "A tether:detached() marker or a NOLINT(tether-...) suppression with an empty reason "
-      "silences a check without explaining why.",
-      "Write the reason inside tether:detached(<why>) or after the NOLINT(...) marker.",
-      "very-high"});
+  return RegisterCheck<JustificationCheck>(
+      {kJustificationCheckName, "A suppression or detach marker gives no reason.",
+       "A tether:detached() marker or a NOLINT(tether-...) suppression with an empty reason "
+       "silences a check without explaining why.",
+       "Write the reason inside tether:detached(<why>) or after the NOLINT(...) marker.",
+       "very-high"});
 }
 
 }  // namespace tether::check

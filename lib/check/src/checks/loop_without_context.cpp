@@ -22,8 +22,8 @@ class LoopWithoutContextCheck : public Check {
 
   void registerMatchers(MatchFinder* finder) override {
     auto loop = stmt(anyOf(whileStmt(), forStmt(), doStmt(), cxxForRangeStmt()));
-    finder->addMatcher(callExpr(hasAncestor(loop), forCallable(functionDecl().bind("fn"))).bind("call"),
-                       this);
+    finder->addMatcher(
+        callExpr(hasAncestor(loop), forCallable(functionDecl().bind("fn"))).bind("call"), this);
   }
 
   void check(const MatchFinder::MatchResult& result) override {
@@ -62,14 +62,17 @@ class LoopWithoutContextCheck : public Check {
     }
 
     std::string message = "blocking call in a loop that never reads context '" + ctx + "': ";
-    std::string tail = ", and the loop has no bound; it keeps running after '" + ctx + "' is cancelled";
-    std::string loop_note = "this loop has no constant bound and does not check '" + ctx +
-                            "' (" + HowToReadContext(ctx, context.type) + " or pass '" + ctx + "' to the blocking call)";
+    std::string tail =
+        ", and the loop has no bound; it keeps running after '" + ctx + "' is cancelled";
+    std::string loop_note = "this loop has no constant bound and does not check '" + ctx + "' (" +
+                            HowToReadContext(ctx, context.type) + " or pass '" + ctx +
+                            "' to the blocking call)";
     if (!direct && !def) {
       BlockCandidate c;
-      if (!tu().MakeFinding(sm(), name(), CalleeLoc(call), message + "'" + DisplayName(callee) +
-                                                              "' blocks in another translation unit" + tail,
-                            &c.finding))
+      if (!tu().MakeFinding(
+              sm(), name(), CalleeLoc(call),
+              message + "'" + DisplayName(callee) + "' blocks in another translation unit" + tail,
+              &c.finding))
         return;
       c.finding.notes.push_back(tu().MakeNote(sm(), loop->getBeginLoc(), loop_note));
       c.finding.notes.push_back(tu().MakeNote(sm(), CalleeLoc(call), "the loop blocks here"));
@@ -153,13 +156,15 @@ class LoopWithoutContextCheck : public Check {
 
   // Somewhere in fn, v = <a token read from a local object>.
   bool AssignedFromOwnedObject(const VarDecl* v, const FunctionDecl* fn) {
-    auto assigns = match(stmt(forEachDescendant(
-                             cxxOperatorCallExpr(hasOverloadedOperatorName("="),
-                                                 hasArgument(0, declRefExpr(to(varDecl(equalsNode(v))))))
-                                 .bind("a"))),
-                         *fn->getBody(), ast());
+    auto assigns =
+        match(stmt(forEachDescendant(
+                  cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                                      hasArgument(0, declRefExpr(to(varDecl(equalsNode(v))))))
+                      .bind("a"))),
+              *fn->getBody(), ast());
     for (const BoundNodes& b : assigns)
-      if (const auto* a = b.getNodeAs<CXXOperatorCallExpr>("a"); a && a->getNumArgs() == 2 && FromOwnedObject(a->getArg(1)))
+      if (const auto* a = b.getNodeAs<CXXOperatorCallExpr>("a");
+          a && a->getNumArgs() == 2 && FromOwnedObject(a->getArg(1)))
         return true;
     return false;
   }
@@ -170,8 +175,10 @@ class LoopWithoutContextCheck : public Check {
     if (const auto* ctor = dyn_cast<CXXConstructExpr>(e); ctor && ctor->getNumArgs() == 1)
       e = ctor->getArg(0)->IgnoreImplicit();
     const Expr* base = nullptr;
-    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(e)) base = mc->getImplicitObjectArgument();
-    else if (const auto* me = dyn_cast<MemberExpr>(e)) base = me->getBase();
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(e))
+      base = mc->getImplicitObjectArgument();
+    else if (const auto* me = dyn_cast<MemberExpr>(e))
+      base = me->getBase();
     if (!base) return false;
     const auto* ref = dyn_cast<DeclRefExpr>(base->IgnoreParenImpCasts());
     const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
@@ -194,17 +201,17 @@ class LoopWithoutContextCheck : public Check {
 }  // namespace
 
 CheckRegistration LoopWithoutContextCheckRegistration() {
-  return RegisterCheck<LoopWithoutContextCheck>({
-      "tether-loop-without-context",
-      "A loop blocks without a bound and never reads the context it has.",
-      "A loop with a blocking call that passes no context (a sleep, a condition-variable wait, "
-      "Recv without a context, a model-listed blocking call, or the context-less X of an "
-      "X/XWithContext pair), in a function that can reach a context, where nothing in the loop "
-      "reads the context and the loop has no constant bound. Cancelling the context does not "
-      "end it: Go's wait.ExponentialBackoff where ExponentialBackoffWithContext was meant.",
-      "Check ctx.Err() in the loop, pass the context to the blocking call (or call its "
-      "context-taking sibling), or wait on ctx.Done() together with the timer (tether::Select).",
-      "medium"});
+  return RegisterCheck<LoopWithoutContextCheck>(
+      {"tether-loop-without-context",
+       "A loop blocks without a bound and never reads the context it has.",
+       "A loop with a blocking call that passes no context (a sleep, a condition-variable wait, "
+       "Recv without a context, a model-listed blocking call, or the context-less X of an "
+       "X/XWithContext pair), in a function that can reach a context, where nothing in the loop "
+       "reads the context and the loop has no constant bound. Cancelling the context does not "
+       "end it: Go's wait.ExponentialBackoff where ExponentialBackoffWithContext was meant.",
+       "Check ctx.Err() in the loop, pass the context to the blocking call (or call its "
+       "context-taking sibling), or wait on ctx.Done() together with the timer (tether::Select).",
+       "medium"});
 }
 
 }  // namespace tether::check

@@ -23,7 +23,8 @@ class LostCancelCheck : public Check {
     finder->addMatcher(lambdaExpr().bind("lambda"), this);
     std::vector<StringRef> derivations(model().derivations.begin(), model().derivations.end());
     if (!derivations.empty())
-      finder->addMatcher(callExpr(callee(functionDecl(hasAnyName(derivations)))).bind("derive"), this);
+      finder->addMatcher(callExpr(callee(functionDecl(hasAnyName(derivations)))).bind("derive"),
+                         this);
   }
 
   void check(const MatchFinder::MatchResult& result) override {
@@ -32,24 +33,28 @@ class LostCancelCheck : public Check {
       return;
     }
     const FunctionDecl* fn = result.Nodes.getNodeAs<FunctionDecl>("fn");
-    if (const auto* lambda = result.Nodes.getNodeAs<LambdaExpr>("lambda")) fn = lambda->getCallOperator();
+    if (const auto* lambda = result.Nodes.getNodeAs<LambdaExpr>("lambda"))
+      fn = lambda->getCallOperator();
     // A template is analysed in its definition (as written, so a member of a
     // class template is checked even if nothing instantiates it) and in each
     // instantiation (where dependent derivations and default captures are
     // resolved); a leak is reported once, at its spelling location.
     if (!fn || !fn->hasBody() || !done_.insert(fn).second) return;
-    if (sm().isInSystemHeader(fn->getLocation()) || fn->isMain()) return;  // the process exit cancels
+    if (sm().isInSystemHeader(fn->getLocation()) || fn->isMain())
+      return;  // the process exit cancels
     std::vector<Obligation> cancels = CollectObligations(fn, model(), false, true);
     if (cancels.empty()) return;
     for (const Leak& leak : FindLeaks(fn, ast(), cancels)) {
       const Obligation& o = cancels[leak.obligation];
       std::string var = o.Name();
       Finding* f = diag(leak.armed_at.isValid() ? leak.armed_at : o.decl->getLocation(),
-                        "the cancel function '" + var + "' is not called on every path (possible "
-                        "context leak); call it when the work under its context is done");
+                        "the cancel function '" + var +
+                            "' is not called on every path (possible "
+                            "context leak); call it when the work under its context is done");
       if (!f) continue;
-      note(f, leak.exit_at, leak.by_throw ? "a throw here leaves the function without calling '" + var + "'"
-                                          : "this path reaches the end of the scope without calling '" + var + "'");
+      note(f, leak.exit_at,
+           leak.by_throw ? "a throw here leaves the function without calling '" + var + "'"
+                         : "this path reaches the end of the scope without calling '" + var + "'");
     }
   }
 
@@ -78,9 +83,9 @@ class LostCancelCheck : public Check {
         discarded = me->getBase()->IgnoreImplicit() == cast<Expr>(child)->IgnoreImplicit() &&
                     !IsCancelType(me->getType(), model());
       if (discarded)
-        diag(derive->getBeginLoc(), "the cancel function returned by '" +
-                                        QualifiedName(derive->getDirectCallee()) +
-                                        "' is discarded; keep it and call it when the work is done");
+        diag(derive->getBeginLoc(),
+             "the cancel function returned by '" + QualifiedName(derive->getDirectCallee()) +
+                 "' is discarded; keep it and call it when the work is done");
       return;
     }
   }
@@ -91,15 +96,14 @@ class LostCancelCheck : public Check {
 }  // namespace
 
 CheckRegistration LostCancelCheckRegistration() {
-  return RegisterCheck<LostCancelCheck>({
-      "tether-lost-cancel",
-      "A cancel function is not called on every path.",
-      "The CancelFunc returned by WithCancel/WithTimeout/WithDeadline is not used on every path "
-      "to the end of its scope (go vet's lostcancel). Until it is called, the derived context "
-      "and its timer stay attached to the parent.",
-      "Call the cancel function on every path, usually with a scope guard right after the "
-      "derivation.",
-      "medium"});
+  return RegisterCheck<LostCancelCheck>(
+      {"tether-lost-cancel", "A cancel function is not called on every path.",
+       "The CancelFunc returned by WithCancel/WithTimeout/WithDeadline is not used on every path "
+       "to the end of its scope (go vet's lostcancel). Until it is called, the derived context "
+       "and its timer stay attached to the parent.",
+       "Call the cancel function on every path, usually with a scope guard right after the "
+       "derivation.",
+       "medium"});
 }
 
 }  // namespace tether::check

@@ -20,8 +20,8 @@ class TaskIgnoresContextCheck : public Check {
     std::vector<StringRef> spawns(model().task_spawns.begin(), model().task_spawns.end());
     if (spawns.empty()) return;
     finder->addMatcher(callExpr(callee(functionDecl(hasAnyName(spawns)))).bind("spawn"), this);
-    finder->addMatcher(cxxConstructExpr(hasDeclaration(functionDecl(hasAnyName(spawns)))).bind("spawn"),
-                       this);
+    finder->addMatcher(
+        cxxConstructExpr(hasDeclaration(functionDecl(hasAnyName(spawns)))).bind("spawn"), this);
   }
 
   void check(const MatchFinder::MatchResult& result) override {
@@ -81,11 +81,13 @@ class TaskIgnoresContextCheck : public Check {
     if (std_words && ctx_name == "the context parameter") ctx_name = "the stop_token parameter";
     const std::string message =
         std_words ? "task started here has stop_token '" + ctx_name +
-                        "' but never reads it (no stop_requested(), no stop_callback, never passes it on) "
+                        "' but never reads it (no stop_requested(), no stop_callback, never passes "
+                        "it on) "
                         "while it blocks; it keeps running after a stop is requested"
                   : "task started here has context '" + ctx_name +
                         "' but never reads it (no Done/Err/Value, never passes it on) "
-                        "while it blocks; it keeps running after '" + ctx_name + "' is cancelled";
+                        "while it blocks; it keeps running after '" +
+                        ctx_name + "' is cancelled";
     if (!blocks) {
       // Whether it blocks is decided from the facts of the callees' TUs.
       for (const ExternalCall& x : external) {
@@ -123,8 +125,9 @@ class TaskIgnoresContextCheck : public Check {
       note(f, path.at->getBeginLoc(), who + " blocks here: " + path.why);
       return;
     }
-    note(f, path.at->getBeginLoc(), who + " blocks here: '" + path.chain.front() +
-                                         "' blocks without a context (" + path.Chain() + ")");
+    note(f, path.at->getBeginLoc(),
+         who + " blocks here: '" + path.chain.front() + "' blocks without a context (" +
+             path.Chain() + ")");
     note(f, path.primitive->getBeginLoc(), path.why);
   }
 
@@ -135,7 +138,8 @@ class TaskIgnoresContextCheck : public Check {
 
   static SourceLocation SpawnLoc(const Expr* spawn) {
     if (const auto* mc = dyn_cast<CXXMemberCallExpr>(spawn))
-      if (const auto* me = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens())) return me->getMemberLoc();
+      if (const auto* me = dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens()))
+        return me->getMemberLoc();
     if (const auto* call = dyn_cast<CallExpr>(spawn))
       if (const auto* dre = dyn_cast<DeclRefExpr>(call->getCallee()->IgnoreParenImpCasts()))
         return dre->getBeginLoc();
@@ -148,17 +152,16 @@ class TaskIgnoresContextCheck : public Check {
 }  // namespace
 
 CheckRegistration TaskIgnoresContextCheckRegistration() {
-  return RegisterCheck<TaskIgnoresContextCheck>({
-      "tether-task-ignores-context",
-      "A task has a context but never reads it while it blocks.",
-      "A task (TaskGroup::Go, tether::Go, AfterFunc, a std::thread or std::jthread lambda) is "
-      "given a context or can capture one, but neither its body nor the same-TU functions it "
-      "calls read it (no Done/Err/Value, never passed on), while it blocks: it reads a pipe or "
-      "stream, waits, sleeps or loops without a bound. Cancelling the context does not stop it: "
-      "the log goroutine of Vela's TailContainer.",
-      "Read the context in the task: pass it to the blocking call, wait on ctx.Done() together "
-      "with the other source (tether::Select), or check ctx.Err() in the loop.",
-      "medium"});
+  return RegisterCheck<TaskIgnoresContextCheck>(
+      {"tether-task-ignores-context", "A task has a context but never reads it while it blocks.",
+       "A task (TaskGroup::Go, tether::Go, AfterFunc, a std::thread or std::jthread lambda) is "
+       "given a context or can capture one, but neither its body nor the same-TU functions it "
+       "calls read it (no Done/Err/Value, never passed on), while it blocks: it reads a pipe or "
+       "stream, waits, sleeps or loops without a bound. Cancelling the context does not stop it: "
+       "the log goroutine of Vela's TailContainer.",
+       "Read the context in the task: pass it to the blocking call, wait on ctx.Done() together "
+       "with the other source (tether::Select), or check ctx.Err() in the loop.",
+       "medium"});
 }
 
 }  // namespace tether::check

@@ -25,7 +25,8 @@ class UnwaitedGroupCheck : public Check {
 
   void check(const MatchFinder::MatchResult& result) override {
     const FunctionDecl* fn = result.Nodes.getNodeAs<FunctionDecl>("fn");
-    if (const auto* lambda = result.Nodes.getNodeAs<LambdaExpr>("lambda")) fn = lambda->getCallOperator();
+    if (const auto* lambda = result.Nodes.getNodeAs<LambdaExpr>("lambda"))
+      fn = lambda->getCallOperator();
     // A template is analysed in its definition (as written, so a member of a
     // class template is checked even if nothing instantiates it) and in each
     // instantiation (where dependent derivations and default captures are
@@ -38,17 +39,22 @@ class UnwaitedGroupCheck : public Check {
       const Obligation& o = groups[leak.obligation];
       std::string var = o.Name();
       const std::string& join = o.group->join.front();
-      const std::string message =
-          o.container ? "a thread put into '" + var + "' here is not joined on every path (a joinable " +
-                            "thread destroyed with it calls std::terminate); " + join + " each one (for (auto& t : " +
-                            var + ") t." + join + "();) before '" + var + "' goes out of scope"
-                      : "task group '" + var + "' starts a task here but is not waited for on "
-                        "every path; call " + var + "." + join + "() before it goes out of scope";
+      const std::string message = o.container
+                                      ? "a thread put into '" + var +
+                                            "' here is not joined on every path (a joinable " +
+                                            "thread destroyed with it calls std::terminate); " +
+                                            join + " each one (for (auto& t : " + var + ") t." +
+                                            join + "();) before '" + var + "' goes out of scope"
+                                      : "task group '" + var +
+                                            "' starts a task here but is not waited for on "
+                                            "every path; call " +
+                                            var + "." + join + "() before it goes out of scope";
       Finding* f = diag(leak.armed_at.isValid() ? leak.armed_at : o.decl->getLocation(), message);
       if (!f) continue;
-      note(f, leak.exit_at, leak.by_throw ? "a throw here leaves '" + var + "' without " + join + "()"
-                                          : "'" + var + "' may reach the end of its scope here without " +
-                                                join + "()");
+      note(f, leak.exit_at,
+           leak.by_throw
+               ? "a throw here leaves '" + var + "' without " + join + "()"
+               : "'" + var + "' may reach the end of its scope here without " + join + "()");
     }
   }
 
@@ -59,15 +65,14 @@ class UnwaitedGroupCheck : public Check {
 }  // namespace
 
 CheckRegistration UnwaitedGroupCheckRegistration() {
-  return RegisterCheck<UnwaitedGroupCheck>({
-      "tether-unwaited-group",
-      "A task group spawns a task but is not waited for on every path.",
-      "A TaskGroup (or another modelled group) that spawns on some path is not joined on every "
-      "path out of its scope (early returns and throws included). Its tasks outlive the code "
-      "that owns them. A group that escapes (returned, moved, passed on, captured by a lambda) "
-      "is its new owner's responsibility.",
-      "Call Wait() on every path, for example once after the last spawn and before any return.",
-      "medium"});
+  return RegisterCheck<UnwaitedGroupCheck>(
+      {"tether-unwaited-group", "A task group spawns a task but is not waited for on every path.",
+       "A TaskGroup (or another modelled group) that spawns on some path is not joined on every "
+       "path out of its scope (early returns and throws included). Its tasks outlive the code "
+       "that owns them. A group that escapes (returned, moved, passed on, captured by a lambda) "
+       "is its new owner's responsibility.",
+       "Call Wait() on every path, for example once after the last spawn and before any return.",
+       "medium"});
 }
 
 }  // namespace tether::check

@@ -149,8 +149,8 @@ Context TODO();
 // when its own cancel (or deadline) fires, whichever is first.
 ContextAndCancel WithCancel(const Context& parent,
                             std::source_location loc = std::source_location::current());
-ContextAndCancelCause WithCancelCause(
-    const Context& parent, std::source_location loc = std::source_location::current());
+ContextAndCancelCause WithCancelCause(const Context& parent,
+                                      std::source_location loc = std::source_location::current());
 // The deadline is min(parent's deadline, d).
 ContextAndCancel WithDeadline(const Context& parent, TimePoint d,
                               std::source_location loc = std::source_location::current());

@@ -22,12 +22,12 @@ namespace tether::hooks {
 enum class ContextKind : unsigned char {
   kBackground,
   kTODO,
-  kCancel,       // WithCancel / WithCancelCause
-  kDeadline,     // WithDeadline / WithTimeout
-  kValue,        // WithValue
+  kCancel,    // WithCancel / WithCancelCause
+  kDeadline,  // WithDeadline / WithTimeout
+  kValue,     // WithValue
   kWithoutCancel,
-  kGroup,        // the context of TaskGroup::WithContext
-  kScope,        // the context of a tether::Scope
+  kGroup,  // the context of TaskGroup::WithContext
+  kScope,  // the context of a tether::Scope
 };
 
 class Tracer {

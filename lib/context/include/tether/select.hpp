@@ -77,10 +77,10 @@ class Waiter {
 // (returns true and runs nothing yet if it did); Register/Unregister attach
 // the waiter to the source.
 struct SelectCase {
-  std::function<bool()> try_ready;        // non-blocking; true when this case completed
-  std::function<bool(Waiter*)> attach;    // false if already ready
+  std::function<bool()> try_ready;      // non-blocking; true when this case completed
+  std::function<bool(Waiter*)> attach;  // false if already ready
   std::function<void(Waiter*)> detach;
-  std::function<void()> run;              // the handler, run after try_ready succeeded
+  std::function<void()> run;  // the handler, run after try_ready succeeded
   std::optional<std::chrono::steady_clock::time_point> deadline;  // timers only
 };
 

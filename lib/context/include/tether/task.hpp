@@ -126,8 +126,8 @@ std::int64_t TasksRunning();
 template <class F>
 void Go(const Context& ctx, F&& f, std::source_location loc = std::source_location::current()) {
   if constexpr (std::is_invocable_v<std::decay_t<F>&, const Context&>) {
-    detail::SpawnDetached(ctx, std::string(), [ctx, f = std::forward<F>(f)]() mutable { f(ctx); },
-                          loc);
+    detail::SpawnDetached(
+        ctx, std::string(), [ctx, f = std::forward<F>(f)]() mutable { f(ctx); }, loc);
   } else {
     detail::SpawnDetached(ctx, std::string(), std::function<void()>(std::forward<F>(f)), loc);
   }
@@ -136,8 +136,8 @@ template <class F>
 void Go(const Context& ctx, std::string name, F&& f,
         std::source_location loc = std::source_location::current()) {
   if constexpr (std::is_invocable_v<std::decay_t<F>&, const Context&>) {
-    detail::SpawnDetached(ctx, std::move(name),
-                          [ctx, f = std::forward<F>(f)]() mutable { f(ctx); }, loc);
+    detail::SpawnDetached(
+        ctx, std::move(name), [ctx, f = std::forward<F>(f)]() mutable { f(ctx); }, loc);
   } else {
     detail::SpawnDetached(ctx, std::move(name), std::function<void()>(std::forward<F>(f)), loc);
   }

@@ -23,7 +23,7 @@ inline constexpr int kFactsSchema = 2;
 struct RootSite {
   std::string file;
   unsigned line = 0, col = 0;
-  std::string call;     // "tether::Background"
+  std::string call;  // "tether::Background"
   bool justified = false;
 };
 
@@ -36,7 +36,7 @@ struct CallFact {
 };
 
 struct FunctionFact {
-  std::string id;       // USR: the same in every TU
+  std::string id;  // USR: the same in every TU
   std::string name, qualified_name, file;
   unsigned line = 0, end_line = 0;
   bool receives_context = false;  // has a reachable context (param, capture, member, carrier)
@@ -44,8 +44,8 @@ struct FunctionFact {
   // member: a function that holds its context in a member (ctx_) and makes a
   // root still drops the context of whoever called it.
   bool takes_context = false;
-  bool returns_context = false;   // a factory, main or a test body: may create roots
-  bool entry_point = false;       // main or a test body: never on a chain
+  bool returns_context = false;  // a factory, main or a test body: may create roots
+  bool entry_point = false;      // main or a test body: never on a chain
   std::vector<RootSite> creates_roots;
   std::vector<CallFact> calls;
   // The may-block summary's leaf: the first call in the body (not in a nested
@@ -58,7 +58,7 @@ struct FunctionFact {
 // A call from a function that has a context to a callee that takes none.
 // It becomes a finding only if the callee (transitively) creates a root.
 struct ForwardCandidate {
-  Finding finding;      // location, message prefix, enclosing function
+  Finding finding;  // location, message prefix, enclosing function
   std::string callee_id;
   std::string callee_name;
   std::string context_name;  // the context the caller could pass
@@ -69,8 +69,8 @@ struct ForwardCandidate {
 // the callee reaches, through calls that pass no context, a function whose
 // body blocks; the chain is added to the finding's last note.
 struct BlockCandidate {
-  Finding finding;          // complete, its last note at the call that leads there
-  std::string callee_id;    // the callee's id (USR)
+  Finding finding;        // complete, its last note at the call that leads there
+  std::string callee_id;  // the callee's id (USR)
   std::string callee_name;
 };
 

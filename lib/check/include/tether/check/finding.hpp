@@ -24,10 +24,10 @@ struct Note {
 };
 
 struct Finding {
-  std::string check;     // "tether-detached-context"
-  std::string file;      // absolute path
+  std::string check;  // "tether-detached-context"
+  std::string file;   // absolute path
   unsigned line = 0, col = 0;
-  unsigned offset = 0;   // byte offset of line:col in file
+  unsigned offset = 0;  // byte offset of line:col in file
   std::string message;
   std::string line_text;
   std::string function;  // qualified name of the enclosing function, if any

@@ -12,15 +12,15 @@ namespace tether::check {
 
 // A task-group type: spawning arms it, joining (or an escape) discharges it.
 struct TaskGroupModel {
-  std::string type;                      // qualified class name
-  std::vector<std::string> spawn;        // methods that start a task
-  std::vector<std::string> join;         // methods that wait for all tasks
-  std::vector<std::string> neutral;      // methods that neither spawn, join nor escape
-  bool spawn_on_construct = false;       // std::thread: constructing with a callable spawns
+  std::string type;                  // qualified class name
+  std::vector<std::string> spawn;    // methods that start a task
+  std::vector<std::string> join;     // methods that wait for all tasks
+  std::vector<std::string> neutral;  // methods that neither spawn, join nor escape
+  bool spawn_on_construct = false;   // std::thread: constructing with a callable spawns
 };
 
 struct ApiModel {
-  std::vector<std::string> names;        // the model files merged into this one
+  std::vector<std::string> names;  // the model files merged into this one
   std::vector<std::string> context_types;
   std::vector<std::string> root_factories;
   bool default_constructed_context_is_root = false;
@@ -33,9 +33,9 @@ struct ApiModel {
   // Name patterns ('*' matches any run; a pattern with "::" is matched
   // against the qualified name, template arguments removed, otherwise
   // against the bare name; a leading "::" means the global scope).
-  std::vector<std::string> task_spawns;      // calls/constructors that start a task from a callable
-  std::vector<std::string> blocking_calls;   // calls that block without a context
-  std::vector<std::string> cleanup_calls;    // calls that release resources (must run after cancel)
+  std::vector<std::string> task_spawns;     // calls/constructors that start a task from a callable
+  std::vector<std::string> blocking_calls;  // calls that block without a context
+  std::vector<std::string> cleanup_calls;   // calls that release resources (must run after cancel)
   // Qualified type names. A default-constructed root source (std::stop_source)
   // or a root spawn constructed with a callable (std::jthread) starts a
   // cancellation of its own; a link type (std::stop_callback) built from a

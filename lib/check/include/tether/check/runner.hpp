@@ -13,24 +13,24 @@
 namespace tether::check {
 
 struct RunOptions {
-  std::string build_dir;                 // -p: holds compile_commands.json
-  std::vector<std::string> files;        // restrict to these (or the TUs to check with extra_args)
-  std::vector<std::string> extra_args;   // after `--`
-  bool have_fixed_args = false;          // `--` was given
+  std::string build_dir;                // -p: holds compile_commands.json
+  std::vector<std::string> files;       // restrict to these (or the TUs to check with extra_args)
+  std::vector<std::string> extra_args;  // after `--`
+  bool have_fixed_args = false;         // `--` was given
   std::string checks = "tether-*";
   unsigned jobs = 1;
   bool progress = true;
   unsigned max_chain_depth = 3;
   std::vector<std::string> exclude_substrings;  // skip TUs whose path contains one
-  std::string cache_dir;                 // --cache-dir: reuse unchanged TUs' results (cache.hpp)
+  std::string cache_dir;  // --cache-dir: reuse unchanged TUs' results (cache.hpp)
 };
 
 struct RunResult {
   RunSummary summary;
   Facts facts;
-  std::string error;  // set when nothing could run (no compile DB, ...)
-  unsigned parsed = 0;  // TUs parsed in this run
-  unsigned reused = 0;  // TUs whose results came from the cache
+  std::string error;               // set when nothing could run (no compile DB, ...)
+  unsigned parsed = 0;             // TUs parsed in this run
+  unsigned reused = 0;             // TUs whose results came from the cache
   std::vector<std::string> notes;  // cache notes (a corrupt entry, a failed write)
 };
 

@@ -19,11 +19,11 @@ struct CheckInfo {
 };
 
 struct RunSummary {
-  std::vector<Finding> findings;     // sorted
+  std::vector<Finding> findings;  // sorted
   std::vector<FailedUnit> failed;
   unsigned units = 0;
   unsigned suppressed = 0;
-  unsigned baselined = 0;            // findings left out because --baseline lists them
+  unsigned baselined = 0;                 // findings left out because --baseline lists them
   std::vector<CheckInfo> enabled_checks;  // in registration order: the SARIF rules
 };
 

@@ -47,7 +47,8 @@ class Options {
     return Track(app_.add_option(names, *into), names, needs, needs);
   }
   // A single-valued option whose refused values are explained by `refuse`.
-  CLI::Option* Checked(const std::string& names, std::string* into, std::string missing, Refusal refuse) {
+  CLI::Option* Checked(const std::string& names, std::string* into, std::string missing,
+                       Refusal refuse) {
     CLI::Option* o = Track(app_.add_option(names, *into), names, std::move(missing), "");
     return o->check(Check(std::move(refuse)));
   }
@@ -58,8 +59,10 @@ class Options {
     return Track(o, names, std::move(missing), "")->check(Check(std::move(refuse)));
   }
   // An option that may be given any number of times (--model A --model B).
-  CLI::Option* Repeated(const std::string& names, std::vector<std::string>* into, std::string missing) {
-    CLI::Option* o = app_.add_option(names, *into)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  CLI::Option* Repeated(const std::string& names, std::vector<std::string>* into,
+                        std::string missing) {
+    CLI::Option* o =
+        app_.add_option(names, *into)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     o->expected(1)->allow_extra_args(false);
     Track(o, names, std::move(missing), "");
     repeatable_.push_back(o);
@@ -99,7 +102,8 @@ class Options {
     CLI::Option* o = Converted(
         names, needs,
         [label](const std::string& text) -> std::string {
-          if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return "not a count";
+          if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+            return "not a count";
           errno = 0;
           (void)std::strtoull(text.c_str(), nullptr, 10);
           if (errno == ERANGE)
@@ -114,7 +118,8 @@ class Options {
   }
   // Refuses an empty value ("--static ''"), with the option's needs message.
   static CLI::Validator NonEmpty() {
-    return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "empty" : ""; }, "");
+    return CLI::Validator(
+        [](std::string& text) -> std::string { return text.empty() ? "empty" : ""; }, "");
   }
   // The operands (everything that is not an option).
   void Operands(std::vector<std::string>* into) {
@@ -145,7 +150,8 @@ class Options {
       return Explain(e);
     }
     for (const auto& [option, messages] : needs_) {
-      bool repeatable = std::find(repeatable_.begin(), repeatable_.end(), option) != repeatable_.end();
+      bool repeatable =
+          std::find(repeatable_.begin(), repeatable_.end(), option) != repeatable_.end();
       if (!repeatable && option->count() > 1) return messages.label + " given twice";
     }
     std::vector<std::string> rest = app_.remaining();
@@ -206,11 +212,14 @@ class Options {
       if (!flags_.count(option) && option->check_name(arg)) return true;
     return false;
   }
-  static std::string FirstName(const std::string& names) { return names.substr(0, names.find(',')); }
+  static std::string FirstName(const std::string& names) {
+    return names.substr(0, names.find(','));
+  }
   static CLI::Validator Check(Refusal refuse) {
     return CLI::Validator([refuse](std::string& text) { return refuse(text); }, "");
   }
-  CLI::Option* Track(CLI::Option* o, const std::string& names, std::string missing, std::string bad) {
+  CLI::Option* Track(CLI::Option* o, const std::string& names, std::string missing,
+                     std::string bad) {
     needs_[o] = Messages{FirstName(names), std::move(missing), std::move(bad)};
     return o;
   }

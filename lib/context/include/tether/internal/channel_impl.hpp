@@ -91,7 +91,7 @@ class DoneWaker {
   void Register(std::unique_lock<std::mutex>& lock) {
     lock.unlock();
     registered_ = done_.Register(&waiter_);  // false: already done, the re-check sees it
-    if (!registered_) done_ = Signal();       // nothing to unregister; never register again
+    if (!registered_) done_ = Signal();      // nothing to unregister; never register again
     lock.lock();
   }
 

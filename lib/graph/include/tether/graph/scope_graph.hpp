@@ -59,9 +59,9 @@ struct SourceSite {
 struct Node {
   NodeKind kind = NodeKind::kTask;
   std::string key;
-  std::uint64_t input_id = 0;     // the id in the trace (0 for static nodes)
-  std::string name;               // display name from the input
-  std::string detail;             // ctx kind, task result, qualified name, ...
+  std::uint64_t input_id = 0;  // the id in the trace (0 for static nodes)
+  std::string name;            // display name from the input
+  std::string detail;          // ctx kind, task result, qualified name, ...
   SourceSite site;
   std::optional<std::int64_t> begin_ns;  // created / spawned / scope begin
   std::optional<std::int64_t> start_ns;  // task started running / group Wait began
@@ -169,21 +169,21 @@ ScopeGraph BuildFromStatic(const StaticGraph& input);
 // For one zombie or leaked task: how it hangs together with its scope.
 struct OwnershipPath {
   Vertex task = 0;
-  std::optional<Vertex> scope;        // the scope it outlived or was detached from
-  bool reaches_scope = false;         // the chain task -> ctx -> ... reaches that scope
-  std::vector<Vertex> path;           // task -> ... -> scope, or task -> ... -> root when cut
-  std::optional<Vertex> first_root;   // the first root context on its context chain
-  bool leak = false;                  // a leak (program exit) rather than a zombie
+  std::optional<Vertex> scope;       // the scope it outlived or was detached from
+  bool reaches_scope = false;        // the chain task -> ctx -> ... reaches that scope
+  std::vector<Vertex> path;          // task -> ... -> scope, or task -> ... -> root when cut
+  std::optional<Vertex> first_root;  // the first root context on its context chain
+  bool leak = false;                 // a leak (program exit) rather than a zombie
 };
 
 struct Analyses {
-  std::vector<OwnershipPath> ownership;          // one per zombie/leak finding, in finding order
+  std::vector<OwnershipPath> ownership;  // one per zombie/leak finding, in finding order
   // The spawn tree: a task hangs under the task that spawned it, else under
   // its group or scope; groups under their scope; scopes under the
   // enclosing scope.
-  std::vector<Vertex> spawn_roots;               // roots (outer scopes, ownerless tasks)
+  std::vector<Vertex> spawn_roots;                  // roots (outer scopes, ownerless tasks)
   std::vector<std::vector<Vertex>> spawn_children;  // indexed by vertex
-  std::vector<Vertex> unwaited_tasks;            // tasks no group's Wait covered
+  std::vector<Vertex> unwaited_tasks;               // tasks no group's Wait covered
 };
 
 // Runs the Boost.Graph analyses (breadth-first search on the ownership

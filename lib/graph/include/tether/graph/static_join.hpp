@@ -27,13 +27,13 @@ struct JoinedFinding {
   std::size_t zombies = 0;
   std::size_t leaks = 0;
   std::size_t unwaited_groups = 0;
-  std::vector<std::string> scopes;   // names of the scopes hit, sorted, unique
-  std::vector<std::string> how;      // "spawned here", "chain cut at a root created here", ...
+  std::vector<std::string> scopes;  // names of the scopes hit, sorted, unique
+  std::vector<std::string> how;     // "spawned here", "chain cut at a root created here", ...
 };
 
 struct StaticJoin {
   std::string static_path;
-  std::vector<JoinedFinding> joined;           // one per checker finding, in the graph's order
+  std::vector<JoinedFinding> joined;             // one per checker finding, in the graph's order
   std::vector<std::size_t> runtime_unexplained;  // runtime findings no checker finding names
 };
 

@@ -40,7 +40,7 @@ struct DisplayEdge {
 };
 // A scope drawn as a Graphviz cluster around its contexts, groups and tasks.
 struct DisplayCluster {
-  std::string key;    // the scope's key
+  std::string key;  // the scope's key
   std::string dom_id;
   std::string label;  // plain text
   bool hit = false;   // a task of it outlived it
@@ -56,7 +56,8 @@ struct DisplayGraph {
 // With `analyses`, every zombie whose chain was cut gets a `cut` edge to the
 // root that cut it. Ungrouped trace graphs put each scope's nodes (those
 // charged to it: Node::scope_key) in the scope's cluster.
-DisplayGraph MakeDisplayGraph(const ScopeGraph& sg, std::size_t group_tasks_above = kGroupTasksAbove,
+DisplayGraph MakeDisplayGraph(const ScopeGraph& sg,
+                              std::size_t group_tasks_above = kGroupTasksAbove,
                               const Analyses* analyses = nullptr);
 
 struct StaticJoin;
@@ -82,9 +83,9 @@ void WriteTimelineSvg(const ScopeGraph& sg, const Analyses& analyses, std::size_
 Error WritePerfetto(const ScopeGraph& sg, std::ostream& out);
 
 // Text helpers shared by the writers (exposed for tests).
-std::string EscapeHtml(std::string_view text);      // & < > " ' -> entities; invalid UTF-8 -> U+FFFD
-std::string EscapeDotString(std::string_view text);  // for inside "...": \ " newline
-std::string ValidUtf8(std::string_view text);        // invalid sequences -> U+FFFD
+std::string EscapeHtml(std::string_view text);  // & < > " ' -> entities; invalid UTF-8 -> U+FFFD
+std::string EscapeDotString(std::string_view text);         // for inside "...": \ " newline
+std::string ValidUtf8(std::string_view text);               // invalid sequences -> U+FFFD
 std::string SourceHref(const std::string& file, int line);  // file:// (absolute) or relative link
 
 }  // namespace tether::graph

@@ -69,7 +69,8 @@ inline JsonProblem DescribeJsonException(const nlohmann::json::exception& e, std
 // Parses `text` into *out (json or ordered_json). Returns the problem when the
 // text nests deeper than max_depth or does not parse.
 template <typename Json = nlohmann::json>
-std::optional<JsonProblem> ParseJson(std::string_view text, Json* out, std::size_t max_depth = kMaxJsonDepth) {
+std::optional<JsonProblem> ParseJson(std::string_view text, Json* out,
+                                     std::size_t max_depth = kMaxJsonDepth) {
   if (std::optional<std::size_t> deep = FindJsonTooDeep(text, max_depth)) {
     return JsonProblem{*deep, "nested more than " + std::to_string(max_depth) + " levels deep"};
   }

@@ -84,6 +84,7 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 // returns the byte offset of the first '[' or '{' that opens a level deeper
 // than `max_depth`, or nothing when the text stays within it. Works on one
 // document or on JSON Lines alike.
-std::optional<std::size_t> FindJsonTooDeep(std::string_view text, std::size_t max_depth = kMaxJsonDepth);
+std::optional<std::size_t> FindJsonTooDeep(std::string_view text,
+                                           std::size_t max_depth = kMaxJsonDepth);
 
 }  // namespace tether::io

@@ -38,8 +38,7 @@ inline std::size_t FailForRunningThreads(std::uint64_t scope, std::uint32_t grac
   for (std::size_t i = 0; i < count && i < kMax; ++i) {
     ADD_FAILURE_AT(file, line) << "tether: a thread this test started (thread " << left[i].id
                                << ") is still running " << grace_ms
-                               << " ms after the test ended (it began "
-                               << left[i].age_ns / 1000000
+                               << " ms after the test ended (it began " << left[i].age_ns / 1000000
                                << " ms ago); `tether trace` reports its site as a zombie "
                                << "of scope \"" << scope_name << "\"";
   }

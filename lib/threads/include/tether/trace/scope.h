@@ -80,8 +80,9 @@ static inline void tether_scope_end(uint64_t id) {
 static inline size_t tether_scope_threads_running(uint64_t scope, uint32_t grace_ms,
                                                   struct tether_running_thread* out, size_t max) {
   static const void* cached = (const void*)1;
-  const struct tether_scope_threads_v1* api = (const struct tether_scope_threads_v1*)
-      tether_scope_lookup_(&cached, "tether_scope_threads_v1");
+  const struct tether_scope_threads_v1* api =
+      (const struct tether_scope_threads_v1*)tether_scope_lookup_(&cached,
+                                                                  "tether_scope_threads_v1");
   if (api == 0 || scope == 0) return 0;
   return api->running(scope, grace_ms, out, max);
 }
@@ -100,13 +101,13 @@ struct tether_thread_pool_v1 {
  * program is not traced. */
 static inline void tether_thread_pool_creating(int on) {
   static const void* cached = (const void*)1;
-  const struct tether_thread_pool_v1* api = (const struct tether_thread_pool_v1*)
-      tether_scope_lookup_(&cached, "tether_thread_pool_v1");
+  const struct tether_thread_pool_v1* api =
+      (const struct tether_thread_pool_v1*)tether_scope_lookup_(&cached, "tether_thread_pool_v1");
   if (api != 0) api->creating(on);
 }
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 
 namespace tether::trace {
 /* TETHER_SCOPE's object: begins the scope, ends it when destroyed. */

@@ -23,12 +23,12 @@ struct Site {
 struct ContextRecord {
   std::uint64_t id = 0;
   std::uint64_t parent = 0;  // 0: a root
-  std::string kind;          // background, todo, cancel, deadline, value, without_cancel, group, scope
+  std::string kind;  // background, todo, cancel, deadline, value, without_cancel, group, scope
   std::uint64_t scope = 0;
   Site site;
   std::int64_t created_ns = 0;
   std::optional<std::int64_t> done_ns;
-  std::string done_err;      // canceled | deadline_exceeded
+  std::string done_err;  // canceled | deadline_exceeded
 };
 
 struct TaskRecord {
@@ -45,12 +45,12 @@ struct TaskRecord {
   std::int64_t spawn_ns = 0;
   std::optional<std::int64_t> start_ns;
   std::optional<std::int64_t> end_ns;
-  std::string result;               // ok | canceled | deadline_exceeded | failed | ...
+  std::string result;  // ok | canceled | deadline_exceeded | failed | ...
   std::uint64_t thread = 0;
-  std::uint64_t parent_task = 0;    // the task whose thread spawned it (0: not spawned by a task)
+  std::uint64_t parent_task = 0;  // the task whose thread spawned it (0: not spawned by a task)
   // Threads recorded by libtether_threads.so (kind "thread"): whether the
   // pthread was joined or detached.
-  std::string kind;                 // "" (a libtether task) or "thread"
+  std::string kind;  // "" (a libtether task) or "thread"
   bool joined = false;
   bool detached_thread = false;
 };
@@ -88,10 +88,10 @@ struct Trace {
   std::string program;
   std::int64_t pid = 0;
   std::int64_t start_ns = 0;
-  std::optional<std::int64_t> end_ns;   // from the exit record, when the program exited cleanly
+  std::optional<std::int64_t> end_ns;  // from the exit record, when the program exited cleanly
   std::optional<int> exit_status;
-  std::uint64_t lost_events = 0;        // events the writer could not record
-  bool truncated = false;               // the file ended mid-record or without an exit record
+  std::uint64_t lost_events = 0;  // events the writer could not record
+  bool truncated = false;         // the file ended mid-record or without an exit record
   std::map<std::uint64_t, ContextRecord> contexts;
   std::map<std::uint64_t, TaskRecord> tasks;
   std::map<std::uint64_t, GroupRecord> groups;
@@ -101,7 +101,7 @@ struct Trace {
   // Return addresses recorded at a thread's creation or a scope.h scope's
   // begin, by id: the tool symbolizes them into the record's site.
   std::map<std::uint64_t, std::vector<std::uint64_t>> stacks;
-  bool terminate_called = false;        // std::terminate ran (libtether_threads.so saw it)
+  bool terminate_called = false;  // std::terminate ran (libtether_threads.so saw it)
   // Tasks in the file. LoadTrace keeps them all (tasks.size()); LoadAndAnalyze
   // keeps in `tasks` only those its findings need.
   std::size_t task_count = 0;
@@ -123,12 +123,12 @@ enum class FindingKind {
 
 struct Finding {
   FindingKind kind;
-  std::uint64_t task = 0;           // kZombie, kLeak
-  std::uint64_t group = 0;          // kUnwaitedGroup (and the task's group)
-  std::uint64_t scope = 0;          // the scope the task outlived (or was detached from)
-  bool detached = false;            // spawned on a root context inside the scope (or by such a task)
-  std::int64_t outlived_ns = 0;     // how long after scope end it was still running (zombies)
-  bool ended = false;               // did the task ever end
+  std::uint64_t task = 0;        // kZombie, kLeak
+  std::uint64_t group = 0;       // kUnwaitedGroup (and the task's group)
+  std::uint64_t scope = 0;       // the scope the task outlived (or was detached from)
+  bool detached = false;         // spawned on a root context inside the scope (or by such a task)
+  std::int64_t outlived_ns = 0;  // how long after scope end it was still running (zombies)
+  bool ended = false;            // did the task ever end
   std::vector<std::uint64_t> context_chain;  // task ctx -> ... -> root
   std::optional<std::uint64_t> cut_at;       // the first root on the chain, when the chain
                                              // never reaches the scope's context

@@ -15,9 +15,9 @@ namespace tether::trace {
 
 // How the traced program ended, as the tool saw it.
 struct ProgramOutcome {
-  std::string command;          // what was run, for the report
-  std::optional<int> status;    // exit status, when it exited
-  std::optional<int> signal;    // the signal that killed it
+  std::string command;                   // what was run, for the report
+  std::optional<int> status;             // exit status, when it exited
+  std::optional<int> signal;             // the signal that killed it
   std::optional<std::int64_t> ended_ns;  // when it ended (CLOCK_MONOTONIC), when run by the tool
   bool failed() const { return (status && *status != 0) || signal.has_value(); }
 };

@@ -30,14 +30,14 @@ void FlushTrace();
 Error EnableLiveTracking();
 
 struct RuntimeStats {
-  bool file_trace = false;           // a trace file is being written
+  bool file_trace = false;  // a trace file is being written
   bool live_tracking = false;
   std::uint64_t records_written = 0;
   std::uint64_t bytes_written = 0;
-  std::uint64_t lost_events = 0;     // events that could not be written
-  std::size_t ring_bytes = 0;        // the buffer of one thread
-  std::size_t peak_rings = 0;        // most thread buffers in use at once
-  std::size_t allocated_rings = 0;   // buffers allocated (reused across threads)
+  std::uint64_t lost_events = 0;    // events that could not be written
+  std::size_t ring_bytes = 0;       // the buffer of one thread
+  std::size_t peak_rings = 0;       // most thread buffers in use at once
+  std::size_t allocated_rings = 0;  // buffers allocated (reused across threads)
 };
 RuntimeStats GetRuntimeStats();
 

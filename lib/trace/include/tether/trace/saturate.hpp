@@ -12,7 +12,8 @@ namespace tether::trace {
 inline std::int64_t SaturatingAdd(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
   if (__builtin_add_overflow(a, b, &r)) {
-    return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+    return b > 0 ? std::numeric_limits<std::int64_t>::max()
+                 : std::numeric_limits<std::int64_t>::min();
   }
   return r;
 }
@@ -20,7 +21,8 @@ inline std::int64_t SaturatingAdd(std::int64_t a, std::int64_t b) {
 inline std::int64_t SaturatingSub(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
   if (__builtin_sub_overflow(a, b, &r)) {
-    return b < 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+    return b < 0 ? std::numeric_limits<std::int64_t>::max()
+                 : std::numeric_limits<std::int64_t>::min();
   }
   return r;
 }

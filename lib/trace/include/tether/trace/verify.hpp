@@ -30,11 +30,11 @@ namespace tether::trace {
 struct LeftoverTask {
   std::uint64_t id = 0;
   std::string name;
-  Site site;                 // where it was spawned
-  std::uint64_t scope = 0;   // the scope it is charged to
+  Site site;                // where it was spawned
+  std::uint64_t scope = 0;  // the scope it is charged to
   std::string scope_name;
-  bool detached = false;     // spawned with a root context inside the scope
-  bool started = false;      // its thread has begun running it
+  bool detached = false;  // spawned with a root context inside the scope
+  bool started = false;   // its thread has begun running it
 };
 
 struct VerifyOptions {

@@ -39,18 +39,18 @@ struct SecretRef {
 // with neither commands nor entrypoint (a Vela plugin or template step) has
 // nothing the process runtime can run: its `unsupported` says why.
 struct Container {
-  std::string name;                            // safe as a file name (validated)
-  std::string image;                           // recorded; the process runtime does not pull
-  std::vector<std::string> commands;           // run by /bin/sh -e -c, each echoed as "$ cmd"
-  std::vector<std::string> entrypoint;         // when set and commands empty: exec'd as argv
+  std::string name;                     // safe as a file name (validated)
+  std::string image;                    // recorded; the process runtime does not pull
+  std::vector<std::string> commands;    // run by /bin/sh -e -c, each echoed as "$ cmd"
+  std::vector<std::string> entrypoint;  // when set and commands empty: exec'd as argv
   std::map<std::string, std::string> environment;
-  std::vector<std::string> secrets;            // names of pipeline secrets injected as env vars
-  std::vector<SecretRef> secret_refs;          // the same, with the env var name each is exported as
-  bool detach = false;                         // runs in the background until ExecBuild ends
-  bool continue_on_failure = false;            // ruleset: continue: true
-  std::string pull;                            // recorded (always, not_present, ...), not honoured
+  std::vector<std::string> secrets;    // names of pipeline secrets injected as env vars
+  std::vector<SecretRef> secret_refs;  // the same, with the env var name each is exported as
+  bool detach = false;                 // runs in the background until ExecBuild ends
+  bool continue_on_failure = false;    // ruleset: continue: true
+  std::string pull;                    // recorded (always, not_present, ...), not honoured
   std::map<std::string, std::string> unsupported;  // key -> why it is recorded, not honoured
-  std::string uses_template;                   // Vela `template: {name}`: not expanded (see CheckRunnable)
+  std::string uses_template;  // Vela `template: {name}`: not expanded (see CheckRunnable)
   SourcePos pos;
 };
 
@@ -84,13 +84,15 @@ struct Pipeline {
   std::string version;
   std::map<std::string, std::string> environment;  // global
   std::vector<Container> services;
-  std::vector<Container> steps;   // a pipeline has steps or stages, not both
+  std::vector<Container> steps;  // a pipeline has steps or stages, not both
   std::vector<Stage> stages;
   std::vector<Secret> secrets;
   std::optional<std::chrono::seconds> timeout;  // build timeout from the file, if any
-  std::vector<std::string> notes;  // accepted features the process runtime records but does not honour
-  bool render_inline = false;      // metadata.render_inline: the file is a template (see CheckRunnable)
-  std::vector<std::string> templates;  // names `templates` declares (a step may call another: see CheckRunnable)
+  std::vector<std::string>
+      notes;                   // accepted features the process runtime records but does not honour
+  bool render_inline = false;  // metadata.render_inline: the file is a template (see CheckRunnable)
+  std::vector<std::string>
+      templates;  // names `templates` declares (a step may call another: see CheckRunnable)
   // Settings Vela accepts but drops or overrides (an unknown key, a second
   // step of one name, ...): each one "file:line:col: warning: ...", in file
   // order. Parsing with strict = true turns every one into an error.
