@@ -22,6 +22,10 @@ for var in ["HOME", "TMPDIR", "LANG", "LC_ALL", "TETHER_TEST_REDIS"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# %libtether_flags: the compiler flags a checked file needs to see libtether
+# (`tether check FILE -- %libtether_flags`).
+config.substitutions.append(("%libtether_flags", "-std=c++20 -I" + os.path.join(
+    config.tether_src_root, "lib", "context", "include")))
 # %check_tether FILE CHECKS TMP [-- TETHER-OPTIONS] [-- COMPILER-ARGS]: one
 # check's test in one RUN line (test/check/Inputs/check_tether.py says how).
 config.substitutions.append(("%check_tether", " ".join([

@@ -1,7 +1,7 @@
 // REQUIRES: checker, clang-tidy16, tether-tidy
 // The clang-tidy plugin form: the real clang-tidy-16 loads libTetherTidy.so and
 // runs the same check classes as `tether check` (docs/checker.md).
-// RUN: clang-tidy-16 --load=%tidyplugin --checks='-*,tether-*' %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
+// RUN: clang-tidy-16 --load=%tidyplugin --checks='-*,tether-*' %s -- %libtether_flags 2>&1 \
 // RUN:   | FileCheck %s -implicit-check-not="warning:"
 // RUN: clang-tidy-16 --load=%tidyplugin --checks='-*,tether-*' --list-checks 2>&1 | FileCheck --check-prefix=LIST %s
 // LIST-DAG: tether-detached-context
@@ -12,10 +12,10 @@
 // LIST-DAG: tether-justification
 // Fix-its go through clang-tidy's own --fix:
 // RUN: grep -v CHECK %s > %t.cpp
-// RUN: clang-tidy-16 --load=%tidyplugin --checks='-*,tether-detached-context' --fix %t.cpp -- -std=c++20 -I%srcroot/lib/context/include
+// RUN: clang-tidy-16 --load=%tidyplugin --checks='-*,tether-detached-context' --fix %t.cpp -- %libtether_flags
 // RUN: FileCheck --check-prefix=CHECK-FIXES %s --input-file=%t.cpp
 // A bad model is a configuration error:
-// RUN: not clang-tidy-16 --load=%tidyplugin --checks='-*,tether-lost-cancel' --config="{CheckOptions: {TetherModel: %t.no-such-model.json}}" %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
+// RUN: not clang-tidy-16 --load=%tidyplugin --checks='-*,tether-lost-cancel' --config="{CheckOptions: {TetherModel: %t.no-such-model.json}}" %s -- %libtether_flags 2>&1 \
 // RUN:   | FileCheck --check-prefix=BAD-MODEL %s
 // BAD-MODEL: error: tether-lost-cancel: bad model: {{.*}}no-such-model.json: error: no such file
 // Both shipped models by default, as in `tether check`: std-only code is checked.

@@ -4,16 +4,16 @@
 // prints them, the TU is named as possibly incomplete, and the run exits 2
 // ("analysis failed") with the recovered findings still in the report.
 // RUN: rm -rf %t.cache
-// RUN: not %tether check --quiet --cache-dir %t.cache %s -- -std=c++20 -I%srcroot/lib/context/include > %t.out 2> %t.err
+// RUN: not %tether check --quiet --cache-dir %t.cache %s -- %libtether_flags > %t.out 2> %t.err
 // RUN: FileCheck %s --input-file=%t.out -implicit-check-not="warning:"
 // RUN: FileCheck --check-prefix=ERR %s --input-file=%t.err -implicit-check-not="errors generated" -implicit-check-not="error generated"
-// RUN: %python %S/Inputs/exit_code.py %tether check --quiet %s -- -std=c++20 -I%srcroot/lib/context/include | FileCheck --check-prefix=EXIT %s
+// RUN: %python %S/Inputs/exit_code.py %tether check --quiet %s -- %libtether_flags | FileCheck --check-prefix=EXIT %s
 // EXIT: exit=2
 // Such a TU is never cached: a second run parses it again.
-// RUN: not %tether check --quiet --cache-dir %t.cache %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 | FileCheck --check-prefix=CACHE %s
+// RUN: not %tether check --quiet --cache-dir %t.cache %s -- %libtether_flags 2>&1 | FileCheck --check-prefix=CACHE %s
 // CACHE: tether check: cache: 1 parsed, 0 reused of 1 translation units
 // The JSON report marks the TU as partial, and keeps its findings.
-// RUN: not %tether check --quiet --format json %s -- -std=c++20 -I%srcroot/lib/context/include | FileCheck --check-prefix=JSON %s
+// RUN: not %tether check --quiet --format json %s -- %libtether_flags | FileCheck --check-prefix=JSON %s
 // JSON: "failed_units": [
 // JSON: "file": "{{.*}}compile-errors.cpp",
 // JSON-NEXT: "partial": true

@@ -1,6 +1,6 @@
 // REQUIRES: checker
 // RUN: rm -rf %t && mkdir -p %t && grep -v -E "CHECK|YAML|FIXED" %s > %t/input.cpp
-// RUN: not %tether check --quiet --export-fixes=%t/fixes.yaml %t/input.cpp -- -std=c++20 -I%srcroot/lib/context/include
+// RUN: not %tether check --quiet --export-fixes=%t/fixes.yaml %t/input.cpp -- %libtether_flags
 // RUN: FileCheck --check-prefix=YAML %s --input-file=%t/fixes.yaml
 // The YAML is what clang-apply-replacements consumes:
 // RUN: clang-apply-replacements-16 %t

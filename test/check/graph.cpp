@@ -1,5 +1,5 @@
 // REQUIRES: checker
-// RUN: not %tether check --quiet --graph=%t.json %s %S/Inputs/forwarding-callees.cpp -- -std=c++20 -I%srcroot/lib/context/include > /dev/null
+// RUN: not %tether check --quiet --graph=%t.json %s %S/Inputs/forwarding-callees.cpp -- %libtether_flags > /dev/null
 // RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['tether_static_graph'] == 1" %t.json
 // RUN: FileCheck %s --input-file=%t.json
 #include <tether/context.hpp>

@@ -1,5 +1,5 @@
 // REQUIRES: checker
-// RUN: not %tether check --quiet --format=json %s -- -std=c++20 -I%srcroot/lib/context/include > %t.json
+// RUN: not %tether check --quiet --format=json %s -- %libtether_flags > %t.json
 // RUN: %python -c "import json,sys; json.load(open(sys.argv[1]))" %t.json
 // RUN: FileCheck %s --input-file=%t.json
 #include <tether/context.hpp>

@@ -1,5 +1,5 @@
 // REQUIRES: checker
-// RUN: not %tether check --quiet --format=sarif --sarif-root=%S --output=%t.sarif %s -- -std=c++20 -I%srcroot/lib/context/include
+// RUN: not %tether check --quiet --format=sarif --sarif-root=%S --output=%t.sarif %s -- %libtether_flags
 // RUN: %python %S/Inputs/validate_sarif.py %t.sarif | FileCheck --check-prefix=VALID %s
 // VALID: OK: valid SARIF 2.1.0
 // RUN: FileCheck %s --input-file=%t.sarif

@@ -1,7 +1,7 @@
 // REQUIRES: checker
 // A text report written with --output ends with the summary line that stderr
 // shows (the diagnostics alone do not say how many TUs were checked).
-// RUN: not %tether check --quiet --output %t.txt %s -- -std=c++20 -I%srcroot/lib/context/include 2> %t.err
+// RUN: not %tether check --quiet --output %t.txt %s -- %libtether_flags 2> %t.err
 // RUN: FileCheck %s --input-file=%t.txt
 // RUN: FileCheck --check-prefix=ERR %s --input-file=%t.err
 #include <tether/context.hpp>

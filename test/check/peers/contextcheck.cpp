@@ -2,7 +2,7 @@
 // kkHAIKE/contextcheck's own test suite (testdata/src/a/a.go) rendered in
 // C++ on libtether: each case contextcheck flags is expected here at its
 // line, each case it keeps silent stays silent. README.md maps the cases.
-// RUN: not %tether check --quiet --checks=-*,tether-detached-context,tether-context-not-forwarded %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
+// RUN: not %tether check --quiet --checks=-*,tether-detached-context,tether-context-not-forwarded %s -- %libtether_flags 2>&1 \
 // RUN:   | FileCheck %s -implicit-check-not="warning:"
 #include <functional>
 #include <string>

@@ -4,7 +4,7 @@
 // libtether: each case vet flags is expected here at its line (the warning
 // where the cancel function is defined, the note where the path leaves), each
 // case it keeps silent stays silent. README.md maps the cases.
-// RUN: not %tether check --quiet --checks=-*,tether-lost-cancel %s -- -std=c++20 -I%srcroot/lib/context/include 2>&1 \
+// RUN: not %tether check --quiet --checks=-*,tether-lost-cancel %s -- %libtether_flags 2>&1 \
 // RUN:   | FileCheck %s -implicit-check-not="warning:"
 #include <chrono>
 #include <cstdlib>
