@@ -18,7 +18,7 @@ void RunAfterFunc(const std::shared_ptr<AfterFuncState>& st) {
     t->TaskSpawned(task, st->ctx_id, 0, st->scope, st->detached_from, "AfterFunc", st->loc);
   }
   RunDetachedThread([st, task] {
-    SetCurrentScope(st->scope);
+    SetCurrentScope(st->scope, task);
     if (task != 0) {
       if (auto* t = hooks::Active()) t->TaskStarted(task);
     }
@@ -26,6 +26,7 @@ void RunAfterFunc(const std::shared_ptr<AfterFuncState>& st) {
     if (task != 0) {
       if (auto* t = hooks::Active()) t->TaskEnded(task, ErrorCode::kOk);
     }
+    SetCurrentScope(0, 0);  // the cached thread may run another task next
   });
 }
 

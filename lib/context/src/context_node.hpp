@@ -113,8 +113,10 @@ std::shared_ptr<ContextNode> NewCancellable(const Context& parent, hooks::Contex
 std::shared_ptr<ContextNode> NewPlain(const Context& parent, hooks::ContextKind kind,
                                       std::uint64_t scope_override, std::source_location loc);
 
-// The thread's current tracer scope (scope.cpp). Set returns the previous one.
-std::uint64_t SetCurrentScope(std::uint64_t scope);
+// The scope the calling thread's task works for, and the task (0: none), as
+// CurrentScopeId() and libtether_threads.so see them (scope.cpp). Returns the
+// previous scope.
+std::uint64_t SetCurrentScope(std::uint64_t scope, std::uint64_t task);
 
 // Deadline timers: one shared thread for the whole process (timer.cpp).
 std::uint64_t NewTimerKey();  // unique, never 0

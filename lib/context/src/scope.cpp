@@ -15,6 +15,7 @@
 
 #include "context_node.hpp"
 #include "tether/hooks.hpp"
+#include "tether/trace/scope.h"
 
 namespace tether {
 
@@ -29,17 +30,19 @@ struct OpenedScope {
   std::shared_ptr<Scope::LiveFlag> flag;
 };
 
-// The scope a task's thread works for (set by RunTask); 0: none.
+// The scope a task's thread works for, and the task (set by RunTask); 0: none.
 thread_local std::uint64_t t_base_scope = 0;
+thread_local std::uint64_t t_task = 0;
 // The scopes this thread opened and may still be live, innermost last.
 thread_local std::vector<OpenedScope> t_opened;
 
 }  // namespace
 
 namespace detail {
-std::uint64_t SetCurrentScope(std::uint64_t scope) {
+std::uint64_t SetCurrentScope(std::uint64_t scope, std::uint64_t task) {
   std::uint64_t prev = t_base_scope;
   t_base_scope = scope;
+  t_task = task;
   return prev;
 }
 }  // namespace detail
@@ -70,3 +73,19 @@ void Scope::End() {
 }
 
 }  // namespace tether
+
+// For libtether_threads.so (scope.h): a thread the program creates inside a
+// Scope or a task is charged to the scope, with the task as its parent.
+// libtether is a static library: a program's link exports this object
+// (--export-dynamic-symbol, lib/context/CMakeLists.txt) so that the preloaded
+// shim finds it by name.
+extern "C" {
+// Without a tracer installed libtether's scopes are in no trace: a thread
+// charged to one would be charged to a scope the report cannot name.
+static tether_thread_work CurrentThreadWork() {
+  if (tether::hooks::Active() == nullptr) return tether_thread_work{0, 0};
+  return tether_thread_work{tether::CurrentScopeId(), tether::t_task};
+}
+__attribute__((visibility("default")))
+tether_context_thread_v1 tether_context_thread_v1{CurrentThreadWork};
+}  // extern "C"

@@ -39,7 +39,7 @@ std::atomic<std::int64_t>& ThisThreadsRunningCount() {
 // as the thread's current scope, report start and end, and turn an escaping
 // exception into an Error (a throwing task must not std::terminate the process).
 Error RunTask(const TaskFunc& f, std::uint64_t task, std::uint64_t scope) {
-  SetCurrentScope(scope);
+  SetCurrentScope(scope, task);
   std::atomic<std::int64_t>& running = ThisThreadsRunningCount();
   running.fetch_add(1, std::memory_order_relaxed);
   if (task != 0) {
@@ -57,7 +57,7 @@ Error RunTask(const TaskFunc& f, std::uint64_t task, std::uint64_t scope) {
     if (auto* t = hooks::Active()) t->TaskEnded(task, err.code());
   }
   running.fetch_sub(1, std::memory_order_relaxed);
-  SetCurrentScope(0);  // the cached thread may run another task next
+  SetCurrentScope(0, 0);  // the cached thread may run another task next
   return err;
 }
 

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "tether/trace/scope.h"
+
 #define TETHER_THIS_CFA() reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa())
 
 namespace tether::threads {
@@ -24,5 +26,10 @@ int TracedCreate(CreateFn real, std::uintptr_t caller_cfa, pthread_t* thread,
 int TracedJoin(JoinFn real, pthread_t thread, void** result);
 int TracedDetach(DetachFn real, pthread_t thread);
 [[noreturn]] void TracedExit(ExitFn real, void* result);
+
+// libtether's tether_context_thread_v1 in this process (null: the program is
+// not linked with libtether). Looked up once, when tracing starts: by name in
+// preload.cpp, by a weak reference resolved at link time in wrap.cpp.
+const tether_context_thread_v1* FindLibtether();
 
 }  // namespace tether::threads

@@ -33,6 +33,11 @@ Fn RealOnce(const char* name) {
 
 }  // namespace
 
+const tether_context_thread_v1* tether::threads::FindLibtether() {
+  return static_cast<const tether_context_thread_v1*>(
+      dlsym(RTLD_DEFAULT, "tether_context_thread_v1"));
+}
+
 extern "C" {
 
 __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,

@@ -6,8 +6,10 @@
 // (so std::thread, std::jthread, std::async(std::launch::async) and any pool on
 // pthreads are covered) and records, through the tracer's own per-thread rings
 // (lib/trace FileSink, the trace format of docs/trace-format.md):
-//   spawn  (kind "thread"; parent: the thread-task that created it, so a thread
-//           created by a thread charged to a scope is charged to that scope)
+//   spawn  (kind "thread"; scope: a scope open on the creating thread, a
+//           tether/trace/scope.h one or else libtether's tether::Scope or task
+//           scope; parent: the thread-task or libtether task that created it,
+//           so a thread created by one charged to a scope is charged there too)
 //   stack  the return addresses at the pthread_create call, symbolized by the
 //          tool at report time (the site is the first frame in the program's
 //          own code)
@@ -84,6 +86,31 @@ std::unordered_map<std::uint64_t, LiveThread>* g_live = nullptr;
 // The scopes this thread began (tether/trace/scope.h) and has not ended,
 // innermost last; a thread created while one is open is charged to it.
 thread_local std::vector<std::uint64_t> t_scopes;
+
+// libtether's view of the calling thread (its scope and task), when the
+// program links libtether; set before g_sink is published, then read-only.
+const tether_context_thread_v1* g_libtether = nullptr;
+
+// Who creates a thread: the scope its spawn record names (the innermost
+// scope.h scope open on this thread, else libtether's current scope), the
+// scope it is charged to (that, else the one this thread inherited), and its
+// parent (this thread-task, else the libtether task this thread runs).
+struct Creator {
+  std::uint64_t scope;
+  std::uint64_t charged;
+  std::uint64_t parent;
+};
+
+Creator ThisCreator() {
+  Creator c{t_scopes.empty() ? 0 : t_scopes.back(), 0, t_task};
+  if (g_libtether != nullptr && (c.scope == 0 || c.parent == 0)) {
+    const tether_thread_work work = g_libtether->current();
+    if (c.scope == 0) c.scope = work.scope;
+    if (c.parent == 0) c.parent = work.task;
+  }
+  c.charged = c.scope != 0 ? c.scope : t_charged_scope;
+  return c;
+}
 
 // Set while this thread creates a runtime's own threads (tether_thread_pool_v1):
 // those are not recorded.
@@ -218,6 +245,7 @@ __attribute__((constructor)) void StartFromEnvironment() {
     return;
   }
   sink->PutModulesOnce();
+  g_libtether = tether::threads::FindLibtether();
   g_previous_terminate = std::set_terminate(OnTerminate);
   g_sink.store(sink, std::memory_order_release);
 }
@@ -231,14 +259,13 @@ int TracedCreate(CreateFn real, std::uintptr_t caller_cfa, pthread_t* thread,
   FileSink* sink = g_sink.load(std::memory_order_acquire);
   if (sink == nullptr || t_creating_pool_threads) return real(thread, attr, fn, arg);
   const std::uint64_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
-  const std::uint64_t scope = t_scopes.empty() ? 0 : t_scopes.back();
-  const std::uint64_t charged = scope != 0 ? scope : t_charged_scope;
-  sink->PutNamed(EventType::kSpawn, kSpawnKindThread, id, 0, 0, scope, 0, kNoSite, "thread",
-                 t_task);
+  const Creator creator = ThisCreator();
+  sink->PutNamed(EventType::kSpawn, kSpawnKindThread, id, 0, 0, creator.scope, 0, kNoSite, "thread",
+                 creator.parent);
   RecordStack(sink, id, caller_cfa);
-  auto* args = new StartArgs{fn, arg, id, charged};
+  auto* args = new StartArgs{fn, arg, id, creator.charged};
   // The live entry is made before the thread can run (and end).
-  LiveBegin(id, charged);
+  LiveBegin(id, creator.charged);
   pthread_t created{};
   int rc = real(&created, attr, Trampoline, args);
   if (rc != 0) {

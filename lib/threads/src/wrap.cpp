@@ -16,6 +16,10 @@ extern "C" {
 // Found by `tether trace` in the program's file (tool/trace_cmd.cpp).
 __attribute__((used)) const char tether_threads_wrap_marker[] = "TETHER_THREADS_WRAP_V1";
 
+// libtether's, when the program links it (lib/context/src/scope.cpp); a
+// static program has no dynamic symbols to look it up by name.
+__attribute__((weak)) extern const tether_context_thread_v1 tether_context_thread_v1;
+
 int __real_pthread_create(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 int __real_pthread_join(pthread_t, void**);
 int __real_pthread_detach(pthread_t);
@@ -40,3 +44,8 @@ int __wrap_pthread_detach(pthread_t thread) {
 }
 
 }  // extern "C"
+
+// (The variable hides the struct's name here: hence `struct`.)
+const struct tether_context_thread_v1* tether::threads::FindLibtether() {
+  return &tether_context_thread_v1;
+}

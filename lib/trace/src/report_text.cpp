@@ -144,6 +144,17 @@ void WriteMoreLikeThis(std::ostream& out, const Trace& trace, const FindingGroup
   out << "\n";
 }
 
+// A thread created inside a libtether task: the task that created it (its
+// spawn site says where the task came from; the thread's callers are the
+// runtime's frames above the task's body).
+void WriteCreatingTask(std::ostream& out, const ReportInput& in, const TaskRecord& thread) {
+  if (thread.kind != "thread" || thread.parent_task == 0) return;
+  auto parent = in.trace->tasks.find(thread.parent_task);
+  if (parent == in.trace->tasks.end() || parent->second.kind == "thread") return;
+  out << "  created by task " << Quote(TaskName(parent->second)) << " spawned at "
+      << SiteText(parent->second.site, in.relative_to) << "\n";
+}
+
 void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGroup& group) {
   const Trace& trace = *in.trace;
   const Finding& f = *group.members.front();
@@ -154,6 +165,7 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
   for (const Site& caller : task.callers) {
     out << "    called from " << SiteText(caller, in.relative_to) << "\n";
   }
+  WriteCreatingTask(out, in, task);
   if (f.scope != 0) {
     auto s = trace.scopes.find(f.scope);
     out << "  scope " << ScopeName(trace, f.scope);

@@ -1,5 +1,6 @@
 // The tracer hooks: a recording Tracer checks that every hook fires once,
 // with the right ids, parents, scopes, detached-from scopes and site lines.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <condition_variable>
@@ -13,6 +14,7 @@
 
 #include "tether/tether.hpp"
 #include "tether/hooks.hpp"
+#include "tether/trace/scope.h"
 
 namespace tether {
 namespace {
@@ -146,6 +148,21 @@ TEST(HooksOff, NoIdsWithoutATracer) {
   EXPECT_EQ(scope.context().scope_id(), scope.id());
   EXPECT_TRUE(group.Wait().ok());
   cancel();
+}
+
+// libtether's tether_context_thread_v1, found by name as the preloaded
+// libtether_threads.so finds it (the program's link exports it).
+const tether_context_thread_v1* ThreadWorkApi() {
+  return static_cast<const tether_context_thread_v1*>(
+      dlsym(RTLD_DEFAULT, "tether_context_thread_v1"));
+}
+
+TEST(HooksOff, NoThreadWorkWithoutATracer) {
+  ASSERT_EQ(hooks::Active(), nullptr);
+  const tether_context_thread_v1* api = ThreadWorkApi();
+  ASSERT_NE(api, nullptr);
+  Scope scope(Background(), "s");
+  EXPECT_EQ(api->current().scope, 0u);  // the scope is in no trace
 }
 
 TEST_F(Hooks, ContextCreatedAndDoneOncePerNode) {
@@ -291,6 +308,55 @@ TEST_F(Hooks, AfterFuncCallbackIsATaskOfItsContext) {
   EXPECT_EQ(spawned[0].line, line);
   tracer_.AwaitEvent("TaskEnded", spawned[0].a);
   EXPECT_EQ(tracer_.Of("TaskStarted", spawned[0].a).size(), 1u);
+}
+
+// What libtether_threads.so reads when the program creates a thread
+// (ThreadWorkApi): the thread's current scope and the task it
+// runs, as the tracer knows them; none once the task has ended, nor without
+// a tracer (HooksOff.NoThreadWorkWithoutATracer).
+TEST_F(Hooks, ThreadWorkIsTheCurrentScopeAndTask) {
+  const tether_context_thread_v1* api = ThreadWorkApi();
+  ASSERT_NE(api, nullptr);
+  EXPECT_EQ(api->current().scope, 0u);
+  EXPECT_EQ(api->current().task, 0u);
+  Scope scope(Background(), "request");
+  EXPECT_EQ(api->current().scope, scope.id());
+  EXPECT_EQ(api->current().task, 0u);  // the main thread runs no task
+
+  auto [group, gctx] = TaskGroup::WithContext(scope.context());
+  tether_thread_work in_task{}, in_next{};
+  group.Go([&] {
+    in_task = api->current();
+    return Error();
+  });
+  ASSERT_TRUE(group.Wait().ok());
+  // The next task on the cache (most likely the same thread): its own, no scope.
+  Signal done = Signal::Make();
+  Go(Background(), "next", [&, done] {
+    in_next = api->current();
+    done.Fire();
+  });
+  done.Wait();
+  auto [ctx, cancel] = WithCancel(scope.context());
+  tether_thread_work in_callback{};
+  Signal ran = Signal::Make();
+  AfterFunc(ctx, [&, ran] {
+    in_callback = api->current();
+    ran.Fire();
+  });
+  cancel();
+  ran.Wait();
+
+  auto spawned = tracer_.Of("TaskSpawned");
+  ASSERT_EQ(spawned.size(), 3u);
+  EXPECT_EQ(in_task.task, spawned[0].a);
+  EXPECT_EQ(in_task.scope, scope.id());
+  EXPECT_EQ(in_next.task, spawned[1].a);
+  EXPECT_EQ(in_next.scope, 0u);
+  EXPECT_EQ(in_callback.task, spawned[2].a);
+  EXPECT_EQ(in_callback.scope, scope.id());
+  tracer_.AwaitEvent("TaskEnded", spawned[1].a);
+  tracer_.AwaitEvent("TaskEnded", spawned[2].a);
 }
 
 TEST_F(Hooks, AfterFuncOnARootInsideAScopeIsDetachedFromIt) {

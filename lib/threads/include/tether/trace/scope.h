@@ -106,6 +106,21 @@ static inline void tether_thread_pool_creating(int on) {
   if (api != 0) api->creating(on);
 }
 
+/* Exported by libtether (lib/context/src/scope.cpp) under
+ * "tether_context_thread_v1", the other way round: libtether_threads.so
+ * reads it so that a thread created inside a tether::Scope, or by a libtether
+ * task, is charged to that scope as a task would be. current() describes the
+ * calling thread only; it neither blocks nor allocates. Ids are libtether's
+ * (below 2^48); 0 means none, and both are 0 when libtether's tracer is not
+ * installed (its scopes are then in no trace). */
+struct tether_thread_work {
+  uint64_t scope; /* tether::CurrentScopeId(): the innermost live Scope, else the task's */
+  uint64_t task;  /* the libtether task the thread is running (0 when untraced) */
+};
+struct tether_context_thread_v1 {
+  struct tether_thread_work (*current)(void);
+};
+
 #ifdef __cplusplus
 } /* extern "C" */
 
