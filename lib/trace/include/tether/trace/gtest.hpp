@@ -36,8 +36,9 @@ inline std::string CurrentTestName() {
 // task charged to it is still running; each left-over task is a non-fatal
 // test failure at the place the verifier was declared. Under `tether trace
 // --threads on` it is also a tether/trace/scope.h scope: a thread the
-// declaring thread starts meanwhile (std::thread, std::async, ...), or one
-// such a thread starts, that is still running after grace fails the test too.
+// declaring thread or one of the scope's tasks starts meanwhile (std::thread,
+// std::async, ...), or one such a thread starts, that is still running after
+// grace fails the test too.
 class ScopeVerifier {
  public:
   explicit ScopeVerifier(std::string name = CurrentTestName(), VerifyOptions options = {},
@@ -64,16 +65,19 @@ class ScopeVerifier {
     scope_.End();
     tether_scope_end(thread_scope_);
     const int line = static_cast<int>(loc_.line());
-    const bool threads_clean =
-        FailForRunningThreads(thread_scope_, static_cast<std::uint32_t>(options_.grace.count()),
-                              loc_.file_name(), line, name_) == 0;
+    const auto grace_ms = static_cast<std::uint32_t>(options_.grace.count());
+    // The threads this thread started are charged to the scope.h scope, those
+    // the scope's tasks started to the tether::Scope (docs/tracer.md).
+    const std::size_t threads_running =
+        FailForRunningThreads(thread_scope_, grace_ms, loc_.file_name(), line, name_) +
+        FailForRunningThreads(scope_.id(), grace_ms, loc_.file_name(), line, name_);
     if (!tracking_.ok()) {
       ADD_FAILURE_AT(loc_.file_name(), static_cast<int>(loc_.line()))
           << "tether: cannot verify scope: " << tracking_.ToString();
       return clean_ = false;
     }
     std::vector<LeftoverTask> left = LeftoverTasks(scope_.id(), options_);
-    clean_ = left.empty() && threads_clean;
+    clean_ = left.empty() && threads_running == 0;
     if (!left.empty()) ADD_FAILURE_AT(loc_.file_name(), line) << DescribeLeftovers(left);
     return clean_;
   }
