@@ -90,6 +90,13 @@ const char* KindWord(FindingKind kind) {
   return "unknown";
 }
 
+const TaskRecord* CreatingTask(const Trace& trace, const TaskRecord& thread) {
+  if (thread.kind != "thread" || thread.parent_task == 0) return nullptr;
+  auto parent = trace.tasks.find(thread.parent_task);
+  if (parent == trace.tasks.end() || parent->second.kind == "thread") return nullptr;
+  return &parent->second;
+}
+
 }  // namespace tether::trace::detail
 
 namespace tether::trace {

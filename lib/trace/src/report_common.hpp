@@ -33,4 +33,8 @@ bool EndsWithComponents(const std::string& s, const std::string& tail, char sepa
 
 const char* KindWord(FindingKind kind);
 
+// The libtether task that created a thread (a thread's parent when it is a
+// task, not another thread), or null.
+const TaskRecord* CreatingTask(const Trace& trace, const TaskRecord& thread);
+
 }  // namespace tether::trace::detail

@@ -36,6 +36,11 @@ ordered_json FindingJson(const ReportInput& in, const Finding& f) {
         task["callers"] = std::move(callers);
       }
       task["result"] = t->second.result;
+      if (const TaskRecord* creator = detail::CreatingTask(trace, t->second)) {
+        task["created_by"] = {{"id", creator->id},
+                              {"name", creator->name},
+                              {"site", SiteJson(creator->site, in.relative_to)}};
+      }
     }
     j["task"] = task;
   }

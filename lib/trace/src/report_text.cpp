@@ -148,11 +148,10 @@ void WriteMoreLikeThis(std::ostream& out, const Trace& trace, const FindingGroup
 // spawn site says where the task came from; the thread's callers are the
 // runtime's frames above the task's body).
 void WriteCreatingTask(std::ostream& out, const ReportInput& in, const TaskRecord& thread) {
-  if (thread.kind != "thread" || thread.parent_task == 0) return;
-  auto parent = in.trace->tasks.find(thread.parent_task);
-  if (parent == in.trace->tasks.end() || parent->second.kind == "thread") return;
-  out << "  created by task " << Quote(TaskName(parent->second)) << " spawned at "
-      << SiteText(parent->second.site, in.relative_to) << "\n";
+  const TaskRecord* task = detail::CreatingTask(*in.trace, thread);
+  if (task == nullptr) return;
+  out << "  created by task " << Quote(TaskName(*task)) << " spawned at "
+      << SiteText(task->site, in.relative_to) << "\n";
 }
 
 void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGroup& group) {
