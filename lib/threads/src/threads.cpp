@@ -45,6 +45,7 @@
 #include "interpose.hpp"
 #include "loaded_range.hpp"
 #include "stack_capture.hpp"
+#include "thread_site.hpp"
 
 extern "C" void* __libc_stack_end;  // glibc: the main thread's initial stack pointer
 
@@ -73,9 +74,13 @@ thread_local std::uint64_t t_charged_scope = 0;
 // The threads charged to a scope that have not ended, for the in-process
 // query (tether_scope_threads_v1: GoogleTest's per-test verdict). Guarded by
 // g_live_mu; g_live_cv is notified when one ends. Never freed.
+constexpr int kSitePcs = 8;  // return addresses kept for a site
+
 struct LiveThread {
   std::uint64_t scope;
   std::chrono::steady_clock::time_point created;
+  std::uint64_t pcs[kSitePcs];  // the creation's return addresses, for its site
+  int pc_count;
 };
 std::mutex g_live_mu;
 std::condition_variable g_live_cv;
@@ -139,13 +144,19 @@ void FindLibc() {
       nullptr);
 }
 
-// The return addresses above the shim's entry point whose CFA is cfa (its
-// caller first); always inlined, so that cfa is the entry point's.
+// Fills pcs with the return addresses above the shim's entry point whose CFA
+// is cfa (its caller first), without the start-up frames; returns how many.
+// Always inlined, so that cfa is the entry point's.
+__attribute__((always_inline)) inline int CaptureSite(std::uintptr_t cfa,
+                                                      std::uint64_t (&pcs)[kSitePcs]) {
+  return WithoutStartup(pcs, tether::threads::CaptureCallers(cfa, pcs, kSitePcs));
+}
+
+// Records them as id's `stack` records (symbolized by the tool).
 __attribute__((always_inline)) inline void RecordStack(FileSink* sink, std::uint64_t id,
                                                        std::uintptr_t cfa) {
-  std::uint64_t pcs[8];
-  const int count = tether::threads::CaptureCallers(cfa, pcs, 8);
-  sink->PutPcs(id, pcs, WithoutStartup(pcs, count));
+  std::uint64_t pcs[kSitePcs];
+  sink->PutPcs(id, pcs, CaptureSite(cfa, pcs));
 }
 
 void Remember(pthread_t thread, std::uint64_t id) {
@@ -169,10 +180,12 @@ struct StartArgs {
   std::uint64_t scope;
 };
 
-void LiveBegin(std::uint64_t id, std::uint64_t scope) {
+void LiveBegin(std::uint64_t id, std::uint64_t scope, const std::uint64_t* pcs, int pc_count) {
   if (scope == 0) return;
+  LiveThread live{scope, std::chrono::steady_clock::now(), {}, pc_count};
+  std::copy(pcs, pcs + pc_count, live.pcs);
   std::lock_guard<std::mutex> lock(g_live_mu);
-  g_live->emplace(id, LiveThread{scope, std::chrono::steady_clock::now()});
+  g_live->emplace(id, live);
 }
 
 void LiveEnd(std::uint64_t id) {
@@ -253,10 +266,12 @@ int TracedCreate(CreateFn real, std::uintptr_t caller_cfa, pthread_t* thread,
   const std::uint64_t charged = scope != 0 ? scope : t_charged_scope;
   sink->PutNamed(EventType::kSpawn, kSpawnKindThread, id, 0, 0, scope, 0, kNoSite, "thread",
                  t_task);
-  RecordStack(sink, id, caller_cfa);
+  std::uint64_t pcs[kSitePcs];
+  const int pc_count = CaptureSite(caller_cfa, pcs);
+  sink->PutPcs(id, pcs, pc_count);
   auto* args = new StartArgs{fn, arg, id, charged};
   // The live entry is made before the thread can run (and end).
-  LiveBegin(id, charged);
+  LiveBegin(id, charged, pcs, pc_count);
   pthread_t created{};
   int rc = real(&created, attr, Trampoline, args);
   if (rc != 0) {
@@ -350,6 +365,22 @@ std::size_t ScopeThreadsRunning(std::uint64_t scope, std::uint32_t grace_ms,
   return count;
 }
 
+// Writes the site of a running thread charged to a scope (by its task id) to
+// out; 0 when it is not one, or has no frame in the program's code.
+std::size_t ThreadSite(std::uint64_t id, char* out, std::size_t cap) {
+  if (g_sink.load(std::memory_order_acquire) == nullptr) return 0;
+  std::uint64_t pcs[kSitePcs];
+  int count = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_live_mu);
+    auto it = g_live->find(id);
+    if (it == g_live->end()) return 0;
+    count = it->second.pc_count;
+    std::copy(it->second.pcs, it->second.pcs + count, pcs);
+  }
+  return tether::threads::DescribeSite(pcs, count, out, cap);
+}
+
 void CreatingPoolThreads(int on) { t_creating_pool_threads = on != 0; }
 
 // Not const: a const object would have internal linkage in C++.
@@ -360,5 +391,6 @@ tether_scope_threads_v1 tether_scope_threads_v1{ScopeThreadsRunning};
 
 __attribute__((visibility("default")))
 tether_thread_pool_v1 tether_thread_pool_v1{CreatingPoolThreads};
+__attribute__((visibility("default"))) tether_thread_site_v1 tether_thread_site_v1{ThreadSite};
 
 }  // extern "C"
