@@ -47,6 +47,7 @@
 #include "interpose.hpp"
 #include "loaded_range.hpp"
 #include "stack_capture.hpp"
+#include "thread_site.hpp"
 
 extern "C" void* __libc_stack_end;  // glibc: the main thread's initial stack pointer
 
@@ -75,9 +76,13 @@ thread_local std::uint64_t t_charged_scope = 0;
 // The threads charged to a scope that have not ended, for the in-process
 // query (tether_scope_threads_v1: GoogleTest's per-test verdict). Guarded by
 // g_live_mu; g_live_cv is notified when one ends. Never freed.
+constexpr int kSitePcs = 8;  // return addresses kept for a site
+
 struct LiveThread {
   std::uint64_t scope;
   std::chrono::steady_clock::time_point created;
+  std::uint64_t pcs[kSitePcs];  // the creation's return addresses, for its site
+  int pc_count;
 };
 std::mutex g_live_mu;
 std::condition_variable g_live_cv;
@@ -116,7 +121,24 @@ Creator ThisCreator() {
 // those are not recorded.
 thread_local bool t_creating_pool_threads = false;
 
-std::uint64_t ThisThreadTid() { return static_cast<std::uint64_t>(syscall(SYS_gettid)); }
+// The calling thread's kernel id without a system call (gettid(2) was ~1 µs
+// of each traced thread on this VM): glibc keeps the id in the thread's
+// descriptor, and pthread_getcpuclockid encodes it in the clock id by the
+// kernel's fixed scheme (MAKE_THREAD_CPUCLOCK: ~tid << 3 | CPUCLOCK_SCHED |
+// CPUCLOCK_PERTHREAD_MASK). Checked against gettid(2) once at start
+// (g_tid_from_clock); if the scheme ever differs, the system call is used.
+bool g_tid_from_clock = false;
+
+std::uint64_t TidFromClock() {
+  clockid_t clock;
+  if (pthread_getcpuclockid(pthread_self(), &clock) != 0 || (clock & 7) != 6) return 0;
+  return static_cast<std::uint64_t>(~(clock >> 3));
+}
+
+std::uint64_t ThisThreadTid() {
+  if (g_tid_from_clock) return TidFromClock();
+  return static_cast<std::uint64_t>(syscall(SYS_gettid));
+}
 
 // libc's loaded range (set at start): a stack's frames from the first one in
 // libc above one outside it (main's caller __libc_start_call_main, and the
@@ -149,13 +171,19 @@ void FindLibc() {
       nullptr);
 }
 
-// The return addresses above the shim's entry point whose CFA is cfa (its
-// caller first); always inlined, so that cfa is the entry point's.
+// Fills pcs with the return addresses above the shim's entry point whose CFA
+// is cfa (its caller first), without the start-up frames; returns how many.
+// Always inlined, so that cfa is the entry point's.
+__attribute__((always_inline)) inline int CaptureSite(std::uintptr_t cfa,
+                                                      std::uint64_t (&pcs)[kSitePcs]) {
+  return WithoutStartup(pcs, tether::threads::CaptureCallers(cfa, pcs, kSitePcs));
+}
+
+// Records them as id's `stack` records (symbolized by the tool).
 __attribute__((always_inline)) inline void RecordStack(FileSink* sink, std::uint64_t id,
                                                        std::uintptr_t cfa) {
-  std::uint64_t pcs[8];
-  const int count = tether::threads::CaptureCallers(cfa, pcs, 8);
-  sink->PutPcs(id, pcs, WithoutStartup(pcs, count));
+  std::uint64_t pcs[kSitePcs];
+  sink->PutPcs(id, pcs, CaptureSite(cfa, pcs));
 }
 
 void Remember(pthread_t thread, std::uint64_t id) {
@@ -179,10 +207,12 @@ struct StartArgs {
   std::uint64_t scope;
 };
 
-void LiveBegin(std::uint64_t id, std::uint64_t scope) {
+void LiveBegin(std::uint64_t id, std::uint64_t scope, const std::uint64_t* pcs, int pc_count) {
   if (scope == 0) return;
+  LiveThread live{scope, std::chrono::steady_clock::now(), {}, pc_count};
+  std::copy(pcs, pcs + pc_count, live.pcs);
   std::lock_guard<std::mutex> lock(g_live_mu);
-  g_live->emplace(id, LiveThread{scope, std::chrono::steady_clock::now()});
+  g_live->emplace(id, live);
 }
 
 void LiveEnd(std::uint64_t id) {
@@ -236,6 +266,7 @@ __attribute__((constructor)) void StartFromEnvironment() {
   backtrace(warm, 2);  // loads the unwinder now, not inside a traced call
   tether::threads::SetStackTop(reinterpret_cast<std::uintptr_t>(__libc_stack_end));
   FindLibc();
+  g_tid_from_clock = TidFromClock() == static_cast<std::uint64_t>(syscall(SYS_gettid));
   FileSink* sink = nullptr;
   // The sink's own flusher thread is created here, before g_sink is set:
   // it is not one of the program's threads.
@@ -262,10 +293,12 @@ int TracedCreate(CreateFn real, std::uintptr_t caller_cfa, pthread_t* thread,
   const Creator creator = ThisCreator();
   sink->PutNamed(EventType::kSpawn, kSpawnKindThread, id, 0, 0, creator.scope, 0, kNoSite, "thread",
                  creator.parent);
-  RecordStack(sink, id, caller_cfa);
+  std::uint64_t pcs[kSitePcs];
+  const int pc_count = CaptureSite(caller_cfa, pcs);
+  sink->PutPcs(id, pcs, pc_count);
   auto* args = new StartArgs{fn, arg, id, creator.charged};
   // The live entry is made before the thread can run (and end).
-  LiveBegin(id, creator.charged);
+  LiveBegin(id, creator.charged, pcs, pc_count);
   pthread_t created{};
   int rc = real(&created, attr, Trampoline, args);
   if (rc != 0) {
@@ -359,6 +392,22 @@ std::size_t ScopeThreadsRunning(std::uint64_t scope, std::uint32_t grace_ms,
   return count;
 }
 
+// Writes the site of a running thread charged to a scope (by its task id) to
+// out; 0 when it is not one, or has no frame in the program's code.
+std::size_t ThreadSite(std::uint64_t id, char* out, std::size_t cap) {
+  if (g_sink.load(std::memory_order_acquire) == nullptr) return 0;
+  std::uint64_t pcs[kSitePcs];
+  int count = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_live_mu);
+    auto it = g_live->find(id);
+    if (it == g_live->end()) return 0;
+    count = it->second.pc_count;
+    std::copy(it->second.pcs, it->second.pcs + count, pcs);
+  }
+  return tether::threads::DescribeSite(pcs, count, out, cap);
+}
+
 void CreatingPoolThreads(int on) { t_creating_pool_threads = on != 0; }
 
 // Not const: a const object would have internal linkage in C++.
@@ -369,5 +418,6 @@ tether_scope_threads_v1 tether_scope_threads_v1{ScopeThreadsRunning};
 
 __attribute__((visibility("default")))
 tether_thread_pool_v1 tether_thread_pool_v1{CreatingPoolThreads};
+__attribute__((visibility("default"))) tether_thread_site_v1 tether_thread_site_v1{ThreadSite};
 
 }  // extern "C"

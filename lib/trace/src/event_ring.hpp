@@ -83,13 +83,27 @@ class EventRing {
  public:
   static constexpr std::size_t kSlots = 1024;  // 64 KiB per thread
 
+  // early_mark: how many pending slots HasRoom allows before the producer
+  // must PassEarlyMark (a thread's ring: half, so that its owner asks the
+  // flusher to write it out before it is full and has to do so itself);
+  // kSlots: no early mark (the exit ring).
+  explicit EventRing(std::size_t early_mark = kSlots)
+      : early_mark_(early_mark), limit_(early_mark) {}
+
   // Producer side (the owning thread only). Returns false when the ring has
-  // no room for n slots even after re-reading the consumer's position.
+  // no room for n slots below its limit (the early mark until the producer
+  // passes it, then the whole ring) even after re-reading the consumer's
+  // position.
   bool HasRoom(std::size_t n) {
-    const std::uint64_t head = Head();
-    if (head + n - tail_cached_ <= kSlots) return true;
-    tail_cached_ = tail_.load(std::memory_order_acquire);
-    return head + n - tail_cached_ <= kSlots;
+    if (Head() + n - tail_cached_ <= limit_) return true;
+    return Refresh(n);
+  }
+  // Lifts the limit from the early mark to the whole ring; false when it
+  // was lifted already (the producer asked for a flush and it has not come).
+  bool PassEarlyMark() {
+    if (limit_ == kSlots) return false;
+    limit_ = kSlots;
+    return true;
   }
   // Where the i-th slot of the next record goes (construct a Slot there with
   // placement new: the storage is raw bytes).
@@ -157,10 +171,20 @@ class EventRing {
   // The producer's own position: only the producer writes head_, so its
   // relaxed read is its latest value.
   std::uint64_t Head() const { return head_.load(std::memory_order_relaxed); }
+  // HasRoom's slow path: re-reads the consumer's position; once a drain has
+  // brought the ring back under the early mark, the mark applies again.
+  bool Refresh(std::size_t n) {
+    tail_cached_ = tail_.load(std::memory_order_acquire);
+    const std::uint64_t used = Head() + n - tail_cached_;
+    if (used <= early_mark_) limit_ = early_mark_;
+    return used <= limit_;
+  }
 
   alignas(64) std::atomic<std::uint64_t> head_{0};
   // Producer-private (handed to a new owner only through the registry lock).
   std::uint64_t tail_cached_ = 0;
+  const std::size_t early_mark_;
+  std::size_t limit_;
   alignas(64) std::atomic<std::uint64_t> tail_{0};
   Raw storage_[kSlots];
 };

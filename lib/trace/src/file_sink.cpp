@@ -322,6 +322,14 @@ EventRing* FileSink::MakeRoom(std::size_t n) {
   EventRing* ring = t_ring;
   if (ring == nullptr) ring = Attach();
   if (ring->HasRoom(n)) return ring;
+  // Half full: the flusher writes it out, off this thread's path (a thread
+  // that creates threads would otherwise format its records between its
+  // pthread_create calls: bench/results/trace-threads.md).
+  if (ring->PassEarlyMark()) {
+    WakeFlusher();
+    if (ring->HasRoom(n)) return ring;
+  }
+  // Full (the flusher is behind): this thread writes it out itself.
   {
     std::lock_guard<std::mutex> lock(ring->consume_mu);
     DrainAndWrite(*ring);
@@ -386,7 +394,7 @@ EventRing* FileSink::Attach() {
       ring = free_rings_.back();
       free_rings_.pop_back();
     } else {
-      rings_.push_back(std::make_unique<EventRing>());
+      rings_.push_back(std::make_unique<EventRing>(EventRing::kSlots / 2));
       ring = rings_.back().get();
     }
     peak_rings_ = std::max(peak_rings_, ++rings_in_use_);
@@ -428,11 +436,16 @@ bool FileSink::HandOffAtExit(EventRing& ring) {
   }
   // Half full: wake the flusher now rather than at its next tick, so that
   // exiting threads seldom find the ring full.
-  if (exit_ring_->Pending() > EventRing::kSlots / 2 &&
-      !flusher_woken_.exchange(true, std::memory_order_relaxed)) {
-    flusher_cv_.notify_one();
-  }
+  if (exit_ring_->Pending() > EventRing::kSlots / 2) WakeFlusher();
   return true;
+}
+
+void FileSink::WakeFlusher() {
+  if (flusher_woken_.exchange(true, std::memory_order_relaxed)) return;  // asked already
+  // Notified under flusher_mu_, which the flusher holds from its check of
+  // flusher_woken_ until it waits: the wake cannot fall between the two.
+  std::lock_guard<std::mutex> lock(flusher_mu_);
+  flusher_cv_.notify_one();
 }
 
 void FileSink::DrainAndWrite(EventRing& ring) {
@@ -589,7 +602,11 @@ void FileSink::FlushThisThread() {
 void FileSink::FlusherLoop() {
   std::unique_lock<std::mutex> lock(flusher_mu_);
   while (!stop_flusher_) {
-    flusher_cv_.wait_for(lock, std::chrono::milliseconds(100));
+    flusher_cv_.wait_for(lock, std::chrono::milliseconds(100), [this] {
+      return stop_flusher_ || flusher_woken_.load(std::memory_order_relaxed);
+    });
+    // Cleared before the flush: a ring that passes its mark during the
+    // flush asks again, and the loop goes round at once.
     flusher_woken_.store(false, std::memory_order_relaxed);
     lock.unlock();
     FlushAll();

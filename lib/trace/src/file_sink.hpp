@@ -4,8 +4,10 @@
 // Recording (Put) touches only the calling thread's ring: no lock, no
 // syscall. A ring is attached to a thread on its first event (the registry
 // lock is taken then, and when the thread exits and gives the ring back for
-// reuse). Rings are written out as JSON lines by their owner when full, by a
-// background flusher every 100 ms and by the exit handler. At thread exit a
+// reuse). Rings are written out as JSON lines by a background flusher every
+// 100 ms, and at once when a ring is half full (its owner wakes the flusher),
+// by their owner only when full (the flusher is behind), and by the exit
+// handler. At thread exit a
 // ring's few remaining records are moved, raw, into the shared exit ring
 // (no formatting, no write(2) on the exiting thread, which a joiner waits
 // for), which the flusher writes out; so the records of threads that ended
@@ -131,6 +133,8 @@ class FileSink {
   // Moves an exiting thread's pending records into exit_ring_; false when
   // there are too many to be worth moving (the caller writes them itself).
   bool HandOffAtExit(EventRing& ring);  // caller holds ring.consume_mu
+  // Asks the flusher to write every ring out now (once until it has).
+  void WakeFlusher();
   void DrainAndWrite(EventRing& ring);  // caller holds ring.consume_mu
   bool WriteText(const std::string& text, std::size_t records, bool close_after = false);
   void FlusherLoop();
@@ -149,7 +153,7 @@ class FileSink {
   // are its producers, one at a time under exit_mu_; drained like the others.
   EventRing* exit_ring_ = nullptr;
   std::mutex exit_mu_;
-  std::atomic<bool> flusher_woken_{false};  // the exit ring asked for a flush
+  std::atomic<bool> flusher_woken_{false};  // a ring asked for a flush (WakeFlusher)
 
   // Writers of a regular file share file_mu_: the file is opened O_APPEND, so
   // each write(2) is one atomic append and threads need not wait for each

@@ -1,7 +1,7 @@
 // Per-test thread verification for GoogleTest, in any C++ program: each TEST
 // is a scope (tether/trace/scope.h), and a thread the test started (or a
 // thread such a thread started) that is still running when the test ends
-// fails that test, with the thread's id and how long it has been running.
+// fails that test, with the thread's site and how long it has been running.
 //
 //   int main(int argc, char** argv) {      // or link Tether::gtest_main
 //     ::testing::InitGoogleTest(&argc, argv);
@@ -36,7 +36,10 @@ inline std::size_t FailForRunningThreads(std::uint64_t scope, std::uint32_t grac
   tether_running_thread left[kMax];
   const std::size_t count = tether_scope_threads_running(scope, grace_ms, left, kMax);
   for (std::size_t i = 0; i < count && i < kMax; ++i) {
+    char site[512];
+    const bool known = tether_thread_site(left[i].id, site, sizeof site) > 0;
     ADD_FAILURE_AT(file, line) << "tether: a thread this test started (thread " << left[i].id
+                               << (known ? std::string(", spawned at ") + site : std::string())
                                << ") is still running " << grace_ms
                                << " ms after the test ended (it began " << left[i].age_ns / 1000000
                                << " ms ago); `tether trace` reports its site as a zombie "

@@ -87,6 +87,24 @@ static inline size_t tether_scope_threads_running(uint64_t scope, uint32_t grace
   return api->running(scope, grace_ms, out, max);
 }
 
+/* Exported under "tether_thread_site_v1": where a running thread charged to
+ * a scope was created, as a person reads it ("pool.cpp:42 in Pool::Start"),
+ * for a verdict given in the process (a test's end). */
+struct tether_thread_site_v1 {
+  size_t (*site)(uint64_t thread, char* out, size_t cap);
+};
+
+/* Writes the site of thread (a tether_running_thread's id) to out,
+ * NUL-terminated, and returns its length; 0 when it is not known (the
+ * program is not traced, the thread has ended, no frame is the program's). */
+static inline size_t tether_thread_site(uint64_t thread, char* out, size_t cap) {
+  static const void* cached = (const void*)1;
+  const struct tether_thread_site_v1* api =
+      (const struct tether_thread_site_v1*)tether_scope_lookup_(&cached, "tether_thread_site_v1");
+  if (api == 0 || cap == 0) return 0;
+  return api->site(thread, out, cap);
+}
+
 /* Exported under "tether_thread_pool_v1", for a runtime that traces the
  * work on its own threads itself (libtether's thread cache: its tasks are
  * traced as tasks). Between creating(1) and creating(0) on a thread, the

@@ -1,0 +1,183 @@
+// DescribeSite: see thread_site.hpp. It runs only when a test has already
+// failed (a thread outlived it), so it may start a process; it must not
+// start a thread (the shim would record it).
+#include "thread_site.hpp"
+
+#include <fcntl.h>
+#include <link.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "loaded_range.hpp"
+
+extern char** environ;
+
+namespace tether::threads {
+namespace {
+
+struct Frame {
+  std::string module;         // the loaded object's path
+  std::uint64_t address = 0;  // pc - 1 (the call instruction), as in the object's file
+};
+
+// Objects whose frames are never the program's own: the C and C++ runtimes.
+// (This library's frames are not among the pcs: they start at its caller.)
+bool IsRuntimeObject(std::string_view path) {
+  for (std::string_view lib :
+       {"/libc.so", "/libstdc++.so", "/libgcc_s.so", "/libm.so", "/ld-linux"}) {
+    if (path.find(lib) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// The loaded object holding pc, with pc's address in that object's file.
+bool FindFrame(std::uint64_t pc, Frame* frame) {
+  struct Query {
+    std::uint64_t pc;
+    Frame* frame;
+    bool found;
+  } query{pc, frame, false};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* q = static_cast<Query*>(data);
+        const auto range = tether::trace::detail::RangeOf(*info);
+        if (q->pc < range.lo || q->pc >= range.hi) return 0;
+        std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+        if (path.empty()) {  // the main program
+          char exe[4096];
+          ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+          if (n > 0) path.assign(exe, static_cast<std::size_t>(n));
+        }
+        q->frame->module = path;
+        q->frame->address = q->pc - info->dlpi_addr;
+        q->found = true;
+        return 1;
+      },
+      &query);
+  return query.found;
+}
+
+// A file under the system's include or library directories: a template or
+// inline function of the standard library, compiled into the program.
+bool IsSystemFile(std::string_view file) {
+  return file.rfind("/usr/include/", 0) == 0 || file.rfind("/usr/lib/", 0) == 0 ||
+         file.rfind("/usr/local/include/", 0) == 0 || file.find("/c++/") != std::string_view::npos;
+}
+
+// addr2line -a -f -C -i -e module addresses...: its output, or empty.
+std::string RunAddr2line(const std::string& module, const std::vector<std::uint64_t>& addresses) {
+  std::vector<std::string> args = {"addr2line", "-a", "-f", "-C", "-i", "-e", module};
+  for (std::uint64_t a : addresses) {
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(a));
+    args.emplace_back(hex);
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return {};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, "addr2line", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  std::string text;
+  if (rc == 0) {
+    char buf[4096];
+    for (ssize_t n; (n = read(out[0], buf, sizeof buf)) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) break;
+      text.append(buf, static_cast<std::size_t>(n));
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) text.clear();
+  }
+  close(out[0]);
+  return text;
+}
+
+// From addr2line -a -f -i output: for each address line ("0x..."), pairs of
+// function and file:line lines, innermost inlined frame first. The first
+// pair whose file is the program's own (and known) is the site.
+std::string FirstOwnLine(const std::string& text) {
+  std::vector<std::string> lines;
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  for (std::size_t i = 0; i < lines.size();) {
+    if (lines[i].rfind("0x", 0) == 0) {
+      ++i;
+      continue;
+    }
+    if (i + 1 >= lines.size()) break;
+    const std::string& function = lines[i];
+    std::string where = lines[i + 1];
+    i += 2;
+    if (const std::size_t note = where.find(" (discriminator"); note != std::string::npos) {
+      where.erase(note);
+    }
+    if (where.rfind("??", 0) == 0 || IsSystemFile(where)) continue;
+    // "/src/build/../pool.cpp:42" reads as "/src/pool.cpp:42".
+    const std::size_t colon = where.rfind(':');
+    const std::string file = where.substr(0, colon);
+    return std::filesystem::path(file).lexically_normal().string() +
+           (colon == std::string::npos ? "" : where.substr(colon)) + " in " + function;
+  }
+  return {};
+}
+
+std::size_t Emit(const std::string& text, char* out, std::size_t cap) {
+  if (cap == 0) return 0;
+  const std::size_t n = std::min(text.size(), cap - 1);
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+  return n;
+}
+
+}  // namespace
+
+std::size_t DescribeSite(const std::uint64_t* pcs, int count, char* out, std::size_t cap) {
+  std::vector<Frame> frames;
+  for (int i = 0; i < count; ++i) {
+    Frame frame;
+    if (pcs[i] == 0 || !FindFrame(pcs[i] - 1, &frame)) continue;
+    if (frame.module.empty() || IsRuntimeObject(frame.module)) continue;
+    frames.push_back(frame);
+  }
+  if (frames.empty()) return 0;
+  // The program's frames in the first object that has any, symbolized at once.
+  std::vector<std::uint64_t> addresses;
+  for (const Frame& f : frames) {
+    if (f.module == frames.front().module) addresses.push_back(f.address);
+  }
+  std::string site = FirstOwnLine(RunAddr2line(frames.front().module, addresses));
+  if (site.empty()) {
+    char fallback[64];
+    std::snprintf(fallback, sizeof fallback, "+0x%llx",
+                  static_cast<unsigned long long>(frames.front().address));
+    const std::string& module = frames.front().module;
+    site = module.substr(module.rfind('/') + 1) + fallback;
+  }
+  return Emit(site, out, cap);
+}
+
+}  // namespace tether::threads

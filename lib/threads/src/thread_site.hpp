@@ -1,0 +1,20 @@
+// A thread's site as a person reads it, in the traced process itself: for
+// GoogleTest's per-test verdict (tether/trace/gtest_threads.hpp), which fails
+// a test at its end, before `tether trace` can symbolize anything.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tether::threads {
+
+// Writes the site of the return addresses pcs (innermost first, as captured
+// at pthread_create) to out (NUL-terminated, cut to cap) and returns its
+// length: "file:line in function" of the first frame in the program's own
+// code (outside libc, libstdc++, libgcc and this library, and outside system
+// headers: the std::thread constructor is compiled into the program, but its
+// lines are in <thread>), symbolized by addr2line (binutils). Without
+// addr2line or debug info: "module+0xoffset". 0 when no frame is the program's.
+std::size_t DescribeSite(const std::uint64_t* pcs, int count, char* out, std::size_t cap);
+
+}  // namespace tether::threads
