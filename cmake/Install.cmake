@@ -72,8 +72,12 @@ install(FILES ${PROJECT_BINARY_DIR}/tether.pc
 # The programs, the API models (also built into `tether check`, installed so
 # that --model can start from a copy) and the documentation.
 install(TARGETS tether tether-worker RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT bin)
-# The thread shim goes where `tether trace` looks for it: ../lib from the tool.
+# The thread shim and the LLVM part of the tool (the checker, the thread
+# symbolizer) go where `tether` looks for them: ../lib from the tool.
 install(TARGETS tether_threads LIBRARY DESTINATION lib COMPONENT bin)
+if(TARGET tether_llvm)
+  install(TARGETS tether_llvm LIBRARY DESTINATION lib COMPONENT bin)
+endif()
 install(DIRECTORY lib/check/models/ DESTINATION ${CMAKE_INSTALL_DATADIR}/tether/models
   COMPONENT bin FILES_MATCHING PATTERN "*.json")
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT bin)

@@ -1,4 +1,4 @@
-// ResolveThreadSites: see thread_sites.hpp.
+// SymbolizeThreadSites: see thread_sites.hpp.
 //
 // A frame is the program's own when its object is not the C or C++ runtime,
 // the unwinder, the loader or the shim, and (with debug info) its line is not
@@ -138,7 +138,7 @@ std::vector<trace::Site> OwnFramesOf(const trace::Trace& t, const std::vector<st
 
 }  // namespace
 
-void ResolveThreadSites(trace::Trace* trace) {
+void SymbolizeThreadSites(trace::Trace* trace) {
   Symbolizer symbolizer;
   // A program creates its threads from a few places: each distinct stack is
   // symbolized once (100k threads from one line are one lookup).

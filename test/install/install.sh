@@ -19,7 +19,8 @@ fail() { echo "install: FAILED: $*"; tail -n 40 "$log"; exit 1; }
 
 timeout 300 cmake --install "$build" --prefix "$prefix" >"$log" 2>&1 || fail "cmake --install"
 for f in bin/tether bin/tether-worker lib/libtether.a lib/libtether_trace.a \
-         lib/libtether_threads.so lib/libtether_gtest_main.a include/tether/trace/scope.h \
+         lib/libtether_threads.so lib/libtether_llvm.so lib/libtether_gtest_main.a \
+         include/tether/trace/scope.h \
          include/tether/context.hpp include/tether/trace/gtest.hpp \
          lib/cmake/Tether/TetherConfig.cmake lib/pkgconfig/tether.pc \
          share/tether/models/libtether.json share/doc/tether/README.md; do
@@ -27,6 +28,13 @@ for f in bin/tether bin/tether-worker lib/libtether.a lib/libtether_trace.a \
 done
 step "installed into the prefix"
 "$prefix/bin/tether" --version | head -n 1
+# The installed checker (lib/libtether_llvm.so, loaded by bin/tether) on the
+# consumer's source, against the installed headers.
+rc=0
+timeout 300 "$prefix/bin/tether" check "$here/Inputs/consumer/main.cpp" -- -std=c++20 \
+  -I"$prefix/include" >"$log" 2>&1 || rc=$?
+grep -E "^tether check:" "$log" || true
+echo "install: check exit $rc"
 
 # find_package(Tether CONFIG): configure and build the consumer project.
 timeout 300 cmake -S "$here/Inputs/consumer" -B "$work/cmake-build" -G Ninja \
