@@ -17,30 +17,13 @@
 #include <llvm/DebugInfo/Symbolize/Symbolize.h>
 #endif
 
+#include "site_rules.hpp"
+
 namespace tether::tool {
 namespace {
 
-bool Contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
-
-bool IsRuntimeObject(const std::string& path) {
-  const std::string base = path.substr(path.find_last_of('/') + 1);
-  for (const char* lib : {"libc.so", "libc-", "libstdc++", "libgcc_s", "ld-linux", "libpthread",
-                          "libtether_threads", "libm.so", "libasan", "libtsan", "libubsan"}) {
-    if (base.rfind(lib, 0) == 0) return true;
-  }
-  return false;
-}
-
-bool IsSystemHeader(const std::string& file) {
-  const std::string scope_header = "tether/trace/scope.h";  // TETHER_SCOPE's guard
-  if (file.size() >= scope_header.size() &&
-      file.compare(file.size() - scope_header.size(), scope_header.size(), scope_header) == 0) {
-    return true;
-  }
-  return file.rfind("/usr/include/", 0) == 0 || file.rfind("/usr/lib/", 0) == 0 ||
-         file.rfind("/usr/local/include/", 0) == 0 || Contains(file, "/include/c++/") ||
-         Contains(file, "/bits/");
-}
+using trace::detail::IsRuntimeObject;
+using trace::detail::IsSystemHeader;
 
 std::string Hex(std::uint64_t v) {
   char buf[32];

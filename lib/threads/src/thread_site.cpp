@@ -19,26 +19,20 @@
 #include <vector>
 
 #include "loaded_range.hpp"
+#include "site_rules.hpp"
 
 extern char** environ;
 
 namespace tether::threads {
 namespace {
 
+using tether::trace::detail::IsRuntimeObject;
+using tether::trace::detail::IsSystemHeader;
+
 struct Frame {
   std::string module;         // the loaded object's path
   std::uint64_t address = 0;  // pc - 1 (the call instruction), as in the object's file
 };
-
-// Objects whose frames are never the program's own: the C and C++ runtimes.
-// (This library's frames are not among the pcs: they start at its caller.)
-bool IsRuntimeObject(std::string_view path) {
-  for (std::string_view lib :
-       {"/libc.so", "/libstdc++.so", "/libgcc_s.so", "/libm.so", "/ld-linux"}) {
-    if (path.find(lib) != std::string_view::npos) return true;
-  }
-  return false;
-}
 
 // The loaded object holding pc, with pc's address in that object's file.
 bool FindFrame(std::uint64_t pc, Frame* frame) {
@@ -65,13 +59,6 @@ bool FindFrame(std::uint64_t pc, Frame* frame) {
       },
       &query);
   return query.found;
-}
-
-// A file under the system's include or library directories: a template or
-// inline function of the standard library, compiled into the program.
-bool IsSystemFile(std::string_view file) {
-  return file.rfind("/usr/include/", 0) == 0 || file.rfind("/usr/lib/", 0) == 0 ||
-         file.rfind("/usr/local/include/", 0) == 0 || file.find("/c++/") != std::string_view::npos;
 }
 
 // addr2line -a -f -C -i -e module addresses...: its output, or empty.
@@ -135,7 +122,7 @@ std::string FirstOwnLine(const std::string& text) {
     if (const std::size_t note = where.find(" (discriminator"); note != std::string::npos) {
       where.erase(note);
     }
-    if (where.rfind("??", 0) == 0 || IsSystemFile(where)) continue;
+    if (where.rfind("??", 0) == 0 || IsSystemHeader(where)) continue;
     // "/src/build/../pool.cpp:42" reads as "/src/pool.cpp:42".
     const std::size_t colon = where.rfind(':');
     const std::string file = where.substr(0, colon);
