@@ -442,6 +442,9 @@ bool FileSink::HandOffAtExit(EventRing& ring) {
 
 void FileSink::WakeFlusher() {
   if (flusher_woken_.exchange(true, std::memory_order_relaxed)) return;  // asked already
+  // A forked child has no flusher, and flusher_mu_ may have been copied
+  // locked: it must not wait for it (its owner writes its rings when full).
+  if (static_cast<long>(getpid()) != pid_) return;
   // Notified under flusher_mu_, which the flusher holds from its check of
   // flusher_woken_ until it waits: the wake cannot fall between the two.
   std::lock_guard<std::mutex> lock(flusher_mu_);
