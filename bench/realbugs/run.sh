@@ -74,8 +74,21 @@ worktree() {
     printf '%s\n' "${pats[@]}" >"$info/sparse-checkout"
   fi
   git -C "$dir" -c advice.detachedHead=false checkout -q -f --detach "$commit" >&2 || return 1
-  git -C "$dir" clean -q -fdx >&2
+  git -C "$dir" clean -q -ffdx >&2
 }
+
+# realbugs_submodule PATH OWNER/NAME (for SETUP, run in the checkout): check the submodule PATH out
+# at the commit the checkout's gitlink names, from the mirror of OWNER/NAME (else github.com)
+realbugs_submodule() {
+  local path=$1 repo=$2 bare=$MIRROR/${2/\//+}/repo commit
+  commit=$(git ls-tree HEAD "$path" | awk '$2 == "commit" { print $3 }')
+  [ -n "$commit" ] || { echo "realbugs: $path is not a submodule" >&2; return 1; }
+  rm -rf "$path"
+  if [ -d "$bare" ]; then git clone -q --no-checkout "$bare" "$path" || return 1
+  else git clone -q --no-checkout "https://github.com/$repo" "$path" || return 1; fi
+  git -C "$path" -c advice.detachedHead=false checkout -q "$commit"
+}
+export -f realbugs_submodule
 
 # keep_tus DB.json SRC TU... : only the TUs' entries, one each; a TU the configure did not list
 # gets the command of the first C++ entry (its file swapped), and the log says so
