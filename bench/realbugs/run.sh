@@ -32,7 +32,26 @@ case "$WORK/" in
     echo "realbugs: WORK_DIR must be outside the repository" >&2; exit 2 ;;
 esac
 OUT=$WORK/_out
-mkdir -p "$OUT" "$WORK/_git"
+mkdir -p "$OUT" "$WORK/_git" "$WORK/_bin"
+
+# run a copy of tether and the libraries beside it (libtether_llvm.so is loaded from there): a
+# rebuild of the tree during the run then cannot hand it a half-written file
+snapshot_tether() {
+  local d=$WORK/_bin f try
+  for try in 1 2 3 4 5 6; do
+    rm -rf "$d.new" && mkdir -p "$d.new" || return 1
+    cp -p "$TETHER" "$d.new/tether" || return 1
+    for f in "$(dirname "$TETHER")"/lib*.so*; do [ -e "$f" ] && cp -p "$f" "$d.new/"; done
+    if "$d.new/tether" check --list-checks >/dev/null 2>&1; then
+      rm -rf "$d" && mv "$d.new" "$d" && return 0
+    fi
+    echo "realbugs: $TETHER does not run (being rebuilt?); retrying in 20 s" >&2
+    sleep 20
+  done
+  return 1
+}
+snapshot_tether || { echo "realbugs: no working copy of $TETHER" >&2; exit 2; }
+TETHER_RUN=$WORK/_bin/tether
 for tool in cmake ninja git python3 c++; do
   command -v "$tool" >/dev/null || { echo "realbugs: needs $tool" >&2; exit 2; }
 done
@@ -48,13 +67,15 @@ gitdir() {
   elif [ -d "$bare" ]; then  # a newer mirror may have more commits
     git -C "$g" fetch -q "$bare" '+refs/*:refs/*' >/dev/null 2>&1 || true
   fi
+  # an earlier run.sh set it; with it the bare repository's core.bare applies to every worktree
+  git -C "$g" config --unset extensions.worktreeConfig 2>/dev/null
   echo "$g"
 }
 
 # worktree GITDIR DIR COMMIT: DIR is a clean checkout of COMMIT (blobs the mirror lacks, files of
 # 4 MiB and more, are left out of the work tree with a sparse checkout so that checkout succeeds)
 worktree() {
-  local g=$1 dir=$2 commit=$3 tree missing h p pats=("/*") info
+  local g=$1 dir=$2 commit=$3 tree missing h p pats=("/*") sparse sc
   if [ ! -e "$dir/.git" ]; then
     rm -rf "$dir"
     git -C "$g" worktree prune
@@ -63,18 +84,23 @@ worktree() {
   tree=$(git -C "$g" ls-tree -r "$commit")
   missing=$(awk '$2 == "blob" { print $3 }' <<<"$tree" | git -C "$g" cat-file --batch-check |
     awk '$2 == "missing" { print $1 }')
-  info=$(git -C "$dir" rev-parse --git-dir)/info && mkdir -p "$info" || return 1
+  # the sparse-checkout file is per worktree; core.sparseCheckout is given on the command line
+  # (extensions.worktreeConfig would make the bare repository's core.bare apply to every worktree)
+  sparse=$(git -C "$dir" rev-parse --path-format=absolute --git-path info/sparse-checkout) || return 1
+  mkdir -p "$(dirname "$sparse")" && rm -f "$sparse" || return 1
   if [ -n "$missing" ]; then
     for h in $missing; do
       p=$(awk -v h="$h" '$3 == h { sub(/^[^\t]*\t/, ""); print; exit }' <<<"$tree")
       pats+=("!/$p")
+      echo "realbugs: $p is not in the mirror; left out of the checkout" >&2
     done
-    git -C "$dir" config extensions.worktreeConfig true
-    git -C "$dir" config --worktree core.sparseCheckout true
-    printf '%s\n' "${pats[@]}" >"$info/sparse-checkout"
+    printf '%s\n' "${pats[@]}" >"$sparse"
+    sc=(-c core.sparseCheckout=true)
+  else
+    sc=()
   fi
-  git -C "$dir" -c advice.detachedHead=false checkout -q -f --detach "$commit" >&2 || return 1
-  git -C "$dir" clean -q -ffdx >&2
+  git -C "$dir" "${sc[@]}" -c advice.detachedHead=false checkout -q -f --detach "$commit" >&2 || return 1
+  git -C "$dir" "${sc[@]}" clean -q -ffdx >&2
 }
 
 # realbugs_submodule PATH OWNER/NAME (for SETUP, run in the checkout): check the submodule PATH out
@@ -158,7 +184,7 @@ side() {
       hand_db "$b/compile_commands.json" "$src" "$HAND_FLAGS" $TUS ;;
     *) log "$id: unknown DB=$DB"; return 1 ;;
   esac
-  (cd "$src" && nice -n 10 "$TETHER" check -p "$b" --format json --quiet -j 1 --output "$pre.json" \
+  (cd "$src" && nice -n 10 "$TETHER_RUN" check -p "$b" --format json --quiet -j 1 --output "$pre.json" \
     "${tus[@]}") 2>"$pre.stderr"
   echo $? >"$pre.rc"
 }
