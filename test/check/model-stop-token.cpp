@@ -17,7 +17,7 @@ void Worker(std::stop_token st) {
 
 void Unjoined(std::stop_token st, bool early) {
   std::thread t([st] { Poll(st); });
-  // CHECK: :[[@LINE-1]]:15: warning: task group 't' starts a task here but is not waited for on every path; call t.join() before it goes out of scope [tether-unwaited-group]
+  // CHECK: :[[@LINE-1]]:15: warning: thread 't' is not joined on every path (a joinable std::thread destroyed at the end of its scope calls std::terminate); call t.join() on every path, or detach it with a tether:detached(<why>) reason [tether-unwaited-group]
   if (early) return;
   t.join();
 }

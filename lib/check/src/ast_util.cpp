@@ -330,4 +330,27 @@ bool PassesContext(const CallExpr* call, const ApiModel& m) {
   return false;
 }
 
+bool ModelsThreads(const ApiModel& m) {
+  for (const TaskGroupModel& g : m.task_groups)
+    if (g.spawn_on_construct) return true;
+  return false;
+}
+
+const FieldDecl* MemberOfThis(const Expr* e) {
+  if (!e) return nullptr;
+  e = e->IgnoreParenImpCasts();
+  if (const auto* arrow = dyn_cast<CXXOperatorCallExpr>(e);
+      arrow && arrow->getOperator() == OO_Arrow)
+    e = arrow->getArg(0)->IgnoreParenImpCasts();
+  const auto* me = dyn_cast<MemberExpr>(e);
+  if (!me || !isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts())) return nullptr;
+  return dyn_cast<FieldDecl>(me->getMemberDecl());
+}
+
+bool IsClassAsWritten(const CXXRecordDecl* rd, const SourceManager& sm) {
+  if (!rd || rd->isLambda() || sm.isInSystemHeader(rd->getLocation())) return false;
+  const auto* spec = dyn_cast<ClassTemplateSpecializationDecl>(rd);
+  return !spec || spec->getSpecializationKind() != TSK_ImplicitInstantiation;
+}
+
 }  // namespace tether::check

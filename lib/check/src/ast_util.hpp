@@ -72,4 +72,16 @@ const clang::FunctionDecl* FindContextSibling(const clang::FunctionDecl* callee,
 bool ReadsContext(const clang::Stmt* s, const ApiModel& m, unsigned depth = 2);
 // An argument or the object of call reads a context.
 bool PassesContext(const clang::CallExpr* call, const ApiModel& m);
+
+// ---- Classes that own threads
+
+// The model has a thread type (a spawn_on_construct group: std::thread).
+bool ModelsThreads(const ApiModel& m);
+// The member of this that e names (`t_`, `this->t_`, `p_->` through a smart
+// pointer's operator->), or null.
+const clang::FieldDecl* MemberOfThis(const clang::Expr* e);
+// A class the checks of classes look at: written in the project (not a
+// lambda, not in a system header), as written for a template (not each
+// implicit instantiation).
+bool IsClassAsWritten(const clang::CXXRecordDecl* rd, const clang::SourceManager& sm);
 }  // namespace tether::check

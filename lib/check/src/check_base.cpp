@@ -5,6 +5,8 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
+#include "ast_util.hpp"
+
 namespace tether::check {
 
 using namespace clang;
@@ -39,9 +41,28 @@ bool TuContext::Justified(const SourceManager& sm, SourceLocation loc, const std
       .has_value();
 }
 
+namespace {
+
+// Where a diagnostic is shown: the spelling location (a macro of the project
+// is reported once, where it is written), except for a token spelled in a
+// system header's macro (gtest's ASSERT_* is a `return` there) or, for a
+// note, in another file than the code that expands it: then the line of the
+// user's code that expands the macro.
+SourceLocation UserLocation(const SourceManager& sm, SourceLocation loc, bool note) {
+  SourceLocation spell = sm.getSpellingLoc(loc);
+  if (!loc.isMacroID()) return spell;
+  SourceLocation expansion = sm.getExpansionLoc(loc);
+  if (spell.isInvalid() || sm.isInSystemHeader(spell) ||
+      (note && sm.getFileID(spell) != sm.getFileID(expansion)))
+    return expansion;
+  return spell;
+}
+
+}  // namespace
+
 bool TuContext::MakeFinding(const SourceManager& sm, const std::string& check, SourceLocation loc,
                             std::string message, Finding* out) {
-  SourceLocation spell = sm.getSpellingLoc(loc);
+  SourceLocation spell = UserLocation(sm, loc, false);
   if (spell.isInvalid() || sm.isInSystemHeader(spell)) return false;
   FileID fid = sm.getFileID(spell);
   const FileInfo& info = Info(sm, fid);
@@ -75,7 +96,7 @@ bool TuContext::MakeFinding(const SourceManager& sm, const std::string& check, S
 Note TuContext::MakeNote(const SourceManager& sm, SourceLocation loc, std::string message) {
   Note n;
   n.message = std::move(message);
-  SourceLocation spell = sm.getSpellingLoc(loc);
+  SourceLocation spell = UserLocation(sm, loc, true);
   if (spell.isInvalid()) return n;
   const FileInfo& info = Info(sm, sm.getFileID(spell));
   n.file = info.path;
@@ -121,6 +142,22 @@ void Check::insert(Finding* f, SourceLocation at, std::string text) {
   if (f)
     tu_.AddReplacement(sm(), ast().getLangOpts(), CharSourceRange::getCharRange(at, at),
                        std::move(text), f);
+}
+
+void Check::attribute(Finding* f, const Stmt* s) {
+  if (!f || !s) return;
+  DynTypedNodeList parents = ast().getParents(*s);
+  while (!parents.empty()) {
+    if (const auto* lambda = parents[0].get<LambdaExpr>()) {
+      f->function = DisplayName(lambda->getCallOperator());
+      return;
+    }
+    if (const auto* fn = parents[0].get<FunctionDecl>()) {
+      f->function = DisplayName(fn);
+      return;
+    }
+    parents = ast().getParents(parents[0]);
+  }
 }
 
 }  // namespace tether::check

@@ -90,6 +90,10 @@ class Check : public clang::ast_matchers::MatchFinder::MatchCallback {
   void note(Finding* f, clang::SourceLocation loc, std::string message);
   void replace(Finding* f, clang::SourceRange tokens, std::string text);
   void insert(Finding* f, clang::SourceLocation at, std::string text);
+  // Names the finding's function after the code that holds s (the function
+  // that starts or detaches a thread, not the thread's lambda written on the
+  // same line); without it the function is found from the line.
+  void attribute(Finding* f, const clang::Stmt* s);
   const ApiModel& model() const { return tu_.model(); }
   TuContext& tu() { return tu_; }
   const clang::SourceManager& sm() const { return *result_->SourceManager; }

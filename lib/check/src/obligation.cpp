@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ast_util.hpp"
+#include "may_throw.hpp"
 
 namespace tether::check {
 
@@ -47,6 +48,8 @@ const FieldDecl* FieldOfKind(QualType t, const ApiModel& m, bool groups) {
   return nullptr;
 }
 
+}  // namespace
+
 // std::vector/std::deque/std::list of a group type built by construction
 // (std::thread): the container's own model, one per element model and
 // thread (checks run on several threads), kept for the thread's life.
@@ -70,8 +73,65 @@ const TaskGroupModel* ContainerOfThreads(QualType t, const ApiModel& m) {
   return &it->second;
 }
 
+// e builds a started thread of group g: the constructor of g with a callable
+// however it is spelled (`std::thread t(f)`, `auto t = std::thread(f)`,
+// `T t = T{f}`, `std::thread(f)` as an assignment's right side), `new T(f)`
+// or `std::make_unique<T>(f)` for a pointer owner.
+bool StartsThread(const Expr* e, const TaskGroupModel& g) {
+  while (e) {
+    e = e->IgnoreImplicit()->IgnoreParens();
+    if (const auto* ewc = dyn_cast<ExprWithCleanups>(e)) {
+      e = ewc->getSubExpr();
+    } else if (const auto* cast = dyn_cast<CastExpr>(e)) {
+      e = cast->getSubExpr();
+    } else if (const auto* list = dyn_cast<InitListExpr>(e); list && list->getNumInits() == 1) {
+      e = list->getInit(0);
+    } else if (const auto* mte = dyn_cast<MaterializeTemporaryExpr>(e)) {
+      e = mte->getSubExpr();
+    } else if (const auto* bind = dyn_cast<CXXBindTemporaryExpr>(e)) {
+      e = bind->getSubExpr();
+    } else if (const auto* ne = dyn_cast<CXXNewExpr>(e)) {
+      e = ne->getInitializer();
+    } else if (const auto* cons = dyn_cast<CXXConstructExpr>(e)) {
+      if (RecordName(cons->getType()) != g.type) return false;
+      if (cons->getConstructor()->isCopyOrMoveConstructor() && cons->getNumArgs() == 1) {
+        e = cons->getArg(0);  // a copy elided or not: what it moves from
+        continue;
+      }
+      return cons->getNumArgs() > 0 && !cons->getConstructor()->isCopyOrMoveConstructor();
+    } else if (const auto* call = dyn_cast<CallExpr>(e)) {
+      // std::make_unique<std::thread>(f) / std::make_shared<std::thread>(f)
+      // or std::move(other): the running thread of another owner
+      const FunctionDecl* fn = call->getDirectCallee();
+      if (!fn || call->getNumArgs() == 0) return false;
+      std::string q = QualifiedName(fn);
+      if (q == "std::move") return RecordName(call->getType()) == g.type;
+      if (q != "std::make_unique" && q != "std::make_shared") return false;
+      const auto* args = fn->getTemplateSpecializationArgs();
+      return args && args->size() >= 1 && args->get(0).getKind() == TemplateArgument::Type &&
+             RecordName(args->get(0).getAsType()) == g.type;
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
+// The owned element type of std::unique_ptr<T> (null otherwise).
+const TaskGroupModel* PointerToThread(QualType t, const ApiModel& m) {
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+  if (!spec || QualifiedName(spec->getSpecializedTemplate()) != "std::unique_ptr" ||
+      spec->getTemplateArgs().size() == 0 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return nullptr;
+  const TaskGroupModel* g = GroupOf(spec->getTemplateArgs()[0].getAsType(), m);
+  return g && g->spawn_on_construct ? g : nullptr;
+}
+
+namespace {
+
 // The range-for whose range is ref (`for (auto& t : ref)`), or null.
-const CXXForRangeStmt* RangeForOver(ASTContext& ctx, const DeclRefExpr* ref) {
+const CXXForRangeStmt* RangeForOver(ASTContext& ctx, const Expr* ref) {
   DynTypedNodeList parents = ctx.getParents(*ref);
   for (int hops = 0; hops < 6 && !parents.empty(); ++hops) {
     if (const auto* loop = parents[0].get<CXXForRangeStmt>()) return loop;
@@ -82,7 +142,8 @@ const CXXForRangeStmt* RangeForOver(ASTContext& ctx, const DeclRefExpr* ref) {
   return nullptr;
 }
 
-// The loop's body calls one of join on its loop variable.
+}  // namespace
+
 bool JoinsEach(const CXXForRangeStmt* loop, const std::vector<std::string>& join) {
   const VarDecl* element = loop->getLoopVariable();
   std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
@@ -99,6 +160,8 @@ bool JoinsEach(const CXXForRangeStmt* loop, const std::vector<std::string>& join
   };
   return walk(loop->getBody());
 }
+
+namespace {
 
 class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
  public:
@@ -170,7 +233,7 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
       for (Obligation& existing : out)
         if (existing.decl == var && existing.field == field && !existing.group) o = &existing;
       if (!o) {
-        out.push_back({var, const_cast<VarDecl*>(var), field, nullptr, false, {}, false});
+        out.push_back({var, const_cast<VarDecl*>(var), field, nullptr, false, {}, false, false});
         o = &out.back();
       }
       o->armed_by.push_back(ref);
@@ -181,43 +244,39 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
     if (t->isReferenceType()) return;  // not the owner
     if (groups_) {
       if (const TaskGroupModel* c = ContainerOfThreads(t, m_)) {
-        out.push_back({d, owner, nullptr, c, false, {}, true});
+        out.push_back({d, owner, nullptr, c, false, {}, true, false});
         return;
       }
       if (const TaskGroupModel* g = GroupOf(t, m_)) {
-        bool armed = false;
-        if (g->spawn_on_construct && init) {
-          const Expr* e = init->IgnoreImplicit();
-          if (const auto* ce = dyn_cast<CXXConstructExpr>(e))
-            armed = ce->getNumArgs() > 0 && !ce->getConstructor()->isCopyOrMoveConstructor();
-        }
-        out.push_back({d, owner, nullptr, g, armed, {}, false});
+        bool armed = g->spawn_on_construct && init && StartsThread(init, *g);
+        out.push_back({d, owner, nullptr, g, armed, {}, false, false});
+        return;
+      }
+      if (const TaskGroupModel* g = PointerToThread(t, m_)) {
+        bool armed = init && StartsThread(init, *g);
+        out.push_back({d, owner, nullptr, g, armed, {}, false, true});
         return;
       }
       // `auto r = TaskGroup::WithContext(ctx); r.group.Go(..)`.
       if (derived && isa<VarDecl>(d))
         if (const FieldDecl* f = FieldOfKind(t, m_, true)) {
-          out.push_back({d, owner, f, GroupOf(f->getType(), m_), false, {}, false});
+          out.push_back({d, owner, f, GroupOf(f->getType(), m_), false, {}, false, false});
           return;
         }
     }
     if (!cancels_ || !derived) return;
     if (IsCancelType(t, m_)) {
-      out.push_back({d, owner, nullptr, nullptr, true, {}, false});
+      out.push_back({d, owner, nullptr, nullptr, true, {}, false, false});
     } else if (isa<VarDecl>(d)) {
       // `auto r = WithCancel(ctx); ... r.cancel();`
       if (const FieldDecl* f = FieldOfKind(t, m_, false))
-        out.push_back({d, owner, f, nullptr, true, {}, false});
+        out.push_back({d, owner, f, nullptr, true, {}, false, false});
     }
   }
   const ApiModel& m_;
   bool groups_, cancels_;
   std::set<const VarDecl*> derived_records_;
 };
-
-// kEscape: the variable is handed on (passed, moved, returned, captured, an
-// unknown method): its new owner answers for it, on every path.
-enum class Event { kNone, kArm, kDischarge, kEscape };
 
 const Stmt* ParentOf(ASTContext& ctx, const Stmt* s) {
   while (true) {
@@ -254,27 +313,59 @@ bool MethodCallOn(ASTContext& ctx, const Stmt* object, std::string* method) {
 }
 
 // What a reference to an obligation's variable does to it.
-Event Classify(ASTContext& ctx, const DeclRefExpr* ref, const Obligation& o) {
+}  // namespace
+
+ObligationEvent Classify(ASTContext& ctx, const Expr* ref, const Obligation& o) {
   const Stmt* use = ref;
   for (const DeclRefExpr* a : o.armed_by)
-    if (a == ref) return Event::kArm;
+    if (a == ref) return ObligationEvent::kArm;
   if (o.field) {
     const auto* member = dyn_cast_or_null<MemberExpr>(ParentOf(ctx, ref));
-    if (!member) return o.group ? Event::kEscape : Event::kDischarge;  // the whole result handed on
-    if (member->getMemberDecl() != o.field) return Event::kNone;       // r.ctx
+    if (!member)
+      return o.group ? ObligationEvent::kEscape
+                     : ObligationEvent::kDischarge;  // the whole result handed on
+    if (member->getMemberDecl() != o.field) return ObligationEvent::kNone;  // r.ctx
     use = member;
   }
-  if (!o.group) return Event::kDischarge;  // cancel: any use counts (lostcancel)
+  if (!o.group) return ObligationEvent::kDischarge;  // cancel: any use counts (lostcancel)
   if (o.container)
     if (const CXXForRangeStmt* loop = RangeForOver(ctx, ref))
-      return JoinsEach(loop, o.group->join) ? Event::kDischarge : Event::kNone;
+      return JoinsEach(loop, o.group->join) ? ObligationEvent::kDischarge : ObligationEvent::kNone;
+  if (o.IsThread() && !o.container) {
+    const Stmt* parent = ParentOf(ctx, use);
+    // `t = std::thread(f);`, `p = std::make_unique<std::thread>(f);`: a new
+    // thread (assigning to a joinable one would terminate; not followed here).
+    if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
+        op && op->getOperator() == OO_Equal && op->getNumArgs() == 2 && Strip(op->getArg(0)) == use)
+      return StartsThread(op->getArg(1), *o.group) ? ObligationEvent::kArm : ObligationEvent::kNone;
+    if (o.pointer) {
+      if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
+          op && op->getOperator() == OO_Arrow) {
+        use = op;  // p->join(): the thread's own method, below
+      } else {
+        std::string method;
+        if (!MethodCallOn(ctx, use, &method)) return ObligationEvent::kEscape;
+        if (method == "reset") {
+          const auto* call = dyn_cast_or_null<CallExpr>(ParentOf(ctx, ParentOf(ctx, use)));
+          return call && call->getNumArgs() == 1 && StartsThread(call->getArg(0), *o.group)
+                     ? ObligationEvent::kArm
+                     : ObligationEvent::kNone;
+        }
+        if (method == "get" || method == "operator bool") return ObligationEvent::kNone;
+        return ObligationEvent::kEscape;  // release(), and anything else that may hand it on
+      }
+    }
+  }
   std::string method;
-  if (!MethodCallOn(ctx, use, &method)) return Event::kEscape;  // passed, returned, moved, captured
-  if (ApiModel::Contains(o.group->spawn, method)) return Event::kArm;
-  if (ApiModel::Contains(o.group->join, method)) return Event::kDischarge;
-  if (ApiModel::Contains(o.group->neutral, method)) return Event::kNone;
-  return Event::kEscape;  // an unknown method: assume it may hand the group on
+  if (!MethodCallOn(ctx, use, &method))
+    return ObligationEvent::kEscape;  // passed, returned, moved, captured
+  if (ApiModel::Contains(o.group->spawn, method)) return ObligationEvent::kArm;
+  if (ApiModel::Contains(o.group->join, method)) return ObligationEvent::kDischarge;
+  if (ApiModel::Contains(o.group->neutral, method)) return ObligationEvent::kNone;
+  return ObligationEvent::kEscape;  // an unknown method: assume it may hand the group on
 }
+
+namespace {
 
 // The variables s refers to (nested lambdas included).
 void OuterReferences(const Stmt* s, std::set<const ValueDecl*>* out) {
@@ -323,6 +414,42 @@ std::vector<Obligation> CollectObligations(const FunctionDecl* fn, const ApiMode
   return out;
 }
 
+namespace {}  // namespace
+
+// The thread variable a branch condition tests: `t.joinable()`,
+// `!t.joinable()`, `p && p->joinable()`'s parts, `p` / `p != nullptr` for a
+// pointer. *running is the successor (0 = true) on which it may still run.
+const ValueDecl* TestedThread(const Expr* cond, unsigned* running) {
+  if (!cond) return nullptr;
+  cond = cond->IgnoreParenImpCasts();
+  bool negated = false;
+  if (const auto* u = dyn_cast<UnaryOperator>(cond); u && u->getOpcode() == UO_LNot) {
+    negated = true;
+    cond = u->getSubExpr()->IgnoreParenImpCasts();
+  }
+  const Expr* object = cond;
+  if (const auto* call = dyn_cast<CXXMemberCallExpr>(cond)) {
+    const CXXMethodDecl* m = call->getMethodDecl();
+    if (!m || !(m->getNameAsString() == "joinable" || isa<CXXConversionDecl>(m))) return nullptr;
+    object = call->getImplicitObjectArgument()->IgnoreParenImpCasts();
+    if (const auto* arrow = dyn_cast<CXXOperatorCallExpr>(object);
+        arrow && arrow->getOperator() == OO_Arrow)
+      object = arrow->getArg(0)->IgnoreParenImpCasts();
+  } else if (const auto* op = dyn_cast<CXXOperatorCallExpr>(cond);
+             op && op->getNumArgs() == 2 &&
+             (op->getOperator() == OO_ExclaimEqual || op->getOperator() == OO_EqualEqual)) {
+    object = op->getArg(0)->IgnoreParenImpCasts();
+    if (op->getOperator() == OO_EqualEqual) negated = !negated;
+  }
+  const ValueDecl* d = nullptr;
+  if (const auto* ref = dyn_cast<DeclRefExpr>(object)) d = ref->getDecl();
+  if (const auto* me = dyn_cast<MemberExpr>(object);
+      me && isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()))
+    d = me->getMemberDecl();
+  if (d) *running = negated ? 1 : 0;
+  return d;
+}
+
 namespace {
 
 // A function that also returns normally: a throw that skips a cancel is
@@ -355,15 +482,19 @@ bool HasNormalExit(const CFG& cfg) {
 // The obligations' "may be armed" dataflow over one function's CFG.
 class LeakFlow {
  public:
-  LeakFlow(const CFG& cfg, ASTContext& ctx, const std::vector<Obligation>& obligations)
+  LeakFlow(const CFG& cfg, ASTContext& ctx, const std::vector<Obligation>& obligations,
+           ThrowSummary* throws)
       : cfg_(cfg),
         ctx_(ctx),
+        throws_(throws),
         obligations_(obligations),
         n_(obligations.size()),
         has_normal_exit_(HasNormalExit(cfg)),
         first_arm_(n_),
         reported_(n_, false),
-        escaped_(n_, false) {
+        escaped_(n_, false),
+        arming_call_(n_, nullptr),
+        armed_before_arm_(n_, false) {
     for (size_t i = 0; i < n_; ++i) {
       by_decl_.emplace(obligations[i].decl, i);
       by_owner_.emplace(obligations[i].owner, i);
@@ -382,12 +513,20 @@ class LeakFlow {
       queued[b->getBlockID()] = false;
       std::vector<bool> state = in[b->getBlockID()];
       for (const CFGElement& e : *b) Step(e, *b, state, false);
+      // `if (t.joinable())`: on the branch where it is not, t owns no thread.
+      unsigned running_branch = 0;
+      const ValueDecl* tested = nullptr;
+      if (b->succ_size() == 2) tested = TestedThread(b->getLastCondition(), &running_branch);
+      unsigned branch = 0;
       for (const CFGBlock* succ : b->succs()) {
+        const bool idle = tested && branch++ != running_branch;
         if (!succ) continue;
         std::vector<bool>& target = in[succ->getBlockID()];
         bool changed = false;
         for (size_t i = 0; i < n_; ++i)
-          if (state[i] && !target[i]) target[i] = changed = true;
+          if (state[i] && !target[i] &&
+              !(idle && obligations_[i].decl == tested && obligations_[i].IsThread()))
+            target[i] = changed = true;
         if (changed && !queued[succ->getBlockID()]) {
           queued[succ->getBlockID()] = true;
           work.push_back(succ);
@@ -417,13 +556,35 @@ class LeakFlow {
       Referenced(ref, armed);
     } else if (const auto* lambda = dyn_cast<LambdaExpr>(s)) {
       Captured(lambda, armed);
-    } else if (isa<CXXThrowExpr>(s) && report) {
+    } else if (throws_ && report && isa<CallExpr, CXXConstructExpr>(s)) {
+      MayThrowHere(cast<Expr>(s), armed);
+    }
+    if (isa<CXXThrowExpr>(s) && report) {
       bool leaves = block.succ_size() == 1 && *block.succ_begin() == &cfg_.getExit();
       for (size_t i = 0; i < n_ && leaves; ++i)
         if (armed[i] && !reported_[i] && (obligations_[i].group || has_normal_exit_)) {
-          leaks_.push_back({i, first_arm_[i], s->getBeginLoc(), true});
+          leaks_.push_back({i, first_arm_[i], s->getBeginLoc(), true, ""});
           reported_[i] = true;
         }
+    }
+  }
+
+  // A call that may throw while a thread is armed: the exception destroys it
+  // joinable (std::terminate) unless a try of this function is around it. A
+  // container's own emplace_back counts only when it already held a thread.
+  void MayThrowHere(const Expr* call, const std::vector<bool>& armed) {
+    std::string why;
+    bool checked = false, may_throw = false;
+    for (size_t i = 0; i < n_; ++i) {
+      if (!armed[i] || reported_[i] || !obligations_[i].IsThread()) continue;
+      if (arming_call_[i] == call && !armed_before_arm_[i]) continue;
+      if (!checked) {
+        checked = true;
+        may_throw = throws_->MayThrow(call, &why) && !InsideTry(ctx_, call);
+      }
+      if (!may_throw) return;
+      leaks_.push_back({i, first_arm_[i], call->getBeginLoc(), true, why});
+      reported_[i] = true;
     }
   }
 
@@ -432,7 +593,7 @@ class LeakFlow {
     for (auto it = range.first; it != range.second; ++it) {
       size_t i = it->second;
       if (armed[i] && report && !reported_[i]) {
-        leaks_.push_back({i, first_arm_[i], ExitLocation(dtor.getTriggerStmt()), false});
+        leaks_.push_back({i, first_arm_[i], ExitLocation(dtor.getTriggerStmt()), false, ""});
         reported_[i] = true;
       }
       armed[i] = false;
@@ -455,13 +616,18 @@ class LeakFlow {
     auto range = by_decl_.equal_range(ref->getDecl());
     for (auto it = range.first; it != range.second; ++it) {
       size_t i = it->second;
-      Event e = Classify(ctx_, ref, obligations_[i]);
-      if (e == Event::kArm) {
+      ObligationEvent e = Classify(ctx_, ref, obligations_[i]);
+      if (e == ObligationEvent::kArm) {
+        // The call this reference is the object of (a container's emplace_back).
+        const Stmt* call = ParentOf(ctx_, ref);
+        if (call && isa<MemberExpr>(call)) call = ParentOf(ctx_, call);
+        arming_call_[i] = call;
+        armed_before_arm_[i] = armed[i];
         armed[i] = true;
         if (first_arm_[i].isInvalid()) first_arm_[i] = ref->getBeginLoc();
-      } else if (e == Event::kDischarge) {
+      } else if (e == ObligationEvent::kDischarge) {
         armed[i] = false;
-      } else if (e == Event::kEscape) {
+      } else if (e == ObligationEvent::kEscape) {
         armed[i] = false;
         escaped_[i] = true;
       }
@@ -487,6 +653,7 @@ class LeakFlow {
 
   const CFG& cfg_;
   ASTContext& ctx_;
+  ThrowSummary* throws_;
   const std::vector<Obligation>& obligations_;
   const size_t n_;
   const bool has_normal_exit_;
@@ -494,14 +661,16 @@ class LeakFlow {
   std::multimap<const VarDecl*, size_t> by_owner_;
   std::vector<SourceLocation> first_arm_;
   std::vector<bool> reported_;
-  std::vector<bool> escaped_;  // on any path: the obligation is someone else's
+  std::vector<bool> escaped_;             // on any path: the obligation is someone else's
+  std::vector<const Stmt*> arming_call_;  // the latest arming, in the report pass
+  std::vector<bool> armed_before_arm_;    // and whether it was armed before it
   std::vector<Leak> leaks_;
 };
 
 }  // namespace
 
 std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx,
-                            const std::vector<Obligation>& obligations) {
+                            const std::vector<Obligation>& obligations, ThrowSummary* throws) {
   if (obligations.empty() || !fn->getBody()) return {};
   CFG::BuildOptions opts;
   opts.AddImplicitDtors = true;
@@ -509,7 +678,7 @@ std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx,
   opts.setAllAlwaysAdd();
   std::unique_ptr<CFG> cfg = CFG::buildCFG(fn, fn->getBody(), &ctx, opts);
   if (!cfg) return {};
-  return LeakFlow(*cfg, ctx, obligations).Run();
+  return LeakFlow(*cfg, ctx, obligations, throws).Run();
 }
 
 }  // namespace tether::check

@@ -30,7 +30,13 @@ struct Obligation {
   // emplace_back/push_back arm it, a range-for that joins each element
   // discharges it; group is then the container's model (join: the element's).
   bool container = false;
+  // A std::unique_ptr<std::thread> (make_unique, new, reset): its thread is
+  // the obligation, `t->join()` discharges it.
+  bool pointer = false;
   std::string Name() const;  // "cancel", "r.cancel"
+  // A thread (std::thread, a container or pointer of them): a joinable one
+  // destroyed calls std::terminate, so a throw that skips its join matters.
+  bool IsThread() const { return group && group->spawn_on_construct; }
 };
 
 struct Leak {
@@ -38,7 +44,34 @@ struct Leak {
   clang::SourceLocation armed_at;  // the first arming (spawn or definition)
   clang::SourceLocation exit_at;   // the return, end of scope, or throw
   bool by_throw = false;
+  std::string thrower;  // a call that may throw: "'Parse' may throw" (exit_at is the call)
 };
+
+class ThrowSummary;
+
+// What a use of an obligation's variable does to it. kEscape: the variable is
+// handed on (passed, moved, returned, captured, an unknown method): its new
+// owner answers for it, on every path.
+enum class ObligationEvent { kNone, kArm, kDischarge, kEscape };
+// ref names o's decl: a DeclRefExpr of a local, or a MemberExpr of a member
+// (the member-thread check builds obligations for fields).
+ObligationEvent Classify(clang::ASTContext& ctx, const clang::Expr* ref, const Obligation& o);
+
+// Threads and their owners, as the std-stop-token model's spawn_on_construct
+// groups (std::thread) describe them.
+// std::vector/deque/list of such a thread: the container's own model.
+const TaskGroupModel* ContainerOfThreads(clang::QualType t, const ApiModel& m);
+// std::unique_ptr of such a thread: the thread's model.
+const TaskGroupModel* PointerToThread(clang::QualType t, const ApiModel& m);
+// e builds a running thread of g however it is spelled (see obligation.cpp).
+bool StartsThread(const clang::Expr* e, const TaskGroupModel& g);
+// The range-for's body calls one of join on its loop variable
+// (`for (auto& t : threads) t.join();`).
+bool JoinsEach(const clang::CXXForRangeStmt* loop, const std::vector<std::string>& join);
+// The thread (a local, or a member of this) that a branch condition tests:
+// `t.joinable()`, `!t.joinable()`, `p` or `p != nullptr` for a pointer.
+// *running is the successor (0 = the true branch) on which it may still run.
+const clang::ValueDecl* TestedThread(const clang::Expr* cond, unsigned* running);
 
 // The locals of fn (not of nested lambdas) that the model tracks.
 std::vector<Obligation> CollectObligations(const clang::FunctionDecl* fn, const ApiModel& m,
@@ -48,7 +81,10 @@ std::vector<Obligation> CollectObligations(const clang::FunctionDecl* fn, const 
 // exit like a return; for a cancel function only when the function can also
 // return normally (one that can only throw or call a [[noreturn]] function
 // is go vet's panic: no cancel is needed there).
+// With throws, a call that may throw (may_throw.hpp) while a thread is armed,
+// outside any try block of fn, is an exit by throw too.
 std::vector<Leak> FindLeaks(const clang::FunctionDecl* fn, clang::ASTContext& ctx,
-                            const std::vector<Obligation>& obligations);
+                            const std::vector<Obligation>& obligations,
+                            ThrowSummary* throws = nullptr);
 
 }  // namespace tether::check

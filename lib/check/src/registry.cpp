@@ -16,6 +16,8 @@ CheckRegistration TaskIgnoresContextCheckRegistration();
 CheckRegistration LoopWithoutContextCheckRegistration();
 CheckRegistration CleanupOnCancellableContextCheckRegistration();
 CheckRegistration JustificationCheckRegistration();
+CheckRegistration UnjoinedMemberThreadCheckRegistration();
+CheckRegistration IgnoredStopFlagCheckRegistration();
 
 const std::vector<CheckRegistration>& CheckRegistry() {
   static const std::vector<CheckRegistration> registry = {
@@ -23,7 +25,8 @@ const std::vector<CheckRegistration>& CheckRegistry() {
       UnwaitedGroupCheckRegistration(),      LostCancelCheckRegistration(),
       DetachedTaskCheckRegistration(),       TaskIgnoresContextCheckRegistration(),
       LoopWithoutContextCheckRegistration(), CleanupOnCancellableContextCheckRegistration(),
-      JustificationCheckRegistration(),
+      JustificationCheckRegistration(),      UnjoinedMemberThreadCheckRegistration(),
+      IgnoredStopFlagCheckRegistration(),
   };
   return registry;
 }

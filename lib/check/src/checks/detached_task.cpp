@@ -39,11 +39,10 @@ class DetachedTaskCheck : public Check {
     if (!call || !spawn) return;
     // A wrapper detaches on its caller's behalf: each call of it is the
     // decision, and is reported there instead.
-    if (const auto* fn = dyn_cast_or_null<CXXMethodDecl>(EnclosingFunction(call));
-        fn && WrapperDetach(fn) == call)
-      return;
-    diag(NameLoc(call), "detached task: '" + QualifiedName(spawn) +
-                            "' starts work that nobody waits for; " + Remedy(spawn));
+    if (IsWrappersOwn(call)) return;
+    attribute(diag(NameLoc(call), "detached task: '" + QualifiedName(spawn) +
+                                      "' starts work that nobody waits for; " + Remedy(spawn)),
+              call);
   }
 
  private:
@@ -75,17 +74,29 @@ class DetachedTaskCheck : public Check {
     return nullptr;
   }
 
-  // A detach wrapper: a public instance method (not a destructor) whose own
-  // body (not a nested lambda) detaches a thread the object holds in a
-  // member (`if (t_.joinable()) t_.detach();`). Returns that detach.
-  const CallExpr* WrapperDetach(const CXXMethodDecl* method) {
-    if (!method) return nullptr;
+  // call detaches (or forwards the detach of) a member of this inside a
+  // detach wrapper: the wrapper's callers decide, not the wrapper.
+  bool IsWrappersOwn(const CallExpr* call) {
+    const auto* mc = dyn_cast<CXXMemberCallExpr>(call);
+    const auto* fn = dyn_cast_or_null<CXXMethodDecl>(EnclosingFunction(call));
+    return mc && fn && WrapperDetach(fn) && MemberOfThis(mc->getImplicitObjectArgument());
+  }
+
+  // A detach wrapper: a public instance method (not a constructor or
+  // destructor: those decide for the object itself) whose own body (not a
+  // nested lambda) detaches a thread the object holds in a member
+  // (`if (t_.joinable()) t_.detach();`), or forwards to a member's own detach
+  // wrapper (`void Server::detach() { exec_->detach(); }`), transitively.
+  // Returns that detach or forwarding call.
+  const CallExpr* WrapperDetach(const CXXMethodDecl* method, unsigned depth = 0) {
+    if (!method || depth > 4) return nullptr;
     method = cast<CXXMethodDecl>(method->getCanonicalDecl());
     auto [it, inserted] = wrappers_.try_emplace(method, nullptr);
-    if (!inserted) return it->second;
+    if (!inserted) return it->second;  // known, or being decided (a cycle: no)
     const FunctionDecl* def = nullptr;
-    if (method->isStatic() || isa<CXXDestructorDecl>(method) || method->getAccess() == AS_private ||
-        method->getParent()->isLambda() || !method->hasBody(def) || !def || !def->getBody() ||
+    if (method->isStatic() || isa<CXXDestructorDecl>(method) || isa<CXXConstructorDecl>(method) ||
+        method->getAccess() == AS_private || method->getParent()->isLambda() ||
+        !method->hasBody(def) || !def || !def->getBody() ||
         sm().isInSystemHeader(def->getLocation()))
       return nullptr;
     const CallExpr* found = nullptr;
@@ -93,11 +104,12 @@ class DetachedTaskCheck : public Check {
       if (!s || found || isa<LambdaExpr>(s)) return;
       if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
         const FunctionDecl* callee = mc->getDirectCallee();
-        const auto* me =
-            dyn_cast_or_null<MemberExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts());
-        if (callee && me && isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()) &&
-            ApiModel::Contains(model().detached_spawns, QualifiedName(callee)))
-          found = mc;
+        if (callee && MemberOfThis(mc->getImplicitObjectArgument())) {
+          if (ApiModel::Contains(model().detached_spawns, QualifiedName(callee)))
+            found = mc;
+          else if (WrapperDetach(dyn_cast<CXXMethodDecl>(callee), depth + 1))
+            found = mc;
+        }
       }
       for (const Stmt* child : s->children()) walk(child);
     };
@@ -108,13 +120,16 @@ class DetachedTaskCheck : public Check {
   void ReportWrapperCall(const CXXMemberCallExpr* call, const CXXMethodDecl* method,
                          const CallExpr* inner) {
     // The wrapper's own calls of itself or of its class's methods (a
-    // destructor calling detach()) answer for the object, not for a caller.
+    // destructor calling detach()) answer for the object, not for a caller;
+    // a wrapper forwarding to its members' wrappers is not the decision either.
     if (isa<CXXThisExpr>(call->getImplicitObjectArgument()->IgnoreParenImpCasts())) return;
+    if (IsWrappersOwn(call)) return;
     Finding* f = diag(NameLoc(call), "detached task: '" + QualifiedName(method) +
                                          "' detaches the thread its object owns, on this caller's "
                                          "behalf; nobody waits for it: " +
                                          Remedy(inner->getDirectCallee()));
     if (!f) return;
+    attribute(f, call);
     note(f, NameLoc(inner), "'" + QualifiedName(method) + "' detaches it here");
   }
 

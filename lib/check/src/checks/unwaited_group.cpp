@@ -1,10 +1,12 @@
 /// tether-unwaited-group: a task group that spawns on some path but is not
 /// waited for on every path out of its scope (CFG-based; see obligation.hpp
 /// for what counts as an escape). Docs: docs/checks/unwaited-group.md
+#include <memory>
 #include <set>
 
 #include "../ast_util.hpp"
 #include "../check_base.hpp"
+#include "../may_throw.hpp"
 #include "../obligation.hpp"
 
 namespace tether::check {
@@ -35,31 +37,52 @@ class UnwaitedGroupCheck : public Check {
     if (sm().isInSystemHeader(fn->getLocation())) return;
     std::vector<Obligation> groups = CollectObligations(fn, model(), true, false);
     if (groups.empty()) return;
-    for (const Leak& leak : FindLeaks(fn, ast(), groups)) {
+    if (!throws_) throws_ = std::make_unique<ThrowSummary>(sm(), false);
+    for (const Leak& leak : FindLeaks(fn, ast(), groups, throws_.get())) {
       const Obligation& o = groups[leak.obligation];
-      std::string var = o.Name();
-      const std::string& join = o.group->join.front();
-      const std::string message = o.container
-                                      ? "a thread put into '" + var +
-                                            "' here is not joined on every path (a joinable " +
-                                            "thread destroyed with it calls std::terminate); " +
-                                            join + " each one (for (auto& t : " + var + ") t." +
-                                            join + "();) before '" + var + "' goes out of scope"
-                                      : "task group '" + var +
-                                            "' starts a task here but is not waited for on "
-                                            "every path; call " +
-                                            var + "." + join + "() before it goes out of scope";
-      Finding* f = diag(leak.armed_at.isValid() ? leak.armed_at : o.decl->getLocation(), message);
+      Finding* f =
+          diag(leak.armed_at.isValid() ? leak.armed_at : o.decl->getLocation(), Message(o));
       if (!f) continue;
-      note(f, leak.exit_at,
-           leak.by_throw
-               ? "a throw here leaves '" + var + "' without " + join + "()"
-               : "'" + var + "' may reach the end of its scope here without " + join + "()");
+      f->function = DisplayName(fn);  // the function that starts it, not its lambda
+      const std::string var = o.Name();
+      const std::string& join = o.group->join.front();
+      std::string exit_note;
+      if (!leak.thrower.empty())
+        exit_note = leak.thrower + " here: the exception leaves '" + var + "' without " + join +
+                    "()" + (o.IsThread() ? " (destroyed joinable: std::terminate)" : "");
+      else if (leak.by_throw)
+        exit_note = "a throw here leaves '" + var + "' without " + join + "()";
+      else
+        exit_note = "'" + var + "' may reach the end of its scope here without " + join + "()";
+      note(f, leak.exit_at, exit_note);
     }
   }
 
  private:
+  // std's words for std's threads, libtether's for task groups.
+  static std::string Message(const Obligation& o) {
+    const std::string var = o.Name();
+    const std::string& join = o.group->join.front();
+    if (o.container)
+      return "a thread put into '" + var +
+             "' here is not joined on every path (a joinable thread destroyed with it calls "
+             "std::terminate); " +
+             join + " each one (for (auto& t : " + var + ") t." + join + "();) before '" + var +
+             "' goes out of scope";
+    if (o.IsThread()) {
+      const std::string call = var + (o.pointer ? "->" : ".") + join + "()";
+      return "thread '" + var +
+             "' is not joined on every path (a joinable std::thread destroyed at the end of its "
+             "scope calls std::terminate); call " +
+             call + " on every path, or detach it with a tether:detached(<why>) reason";
+    }
+    return "task group '" + var +
+           "' starts a task here but is not waited for on every path; call " + var + "." + join +
+           "() before it goes out of scope";
+  }
+
   std::set<const FunctionDecl*> done_;
+  std::unique_ptr<ThrowSummary> throws_;  // made with the first match's SourceManager
 };
 
 }  // namespace

@@ -1,0 +1,393 @@
+/// tether-ignored-stop-flag: real code stops its threads with a flag (an
+/// std::atomic<bool> or a bool under a mutex) that the thread's loop reads,
+/// and a condition variable the thread waits on. That flag is the thread's
+/// cancellation, and it has the context checks' failure modes: a stop that
+/// sets the flag but never notifies the condition variable the thread sleeps
+/// on (the shutdown hang), a wait whose predicate ignores the flag, a thread
+/// loop that never reads it. Docs: docs/checks/ignored-stop-flag.md
+#include <functional>
+#include <map>
+#include <set>
+
+#include "../ast_util.hpp"
+#include "../check_base.hpp"
+#include "../obligation.hpp"
+
+namespace tether::check {
+namespace {
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+bool IsFlagType(QualType t) {
+  t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  if (t->isBooleanType()) return true;
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+  if (!spec || QualifiedName(spec->getSpecializedTemplate()) != "std::atomic" ||
+      spec->getTemplateArgs().size() != 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return false;
+  return spec->getTemplateArgs()[0].getAsType()->isBooleanType();
+}
+
+bool IsConditionVariable(QualType t) {
+  std::string name = RecordName(t);
+  return name == "std::condition_variable" || name == "std::condition_variable_any";
+}
+
+// A wait on a condition variable in a thread's code.
+struct Wait {
+  const CXXMemberCallExpr* call = nullptr;
+  const FieldDecl* cv = nullptr;  // the member waited on
+  bool timed = false;             // wait_for / wait_until: it wakes up by itself
+  const Expr* predicate = nullptr;
+};
+
+// What a body (with the methods of the class it calls on this, two deep)
+// does with the class's members.
+struct Reach {
+  std::set<const FieldDecl*> reads;     // members read (not only written)
+  std::set<const FieldDecl*> writes;    // assigned, stored, or changed by a method
+  std::set<const FieldDecl*> notifies;  // condition variables notified
+  std::vector<std::pair<const FieldDecl*, const Stmt*>> flag_writes;
+  std::vector<Wait> waits;
+  bool joins = false;  // joins a thread (a member's join(), or a loop that joins each)
+};
+
+class IgnoredStopFlagCheck : public Check {
+ public:
+  using Check::Check;
+
+  void registerMatchers(MatchFinder* finder) override {
+    if (ModelsThreads(model()))
+      finder->addMatcher(cxxRecordDecl(isDefinition()).bind("class"), this);
+  }
+
+  void check(const MatchFinder::MatchResult& result) override {
+    const auto* rd = result.Nodes.getNodeAs<CXXRecordDecl>("class");
+    if (!rd || rd->isLambda() || sm().isInSystemHeader(rd->getLocation()) ||
+        !done_.insert(rd).second)
+      return;
+    if (const auto* spec = dyn_cast<ClassTemplateSpecializationDecl>(rd);
+        spec && spec->getSpecializationKind() == TSK_ImplicitInstantiation)
+      return;
+    rd_ = rd;
+    std::vector<const FunctionDecl*> entries = ThreadEntries(rd);
+    if (entries.empty()) return;
+    // The stoppers: the destructor, and methods that set a flag and join.
+    std::vector<std::pair<const FunctionDecl*, Reach>> stoppers;
+    for (const CXXMethodDecl* m : rd->methods()) {
+      const FunctionDecl* def = nullptr;
+      if (!m->hasBody(def) || !def || !def->getBody() || isa<CXXConstructorDecl>(def)) continue;
+      Reach r;
+      Walk(def->getBody(), &r, 0, false);
+      if (!r.flag_writes.empty() && (r.joins || isa<CXXDestructorDecl>(def)))
+        stoppers.emplace_back(def, std::move(r));
+    }
+    if (stoppers.empty()) return;
+    for (const FunctionDecl* entry : entries) {
+      Reach thread;
+      Walk(entry->getBody(), &thread, 0, true);
+      CheckEntry(entry, thread, stoppers);
+    }
+  }
+
+ private:
+  void CheckEntry(const FunctionDecl* entry, const Reach& thread,
+                  const std::vector<std::pair<const FunctionDecl*, Reach>>& stoppers) {
+    bool reads_a_stop_flag = false;
+    for (const auto& [stopper, stop] : stoppers) {
+      for (const auto& [flag, write] : stop.flag_writes) {
+        if (!thread.reads.count(flag)) continue;
+        reads_a_stop_flag = true;
+        const std::string flag_name = flag->getNameAsString();
+        for (const Wait& w : thread.waits) {
+          if (!w.cv) continue;
+          const std::string cv = w.cv->getNameAsString();
+          // The shutdown hang: the thread sleeps on cv, the stop never wakes it.
+          if (!w.timed && !stop.notifies.count(w.cv) && reported_.insert(write).second) {
+            Finding* f = diag(write->getBeginLoc(),
+                              "'" + stopper->getNameAsString() + "' sets stop flag '" + flag_name +
+                                  "' but never notifies '" + cv +
+                                  "', which the thread waits on: the thread sleeps through the "
+                                  "stop and its join hangs; call " +
+                                  cv + ".notify_all() after setting '" + flag_name + "'");
+            attribute(f, write);
+            if (f) note(f, w.call->getExprLoc(), "the thread waits on '" + cv + "' here");
+          }
+          // A predicate that the stop cannot make true.
+          if (w.predicate && !PredicateSees(w.predicate, flag, stop) &&
+              reported_.insert(w.call).second) {
+            Finding* f = diag(w.call->getExprLoc(),
+                              "the wait on '" + cv + "' does not check stop flag '" + flag_name +
+                                  "': when '" + stopper->getNameAsString() +
+                                  "' sets it and wakes "
+                                  "the thread, the predicate is still false and the thread waits "
+                                  "on; make the predicate return true once '" +
+                                  flag_name + "' is set");
+            attribute(f, w.call);
+            if (f) note(f, write->getBeginLoc(), "'" + flag_name + "' is set here");
+          }
+        }
+      }
+    }
+    if (reads_a_stop_flag) return;
+    // A thread loop that never reads the flag its stop sets before the join.
+    for (const auto& [stopper, stop] : stoppers) {
+      if (!stop.joins) continue;
+      const Stmt* loop = EndlessLoop(entry->getBody());
+      if (!loop || !reported_.insert(loop).second) return;
+      const FieldDecl* flag = stop.flag_writes.front().first;
+      Finding* f = diag(loop->getBeginLoc(),
+                        "the thread's loop never reads stop flag '" + flag->getNameAsString() +
+                            "', which '" + stopper->getNameAsString() +
+                            "' sets before joining it: the loop has no way out and the join "
+                            "waits forever; test '" +
+                            flag->getNameAsString() + "' in the loop");
+      attribute(f, loop);
+      if (f)
+        note(f, stop.flag_writes.front().second->getBeginLoc(),
+             "'" + flag->getNameAsString() + "' is set here");
+      return;
+    }
+  }
+
+  // The predicate reads the flag, or something the stopper changes (a stop
+  // that pushes a sentinel into the queue the predicate tests is seen too).
+  bool PredicateSees(const Expr* predicate, const FieldDecl* flag, const Reach& stop) {
+    Reach p;
+    const Stmt* body = predicate;
+    if (const auto* lambda = dyn_cast<LambdaExpr>(predicate->IgnoreImplicit()))
+      body = lambda->getBody();
+    Walk(body, &p, 0, true);
+    if (p.reads.count(flag)) return true;
+    for (const FieldDecl* f : p.reads)
+      if (stop.writes.count(f)) return true;
+    // A predicate that reads no member (a local, a captured reference) is
+    // not ours to judge.
+    return p.reads.empty();
+  }
+
+  // The functions that run on the class's threads: the callable given to a
+  // std::thread built in a method or constructor initialiser (a lambda, or
+  // &Class::Method).
+  std::vector<const FunctionDecl*> ThreadEntries(const CXXRecordDecl* rd) {
+    std::vector<const FunctionDecl*> out;
+    std::set<const FunctionDecl*> seen;
+    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s) return;
+      const FunctionDecl* entry = nullptr;
+      if (const auto* ce = dyn_cast<CXXConstructExpr>(s);
+          ce && RecordName(ce->getType()) == "std::thread" && ce->getNumArgs() > 0 &&
+          !ce->getConstructor()->isCopyOrMoveConstructor()) {
+        entry = Callable(ce->getArg(0));
+      } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+                 mc && mc->getNumArgs() > 0 && mc->getMethodDecl() &&
+                 (mc->getMethodDecl()->getNameAsString() == "emplace_back" ||
+                  mc->getMethodDecl()->getNameAsString() == "emplace") &&
+                 ContainerOfThreads(mc->getImplicitObjectArgument()->getType(), model())) {
+        entry = Callable(mc->getArg(0));
+      }
+      if (entry && entry->getBody() && seen.insert(entry).second) out.push_back(entry);
+      for (const Stmt* child : s->children()) walk(child);
+    };
+    for (const CXXMethodDecl* m : rd->methods()) {
+      const FunctionDecl* def = nullptr;
+      if (!m->hasBody(def) || !def) continue;
+      if (const auto* ctor = dyn_cast<CXXConstructorDecl>(def))
+        for (const CXXCtorInitializer* init : ctor->inits())
+          if (init->isWritten()) walk(init->getInit());
+      walk(def->getBody());
+    }
+    return out;
+  }
+
+  const FunctionDecl* Callable(const Expr* e) {
+    e = e->IgnoreImplicit()->IgnoreParenImpCasts();
+    if (const auto* mte = dyn_cast<MaterializeTemporaryExpr>(e))
+      e = mte->getSubExpr()->IgnoreImplicit();
+    if (const auto* lambda = dyn_cast<LambdaExpr>(e)) return lambda->getCallOperator();
+    if (const auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+      e = u->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto* ref = dyn_cast<DeclRefExpr>(e))
+      if (const auto* m = dyn_cast<CXXMethodDecl>(ref->getDecl()); m && m->getParent() == rd_) {
+        const FunctionDecl* def = nullptr;
+        if (m->hasBody(def)) return def;
+      }
+    return nullptr;
+  }
+
+  // Records what s does to the members; follows calls of this class's
+  // methods on this, two deep. In a thread's code (thread = true) the waits
+  // are collected too.
+  void Walk(const Stmt* s, Reach* r, unsigned depth, bool thread) {
+    if (!s) return;
+    if (const auto* me = dyn_cast<MemberExpr>(s)) {
+      if (const FieldDecl* f = MemberOfThis(me)) Use(me, f, r);
+    } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
+      Call(mc, r, depth, thread);
+    } else if (const auto* loop = dyn_cast<CXXForRangeStmt>(s)) {
+      if (MemberOfThis(loop->getRangeInit()) && JoinsEach(loop, {"join"})) r->joins = true;
+    }
+    for (const Stmt* child : s->children()) {
+      if (const auto* lambda = dyn_cast_or_null<LambdaExpr>(child)) {
+        // A lambda's body runs elsewhere, except a wait's predicate (below).
+        (void)lambda;
+        continue;
+      }
+      Walk(child, r, depth, thread);
+    }
+  }
+
+  void Use(const MemberExpr* me, const FieldDecl* f, Reach* r) {
+    DynTypedNodeList parents = ast().getParents(*me);
+    const Stmt* parent = parents.empty() ? nullptr : parents[0].get<Stmt>();
+    while (parent && isa<ImplicitCastExpr, ParenExpr>(parent)) {
+      parents = ast().getParents(*parent);
+      parent = parents.empty() ? nullptr : parents[0].get<Stmt>();
+    }
+    bool write = false;
+    const Expr* value = nullptr;
+    if (const auto* bo = dyn_cast_or_null<BinaryOperator>(parent);
+        bo && bo->isAssignmentOp() && bo->getLHS()->IgnoreParenImpCasts() == me) {
+      write = true;
+      value = bo->getRHS();
+    } else if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
+               op && op->getOperator() == OO_Equal && op->getNumArgs() == 2 &&
+               op->getArg(0)->IgnoreParenImpCasts() == me) {
+      write = true;
+      value = op->getArg(1);
+    } else if (const auto* call = dyn_cast_or_null<CXXMemberCallExpr>(
+                   parent ? ast().getParents(*parent).empty()
+                                ? nullptr
+                                : ast().getParents(*parent)[0].get<Stmt>()
+                          : nullptr);
+               call && isa<MemberExpr>(parent) && call->getMethodDecl()) {
+      std::string m = call->getMethodDecl()->getNameAsString();
+      if (m == "store" || m == "exchange") {
+        write = true;
+        value = call->getNumArgs() > 0 ? call->getArg(0) : nullptr;
+      } else if (!call->getMethodDecl()->isConst() && m != "load" && m != "wait" &&
+                 m != "wait_for" && m != "wait_until" && m != "notify_one" && m != "notify_all" &&
+                 m != "lock" && m != "unlock") {
+        r->writes.insert(f);  // push, emplace, clear...: the stop changes it
+      }
+    } else if (const auto* u = dyn_cast_or_null<UnaryOperator>(parent);
+               u && u->isIncrementDecrementOp()) {
+      write = true;
+    }
+    if (!write) {
+      r->reads.insert(f);
+      return;
+    }
+    r->writes.insert(f);
+    bool constant = false;
+    if (value) {
+      const Expr* v = value->IgnoreParenImpCasts();
+      constant = isa<CXXBoolLiteralExpr, IntegerLiteral>(v);
+    }
+    if (IsFlagType(f->getType()) && constant) r->flag_writes.emplace_back(f, me);
+  }
+
+  void Call(const CXXMemberCallExpr* mc, Reach* r, unsigned depth, bool thread) {
+    const CXXMethodDecl* method = mc->getMethodDecl();
+    if (!method) return;
+    const std::string name = method->getNameAsString();
+    const Expr* object = mc->getImplicitObjectArgument();
+    const FieldDecl* member = MemberOfThis(object);
+    if (member && IsConditionVariable(member->getType())) {
+      if (name == "notify_one" || name == "notify_all") r->notifies.insert(member);
+      if (thread && (name == "wait" || name == "wait_for" || name == "wait_until")) {
+        Wait w;
+        w.call = mc;
+        w.cv = member;
+        w.timed = name != "wait";
+        const unsigned with_predicate = name == "wait" ? 2 : 3;
+        if (mc->getNumArgs() >= with_predicate) w.predicate = mc->getArg(mc->getNumArgs() - 1);
+        r->waits.push_back(w);
+      }
+      return;
+    }
+    if (name == "join" && member) r->joins = true;
+    // A method of this class on this: what it does is done here.
+    if (object && isa<CXXThisExpr>(object->IgnoreParenImpCasts()) && depth < 2 &&
+        method->getParent() == rd_) {
+      const FunctionDecl* def = nullptr;
+      if (method->hasBody(def) && def && def->getBody() && visiting_.insert(def).second) {
+        Walk(def->getBody(), r, depth + 1, thread);
+        visiting_.erase(def);
+      }
+    }
+  }
+
+  // The first loop of body that can never end: no condition, or a constant
+  // true one, and no break, return, throw or goto out of it.
+  const Stmt* EndlessLoop(const Stmt* body) {
+    const Stmt* found = nullptr;
+    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s || found || isa<LambdaExpr>(s)) return;
+      const Expr* cond = nullptr;
+      const Stmt* loop_body = nullptr;
+      bool loop = false;
+      if (const auto* w = dyn_cast<WhileStmt>(s)) {
+        loop = true, cond = w->getCond(), loop_body = w->getBody();
+      } else if (const auto* f = dyn_cast<ForStmt>(s)) {
+        loop = true, cond = f->getCond(), loop_body = f->getBody();
+      } else if (const auto* d = dyn_cast<DoStmt>(s)) {
+        loop = true, cond = d->getCond(), loop_body = d->getBody();
+      }
+      if (loop) {
+        bool forever = !cond;
+        if (cond && !cond->isValueDependent()) {
+          bool value = false;
+          if (cond->EvaluateAsBooleanCondition(value, ast())) forever = value;
+        }
+        if (forever && !HasExit(loop_body, 0)) {
+          found = s;
+          return;
+        }
+      }
+      for (const Stmt* child : s->children()) walk(child);
+    };
+    walk(body);
+    return found;
+  }
+
+  // A way out of the loop: break (not of a nested loop or switch), return,
+  // throw, goto, or a call that does not return.
+  static bool HasExit(const Stmt* s, unsigned nested) {
+    if (!s || isa<LambdaExpr>(s)) return false;
+    if (isa<ReturnStmt, CXXThrowExpr, GotoStmt>(s)) return true;
+    if (isa<BreakStmt>(s)) return nested == 0;
+    if (const auto* call = dyn_cast<CallExpr>(s))
+      if (const FunctionDecl* fn = call->getDirectCallee(); fn && fn->isNoReturn()) return true;
+    const bool inner = isa<WhileStmt, ForStmt, DoStmt, CXXForRangeStmt, SwitchStmt>(s);
+    for (const Stmt* child : s->children())
+      if (HasExit(child, nested + (inner ? 1 : 0))) return true;
+    return false;
+  }
+
+  const CXXRecordDecl* rd_ = nullptr;
+  std::set<const CXXRecordDecl*> done_;
+  std::set<const void*> reported_;
+  std::set<const FunctionDecl*> visiting_;
+};
+
+}  // namespace
+
+CheckRegistration IgnoredStopFlagCheckRegistration() {
+  return RegisterCheck<IgnoredStopFlagCheck>(
+      {"tether-ignored-stop-flag",
+       "A thread's stop flag does not reach it: a stop that never notifies the condition "
+       "variable the thread waits on, a wait predicate that ignores the flag, a loop that never "
+       "reads it.",
+       "A class that stops its thread by setting a flag (std::atomic<bool>, or a bool under a "
+       "mutex) and joining it relies on the thread seeing the flag. If the thread sleeps on a "
+       "condition variable that the stop never notifies, or waits with a predicate the stop "
+       "cannot make true, or loops without reading the flag, the join waits forever.",
+       "Set the flag, then notify_all() the condition variable the thread waits on; make the "
+       "wait's predicate true once the flag is set; test the flag in the thread's loop.",
+       "high"});
+}
+
+}  // namespace tether::check

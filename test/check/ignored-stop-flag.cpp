@@ -1,0 +1,169 @@
+// REQUIRES: checker
+// tether-ignored-stop-flag: a class stops its thread with a flag and a
+// condition variable; the flag must reach the thread.
+// RUN: %check_tether %s tether-ignored-stop-flag %t
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+// The shutdown hang: the destructor sets the flag and joins, but the thread
+// sleeps on cv_ and nobody wakes it.
+class Hang {
+ public:
+  Hang() : worker_([this] { Run(); }) {}
+  ~Hang() {
+    stop_ = true;
+    // CHECK: :[[@LINE-1]]:5: warning: '~Hang' sets stop flag 'stop_' but never notifies 'cv_', which the thread waits on: the thread sleeps through the stop and its join hangs; call cv_.notify_all() after setting 'stop_' [tether-ignored-stop-flag]
+    worker_.join();
+  }
+
+ private:
+  void Run() {
+    while (!stop_) {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock);
+      // CHECK: :[[@LINE-1]]:11: note: the thread waits on 'cv_' here
+    }
+  }
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread worker_;
+};
+
+// A wait whose predicate the stop cannot make true: done_ is set and the
+// workers are woken, see an empty queue, and wait again.
+class Queue {
+ public:
+  Queue() {
+    for (int i = 0; i < 2; ++i) workers_.emplace_back([this] { Loop(); });
+  }
+  ~Queue() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+
+ private:
+  void Loop() {
+    while (true) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return !jobs_.empty(); });
+        // CHECK: :[[@LINE-1]]:13: warning: the wait on 'cv_' does not check stop flag 'done_': when '~Queue' sets it and wakes the thread, the predicate is still false and the thread waits on; make the predicate return true once 'done_' is set [tether-ignored-stop-flag]
+        // CHECK: :[[@LINE-14]]:7: note: 'done_' is set here
+        if (done_) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();
+    }
+  }
+  bool done_ = false;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  std::vector<std::thread> workers_;
+};
+
+// A thread loop with no way out: the stop flag is never read.
+class Spin {
+ public:
+  Spin() : t_([this] {
+    for (;;) {
+      // CHECK: :[[@LINE-1]]:5: warning: the thread's loop never reads stop flag 'running_', which '~Spin' sets before joining it: the loop has no way out and the join waits forever; test 'running_' in the loop [tether-ignored-stop-flag]
+      Tick();
+    }
+  }) {}
+  ~Spin() {
+    running_ = false;
+    // CHECK: :[[@LINE-1]]:5: note: 'running_' is set here
+    t_.join();
+  }
+
+ private:
+  void Tick();
+  std::atomic<bool> running_{true};
+  std::thread t_;
+};
+
+// Not findings: the flag in the predicate and a notify after setting it; a
+// stop that pushes a sentinel the predicate sees; a timed wait (it wakes by
+// itself and re-reads the flag).
+class Good {
+ public:
+  Good() : t_(&Good::Run, this) {}
+  ~Good() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    t_.join();
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> l(mu_);
+    while (!stop_) cv_.wait(l, [this] { return stop_ || ready_; });
+  }
+  bool stop_ = false, ready_ = false;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread t_;
+};
+
+class Sentinel {
+ public:
+  Sentinel() : t_([this] { Run(); }) {}
+  void Stop() {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+    q_.push_back(0);
+    cv_.notify_all();
+  }
+  ~Sentinel() {
+    Stop();
+    t_.join();
+  }
+
+ private:
+  void Run() {
+    while (!stop_) {
+      std::unique_lock<std::mutex> l(mu_);
+      cv_.wait(l, [this] { return !q_.empty(); });
+      q_.pop_front();
+    }
+  }
+  bool stop_ = false;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<int> q_;
+  std::thread t_;
+};
+
+class Polls {
+ public:
+  Polls() : t_([this] {
+    std::unique_lock<std::mutex> l(mu_);
+    while (!stop_) cv_.wait_for(l, std::chrono::milliseconds(100));
+  }) {}
+  ~Polls() {
+    stop_ = true;
+    t_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread t_;
+};
