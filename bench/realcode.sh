@@ -15,7 +15,8 @@
 # build; or written by hand where the project's build downloads its dependencies), then
 #   tether check -p DB --format json --model builtin:libtether --model builtin:std-stop-token -j J
 # runs over it (J = $REALCODE_JOBS, default 2; REALCODE_ONLY="a b" runs only projects a and b). Dependencies come from Debian packages only:
-#   apt-get install googletest libgtest-dev libbenchmark-dev catch2 doctest-dev libcxxopts-dev
+#   apt-get install googletest libgtest-dev libbenchmark-dev catch2 doctest-dev libcxxopts-dev \
+#     libboost-dev libssl-dev libc-ares-dev libzstd-dev libxxhash-dev libasio-dev
 # Per project it prints: TUs, TUs that failed to parse (with the first error), findings by check.
 # REALCODE_BEFORE=DIR compares the findings with an earlier OUT_DIR.
 # Re-runnable: existing checkouts and build dirs are reused (configure is re-run, it is cheap).
@@ -46,6 +47,13 @@ PROJECTS=(
   "ThreadPool    progschj/ThreadPool            9a42ec1329f259a5f4881a291db1dcb8f2ad9040 db_progschj"
   "g3log         KjellKod/g3log                 8ff5c3e90ef23782fc7014949c3efe9a3dbf7395 db_g3log"
   "taskflow      taskflow/taskflow              83f90a279aaab33fd4ce1deed00ca07819cbc8f8 db_taskflow"
+  # issue 30: server/worker code that stops its threads with flags and condition variables
+  "CTPL          vit-vit/CTPL                   437e135dbd94eb65b45533d9ce8ee28b5bd37b6d db_ctpl"
+  "quill         odygrd/quill                   c4f3fa4e366d17010e87c0e5afb2e586f6404266 db_quill"
+  "trantor       an-tao/trantor                 63a4e5e164e219dc3bf30cdbfa1462ae5602fa97 db_trantor"
+  "log4cplus     log4cplus/log4cplus            ef4022cee2eef75ef15ee252c0c15f43066d8c4a db_log4cplus"
+  "ccache        ccache/ccache                  e5731387e9b2ea0b57c36dfef69fcf418190a0c5 db_ccache"
+  "async_simple  alibaba/async_simple           d8abc4fe71a6481e2b354e01029687a5df68417c db_async_simple"
 )
 
 log() { echo "realcode: $*" >&2; }
@@ -53,7 +61,10 @@ log() { echo "realcode: $*" >&2; }
 # the Debian packages the databases rely on: a missing one makes TUs fail to parse, so say so
 for dep in /usr/src/googletest/CMakeLists.txt:googletest /usr/include/gtest/gtest.h:libgtest-dev \
            /usr/include/benchmark/benchmark.h:libbenchmark-dev /usr/include/catch2/catch.hpp:catch2 \
-           /usr/include/doctest/doctest.h:doctest-dev /usr/include/cxxopts.hpp:libcxxopts-dev; do
+           /usr/include/doctest/doctest.h:doctest-dev /usr/include/cxxopts.hpp:libcxxopts-dev \
+           /usr/include/boost/lockfree/queue.hpp:libboost-dev /usr/include/openssl/ssl.h:libssl-dev \
+           /usr/include/ares.h:libc-ares-dev /usr/include/zstd.h:libzstd-dev \
+           /usr/include/xxhash.h:libxxhash-dev /usr/include/asio.hpp:libasio-dev; do
   [ -e "${dep%%:*}" ] || log "missing ${dep%%:*}: apt-get install ${dep##*:}"
 done
 for tool in cmake ninja git python3 c++; do
@@ -64,14 +75,64 @@ done
 checkout() {
   local name=$1 repo=$2 commit=$3 dir=$SRC/$1 bare=$MIRROR/${2/\//+}/repo
   if [ ! -d "$dir/.git" ]; then
-    if [ -d "$bare" ]; then git clone -q "$bare" "$dir" || return 1
-    else git clone -q "https://github.com/$repo" "$dir" || return 1; fi
+    if [ -d "$bare" ]; then git clone -q --no-checkout "$bare" "$dir" || return 1
+    else git clone -q --no-checkout "https://github.com/$repo" "$dir" || return 1; fi
   fi
   if git -C "$dir" cat-file -e "$commit^{commit}" 2>/dev/null; then
+    sparse_missing "$dir" "$commit"
     git -C "$dir" -c advice.detachedHead=false checkout -q "$commit" || return 1
   else
     log "$name: commit $commit not in the checkout; using $(git -C "$dir" rev-parse HEAD)"
   fi
+}
+
+# sparse_missing DIR COMMIT: a mirror may lack its largest blobs (quill's docs/traces JSON);
+# those paths are left out of the work tree (sparse checkout) so that the checkout succeeds
+sparse_missing() {
+  local dir=$1 commit=$2 tree missing h p pats=("/*")
+  tree=$(git -C "$dir" ls-tree -r "$commit")
+  missing=$(awk '$2 == "blob" { print $3 }' <<<"$tree" | git -C "$dir" cat-file --batch-check |
+    awk '$2 == "missing" { print $1 }')
+  [ -n "$missing" ] || return 0
+  for h in $missing; do
+    p=$(awk -v h="$h" '$3 == h { sub(/^[^\t]*\t/, ""); print; exit }' <<<"$tree")
+    log "$(basename "$dir"): $p is not in the mirror; left out of the checkout (git may still print \"invalid object\" for it: harmless)"
+    pats+=("!/$p")
+  done
+  # written by hand: `git sparse-checkout set` would update the tree and trip over the blob
+  git -C "$dir" config core.sparseCheckout true
+  local info
+  info=$(git -C "$dir" rev-parse --absolute-git-dir)/info && mkdir -p "$info" || return 1
+  printf '%s\n' "${pats[@]}" >"$info/sparse-checkout"
+}
+
+# submodule PROJECT_DIR PATH OWNER/REPO: check the submodule PATH out at the commit its gitlink
+# names, from the mirror (or github.com), unless it is there already
+submodule() {
+  local top=$1 path=$2 repo=$3 dir=$1/$2 bare=$MIRROR/${3/\//+}/repo commit
+  commit=$(git -C "$top" ls-tree HEAD "$path" | awk '$2 == "commit" { print $3 }')
+  [ -n "$commit" ] || { log "$top: $path is not a submodule"; return 1; }
+  if [ ! -e "$dir/.git" ]; then
+    rm -rf "$dir"
+    if [ -d "$bare" ]; then git clone -q --no-checkout "$bare" "$dir" || return 1
+    else git clone -q --no-checkout "https://github.com/$repo" "$dir" || return 1; fi
+  fi
+  git -C "$dir" -c advice.detachedHead=false checkout -q "$commit"
+}
+
+# rewritedb DB OLD NEW [OLD NEW]... : replace a compiler argument in every command ("" drops it).
+# For g++ flags Clang 16 does not know: tether check, like clang-tidy, hands the database's
+# command to the Clang driver, and an unknown argument fails the TU.
+rewritedb() {
+  python3 - "$@" <<'EOF'
+import json, shlex, sys
+p, a = sys.argv[1], sys.argv[2:]; pairs = dict(zip(a[0::2], a[1::2]))
+db = json.load(open(p))
+for e in db:
+    args = e.pop("arguments", None) or shlex.split(e.pop("command"))
+    e["arguments"] = [pairs.get(x, x) for x in args if pairs.get(x, x) != ""]
+json.dump(db, open(p, "w"), indent=1)
+EOF
 }
 
 # handdb OUT.json DIR FLAGS FILE... : a compile database with one `c++ FLAGS -c FILE` per file
@@ -194,6 +255,74 @@ db_taskflow() {  # CMake; examples and unit tests (doctest is vendored in 3rd-pa
     -DTF_BUILD_EXAMPLES=ON -DTF_BUILD_BENCHMARKS=OFF -DTF_BUILD_CUDA=OFF \
     >"$b.configure.log" 2>&1 || { log "taskflow: configure failed, see $b.configure.log"; return 1; }
   keepdb "$b/compile_commands.json"; echo "$b"
+}
+
+db_ctpl() {  # two headers, one example; by hand, C++11. example.cpp includes <ctpl.h> (the Boost
+             # lockfree queue version); a second TU, a one-line file in the shims, includes the same
+             # example.cpp with a ctpl.h that forwards to ctpl_stl.h (the std-only version)
+  local s=$SRC/CTPL b=$BUILD/CTPL shim=$SRC/_shims/ctpl-stl
+  mkdir -p "$b" "$shim/include"
+  echo "#include \"$s/ctpl_stl.h\"" >"$shim/include/ctpl.h"
+  echo "#include \"$s/example.cpp\"  // realcode.sh shim: example.cpp over ctpl_stl.h" \
+    >"$shim/example_stl.cpp"
+  handdb "$b/compile_commands.json" "$s" "-std=c++11 -pthread -I$s" "$s/example.cpp" &&
+    python3 - "$b/compile_commands.json" "$shim" <<'PY' && echo "$b"
+import json, sys
+p, shim = sys.argv[1:3]; db = json.load(open(p)); f = f"{shim}/example_stl.cpp"
+db.append({"directory": shim, "file": f, "arguments": ["/usr/bin/c++", "-std=c++11", "-pthread",
+           f"-I{shim}/include", "-c", f, "-o", "/dev/null"]})
+json.dump(db, open(p, "w"), indent=1)
+PY
+}
+
+db_quill() {  # CMake; the library is header-only: unit and integration tests (doctest is
+              # bundled in test/bundled), examples, docs/snippets
+  local s=$SRC/quill b=$BUILD/quill
+  cmake -S "$s" -B "$b" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_BUILD_TYPE=Debug \
+    -DQUILL_BUILD_TESTS=ON -DQUILL_BUILD_EXAMPLES=ON >"$b.configure.log" 2>&1 \
+    || { log "quill: configure failed, see $b.configure.log"; return 1; }
+  keepdb "$b/compile_commands.json"; echo "$b"
+}
+
+db_trantor() {  # CMake; tests and gtest unit tests (Debian libgtest-dev), OpenSSL, c-ares
+  local s=$SRC/trantor b=$BUILD/trantor
+  cmake -S "$s" -B "$b" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_BUILD_TYPE=Debug \
+    -DBUILD_TESTING=ON >"$b.configure.log" 2>&1 \
+    || { log "trantor: configure failed, see $b.configure.log"; return 1; }
+  keepdb "$b/compile_commands.json"; echo "$b"
+}
+
+db_log4cplus() {  # CMake; the 2.1.x release branch (master needs <format>, which Debian's
+                  # libstdc++ 12 lacks); the threadpool submodule (log4cplus/ThreadPool) from its
+                  # mirror; the unit tests inside src/ on, with Debian's Catch2 v2 catch.hpp in
+                  # place of the catch submodule (same major version)
+  local s=$SRC/log4cplus b=$BUILD/log4cplus
+  submodule "$s" threadpool log4cplus/ThreadPool || { log "log4cplus: no threadpool submodule"; return 1; }
+  cmake -S "$s" -B "$b" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_BUILD_TYPE=Debug \
+    -DWITH_UNIT_TESTS=ON -DCMAKE_CXX_FLAGS=-I/usr/include/catch2 -DLOG4CPLUS_BUILD_TESTING=ON \
+    >"$b.configure.log" 2>&1 || { log "log4cplus: configure failed, see $b.configure.log"; return 1; }
+  keepdb "$b/compile_commands.json"; echo "$b"
+}
+
+db_ccache() {  # CMake with DEPS=LOCAL (Debian zstd, xxhash, doctest; fmt, blake3, tl-expected are
+               # bundled in src/third_party and dropped from the database), Redis off; unit tests
+  local s=$SRC/ccache b=$BUILD/ccache
+  cmake -S "$s" -B "$b" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_BUILD_TYPE=Debug \
+    -DDEPS=LOCAL -DREDIS_STORAGE_BACKEND=OFF -DENABLE_DOCUMENTATION=OFF -DENABLE_TESTING=ON \
+    >"$b.configure.log" 2>&1 || { log "ccache: configure failed, see $b.configure.log"; return 1; }
+  keepdb "$b/compile_commands.json"; echo "$b"
+}
+
+db_async_simple() {  # CMake; Debian gtest/gmock named by the variables its FindGTest.cmake reads
+                     # (else it clones googletest), Debian asio for demo_example, benchmarks; ASan
+                     # off; g++'s -fcoroutines is unknown to Clang 16 (coroutines are on in C++20)
+  local s=$SRC/async_simple b=$BUILD/async_simple
+  cmake -S "$s" -B "$b" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_BUILD_TYPE=Debug \
+    -DASYNC_SIMPLE_ENABLE_ASAN=OFF -DGMOCK_INCLUDE_DIR=/usr/include -DGTEST_INCLUDE_DIR=/usr/include \
+    -DGTEST_LIBRARIES=gtest_main -DGMOCK_LIBRARIES=gmock_main >"$b.configure.log" 2>&1 \
+    || { log "async_simple: configure failed, see $b.configure.log"; return 1; }
+  keepdb "$b/compile_commands.json"
+  rewritedb "$b/compile_commands.json" -fcoroutines "" && echo "$b"
 }
 
 summary() {  # summary NAME DB REPORT.json STDERR
