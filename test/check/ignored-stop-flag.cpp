@@ -95,6 +95,32 @@ class Spin {
   std::thread t_;
 };
 
+// The lost wake-up (real fixes: spdlog's periodic_worker, BS::thread_pool's
+// destroy_threads): the flag is stored without the mutex the thread tests it
+// under, so the notify can come between the thread's test and its wait.
+class LostWakeup {
+ public:
+  LostWakeup() : t_([this] { Run(); }) {}
+  ~LostWakeup() {
+    running_ = false;
+    // CHECK: :[[@LINE-1]]:5: warning: '~LostWakeup' sets stop flag 'running_' without holding 'mu_', the mutex the thread holds while it tests 'running_' and waits on 'cv_': a notify that comes between its test and its wait is lost and the thread sleeps through the stop (its join hangs); set 'running_' while holding 'mu_' [tether-ignored-stop-flag]
+    // CHECK: :[[@LINE+8]]:26: note: the thread waits on 'cv_' here
+    cv_.notify_all();
+    t_.join();
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (running_) cv_.wait(lock, [this] { return !running_ || !jobs_.empty(); });
+  }
+  std::atomic<bool> running_{true};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<int> jobs_;
+  std::thread t_;
+};
+
 // Not findings: the flag in the predicate and a notify after setting it; a
 // stop that pushes a sentinel the predicate sees; a timed wait (it wakes by
 // itself and re-reads the flag).

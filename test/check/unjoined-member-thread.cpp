@@ -5,6 +5,7 @@
 // RUN: %check_tether %s tether-unjoined-member-thread %t
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -45,7 +46,7 @@ class Server {
     // CHECK: :[[@LINE-1]]:13: note: 'Parse' may throw here while 'thread_' runs
   }
   ~Server() {
-    // CHECK: :[[@LINE-1]]:3: warning: the destructor of 'Server' joins thread member 'thread_' on some paths only (a joinable std::thread destroyed calls std::terminate); join it whenever it is joinable (if (thread_.joinable()) thread_.join();) [tether-unjoined-member-thread]
+    // CHECK: :[[@LINE-1]]:3: warning: the destructor of 'Server' joins thread member 'thread_' only while 'running_' says so, and the thread changes 'running_' itself: once it stops on its own the join is skipped and a joinable std::thread is destroyed (std::terminate); join it whenever it is joinable (if (thread_.joinable()) thread_.join();) [tether-unjoined-member-thread]
     if (running_) {
       running_ = false;
       thread_.join();
@@ -55,7 +56,12 @@ class Server {
   // CHECK: :[[@LINE-13]]:46: note: 'thread_' is started here
 
  private:
-  void Run();
+  void Run() {
+    while (running_) {
+      if (!Step()) running_ = false;  // stops on its own
+    }
+  }
+  bool Step();
   std::atomic<bool> running_{true};
   int port_ = 0;
   std::thread thread_;
@@ -65,11 +71,49 @@ class Server {
 class Never {
  public:
   void Start() { thread_ = std::thread([] { Work(); }); }
-  // CHECK: :[[@LINE-1]]:18: warning: thread member 'thread_' of 'Never' is started here but never joined or detached: its destructor destroys it joinable (std::terminate); join it in the destructor [tether-unjoined-member-thread]
+  // CHECK: :[[@LINE-1]]:18: warning: thread member 'thread_' of 'Never' is started here, but its destructor does not join it (nothing joins or detaches it): an object destroyed first (an exception, an early return) destroys a joinable std::thread (std::terminate); join it in the destructor when it is joinable [tether-unjoined-member-thread]
 
  private:
   std::thread thread_;
-  // CHECK: :[[@LINE-1]]:15: note: 'thread_' is declared here
+};
+// CHECK: :[[@LINE-8]]:7: note: 'Never' has no destructor of its own
+
+// Joined only by an explicit join() (real fixes: oatpp's SubmissionProcessor,
+// OpenMW's LuaWorker with a std::optional<std::thread>): destroyed first, the
+// object destroys a joinable thread.
+class Worker {
+ public:
+  Worker() { thread_.emplace([this] { Run(); }); }
+  // CHECK: :[[@LINE-1]]:14: warning: thread member 'thread_' of 'Worker' is started here, but its destructor does not join it (only 'join' joins it)
+  void join() {
+    if (thread_) thread_->join();
+  }
+
+ private:
+  void Run() {}
+  std::optional<std::thread> thread_;
+};
+// CHECK: :[[@LINE-12]]:7: note: 'Worker' has no destructor of its own
+
+// A destructor that joins only while a flag the owner set says the thread
+// was started: the flag follows the start, not a finding.
+class Periodic {
+ public:
+  explicit Periodic(int interval) {
+    if (interval == 0) return;
+    active_ = true;
+    thread_ = std::thread([this] { Work(); });
+  }
+  ~Periodic() {
+    if (active_) {
+      active_ = false;
+      thread_.join();
+    }
+  }
+
+ private:
+  std::atomic<bool> active_{false};
+  std::thread thread_;
 };
 
 // Not findings: the destructor joins through Stop() whenever joinable; a

@@ -120,7 +120,9 @@ bool StartsThread(const Expr* e, const TaskGroupModel& g) {
 // The owned element type of std::unique_ptr<T> (null otherwise).
 const TaskGroupModel* PointerToThread(QualType t, const ApiModel& m) {
   const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
-  if (!spec || QualifiedName(spec->getSpecializedTemplate()) != "std::unique_ptr" ||
+  if (!spec ||
+      (QualifiedName(spec->getSpecializedTemplate()) != "std::unique_ptr" &&
+       QualifiedName(spec->getSpecializedTemplate()) != "std::optional") ||
       spec->getTemplateArgs().size() == 0 ||
       spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
     return nullptr;
@@ -351,7 +353,12 @@ ObligationEvent Classify(ASTContext& ctx, const Expr* ref, const Obligation& o) 
                      ? ObligationEvent::kArm
                      : ObligationEvent::kNone;
         }
-        if (method == "get" || method == "operator bool") return ObligationEvent::kNone;
+        if (method == "emplace") {  // std::optional<std::thread>::emplace(f)
+          const auto* call = dyn_cast_or_null<CallExpr>(ParentOf(ctx, ParentOf(ctx, use)));
+          return call && call->getNumArgs() > 0 ? ObligationEvent::kArm : ObligationEvent::kNone;
+        }
+        if (method == "get" || method == "operator bool" || method == "has_value")
+          return ObligationEvent::kNone;
         return ObligationEvent::kEscape;  // release(), and anything else that may hand it on
       }
     }
@@ -679,6 +686,58 @@ std::vector<Leak> FindLeaks(const FunctionDecl* fn, ASTContext& ctx,
   std::unique_ptr<CFG> cfg = CFG::buildCFG(fn, fn->getBody(), &ctx, opts);
   if (!cfg) return {};
   return LeakFlow(*cfg, ctx, obligations, throws).Run();
+}
+
+namespace {
+
+// The function a thread runs, from the callable given to its constructor.
+const FunctionDecl* Callable(const Expr* e, const CXXRecordDecl* rd) {
+  e = e->IgnoreImplicit()->IgnoreParenImpCasts();
+  if (const auto* mte = dyn_cast<MaterializeTemporaryExpr>(e))
+    e = mte->getSubExpr()->IgnoreImplicit();
+  if (const auto* lambda = dyn_cast<LambdaExpr>(e)) return lambda->getCallOperator();
+  if (const auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+    e = u->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto* ref = dyn_cast<DeclRefExpr>(e))
+    if (const auto* m = dyn_cast<CXXMethodDecl>(ref->getDecl()); m && m->getParent() == rd) {
+      const FunctionDecl* def = nullptr;
+      if (m->hasBody(def)) return def;
+    }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<const FunctionDecl*> ThreadEntries(const CXXRecordDecl* rd, const ApiModel& model) {
+  std::vector<const FunctionDecl*> out;
+  std::set<const FunctionDecl*> seen;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s) return;
+    const FunctionDecl* entry = nullptr;
+    if (const auto* ce = dyn_cast<CXXConstructExpr>(s);
+        ce && RecordName(ce->getType()) == "std::thread" && ce->getNumArgs() > 0 &&
+        !ce->getConstructor()->isCopyOrMoveConstructor()) {
+      entry = Callable(ce->getArg(0), rd);
+    } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+               mc && mc->getNumArgs() > 0 && mc->getMethodDecl() &&
+               (mc->getMethodDecl()->getNameAsString() == "emplace_back" ||
+                mc->getMethodDecl()->getNameAsString() == "emplace") &&
+               (ContainerOfThreads(mc->getImplicitObjectArgument()->getType(), model) ||
+                PointerToThread(mc->getImplicitObjectArgument()->getType(), model))) {
+      entry = Callable(mc->getArg(0), rd);
+    }
+    if (entry && entry->getBody() && seen.insert(entry).second) out.push_back(entry);
+    for (const Stmt* child : s->children()) walk(child);
+  };
+  for (const CXXMethodDecl* m : rd->methods()) {
+    const FunctionDecl* def = nullptr;
+    if (!m->hasBody(def) || !def) continue;
+    if (const auto* ctor = dyn_cast<CXXConstructorDecl>(def))
+      for (const CXXCtorInitializer* init : ctor->inits())
+        if (init->isWritten()) walk(init->getInit());
+    walk(def->getBody());
+  }
+  return out;
 }
 
 }  // namespace tether::check

@@ -30,8 +30,9 @@ struct Obligation {
   // emplace_back/push_back arm it, a range-for that joins each element
   // discharges it; group is then the container's model (join: the element's).
   bool container = false;
-  // A std::unique_ptr<std::thread> (make_unique, new, reset): its thread is
-  // the obligation, `t->join()` discharges it.
+  // A std::unique_ptr<std::thread> (make_unique, new, reset) or a
+  // std::optional<std::thread> (emplace): its thread is the obligation,
+  // `t->join()` discharges it.
   bool pointer = false;
   std::string Name() const;  // "cancel", "r.cancel"
   // A thread (std::thread, a container or pointer of them): a joinable one
@@ -61,7 +62,7 @@ ObligationEvent Classify(clang::ASTContext& ctx, const clang::Expr* ref, const O
 // groups (std::thread) describe them.
 // std::vector/deque/list of such a thread: the container's own model.
 const TaskGroupModel* ContainerOfThreads(clang::QualType t, const ApiModel& m);
-// std::unique_ptr of such a thread: the thread's model.
+// std::unique_ptr or std::optional of such a thread: the thread's model.
 const TaskGroupModel* PointerToThread(clang::QualType t, const ApiModel& m);
 // e builds a running thread of g however it is spelled (see obligation.cpp).
 bool StartsThread(const clang::Expr* e, const TaskGroupModel& g);
@@ -72,6 +73,11 @@ bool JoinsEach(const clang::CXXForRangeStmt* loop, const std::vector<std::string
 // `t.joinable()`, `!t.joinable()`, `p` or `p != nullptr` for a pointer.
 // *running is the successor (0 = the true branch) on which it may still run.
 const clang::ValueDecl* TestedThread(const clang::Expr* cond, unsigned* running);
+// The functions that run on the threads a class starts: the callable given
+// to a std::thread built in its methods or constructor initialisers, or to
+// emplace_back on a container of threads (a lambda, or &Class::Method).
+std::vector<const clang::FunctionDecl*> ThreadEntries(const clang::CXXRecordDecl* rd,
+                                                      const ApiModel& m);
 
 // The locals of fn (not of nested lambdas) that the model tracks.
 std::vector<Obligation> CollectObligations(const clang::FunctionDecl* fn, const ApiModel& m,

@@ -38,8 +38,9 @@ bool IsConditionVariable(QualType t) {
 // A wait on a condition variable in a thread's code.
 struct Wait {
   const CXXMemberCallExpr* call = nullptr;
-  const FieldDecl* cv = nullptr;  // the member waited on
-  bool timed = false;             // wait_for / wait_until: it wakes up by itself
+  const FieldDecl* cv = nullptr;     // the member waited on
+  const FieldDecl* mutex = nullptr;  // the member its lock holds, when known
+  bool timed = false;                // wait_for / wait_until: it wakes up by itself
   const Expr* predicate = nullptr;
 };
 
@@ -72,7 +73,7 @@ class IgnoredStopFlagCheck : public Check {
         spec && spec->getSpecializationKind() == TSK_ImplicitInstantiation)
       return;
     rd_ = rd;
-    std::vector<const FunctionDecl*> entries = ThreadEntries(rd);
+    std::vector<const FunctionDecl*> entries = ThreadEntries(rd, model());
     if (entries.empty()) return;
     // The stoppers: the destructor, and methods that set a flag and join.
     std::vector<std::pair<const FunctionDecl*, Reach>> stoppers;
@@ -112,6 +113,24 @@ class IgnoredStopFlagCheck : public Check {
                                   "', which the thread waits on: the thread sleeps through the "
                                   "stop and its join hangs; call " +
                                   cv + ".notify_all() after setting '" + flag_name + "'");
+            attribute(f, write);
+            if (f) note(f, w.call->getExprLoc(), "the thread waits on '" + cv + "' here");
+          }
+          // The lost wake-up: the flag is written without the mutex the thread
+          // holds while it tests the flag and goes to sleep, so the notify can
+          // fall between the test and the wait.
+          if (w.mutex && stop.notifies.count(w.cv) && !HeldAt(write, w.mutex) &&
+              reported_.insert(write).second) {
+            const std::string mu = w.mutex->getNameAsString();
+            Finding* f = diag(
+                write->getBeginLoc(),
+                "'" + stopper->getNameAsString() + "' sets stop flag '" + flag_name +
+                    "' without holding '" + mu + "', the mutex the thread holds while it tests '" +
+                    flag_name + "' and waits on '" + cv +
+                    "': a notify that comes between its test and its wait is lost and the "
+                    "thread sleeps through the stop" +
+                    (w.timed ? " until its timeout" : " (its join hangs)") + "; set '" + flag_name +
+                    "' while holding '" + mu + "'");
             attribute(f, write);
             if (f) note(f, w.call->getExprLoc(), "the thread waits on '" + cv + "' here");
           }
@@ -168,53 +187,49 @@ class IgnoredStopFlagCheck : public Check {
     return p.reads.empty();
   }
 
-  // The functions that run on the class's threads: the callable given to a
-  // std::thread built in a method or constructor initialiser (a lambda, or
-  // &Class::Method).
-  std::vector<const FunctionDecl*> ThreadEntries(const CXXRecordDecl* rd) {
-    std::vector<const FunctionDecl*> out;
-    std::set<const FunctionDecl*> seen;
-    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-      if (!s) return;
-      const FunctionDecl* entry = nullptr;
-      if (const auto* ce = dyn_cast<CXXConstructExpr>(s);
-          ce && RecordName(ce->getType()) == "std::thread" && ce->getNumArgs() > 0 &&
-          !ce->getConstructor()->isCopyOrMoveConstructor()) {
-        entry = Callable(ce->getArg(0));
-      } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
-                 mc && mc->getNumArgs() > 0 && mc->getMethodDecl() &&
-                 (mc->getMethodDecl()->getNameAsString() == "emplace_back" ||
-                  mc->getMethodDecl()->getNameAsString() == "emplace") &&
-                 ContainerOfThreads(mc->getImplicitObjectArgument()->getType(), model())) {
-        entry = Callable(mc->getArg(0));
-      }
-      if (entry && entry->getBody() && seen.insert(entry).second) out.push_back(entry);
-      for (const Stmt* child : s->children()) walk(child);
-    };
-    for (const CXXMethodDecl* m : rd->methods()) {
-      const FunctionDecl* def = nullptr;
-      if (!m->hasBody(def) || !def) continue;
-      if (const auto* ctor = dyn_cast<CXXConstructorDecl>(def))
-        for (const CXXCtorInitializer* init : ctor->inits())
-          if (init->isWritten()) walk(init->getInit());
-      walk(def->getBody());
-    }
-    return out;
+  // The mutex member a wait's lock holds: `std::unique_lock<std::mutex> lock(mu_);
+  // cv_.wait(lock, ...)`.
+  static const FieldDecl* LockedMutex(const Expr* lock) {
+    const auto* ref = dyn_cast<DeclRefExpr>(lock->IgnoreParenImpCasts());
+    const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (!var || !var->getInit()) return nullptr;
+    const auto* ce = dyn_cast<CXXConstructExpr>(var->getInit()->IgnoreImplicit());
+    return ce && ce->getNumArgs() > 0 ? MemberOfThis(ce->getArg(0)) : nullptr;
   }
 
-  const FunctionDecl* Callable(const Expr* e) {
-    e = e->IgnoreImplicit()->IgnoreParenImpCasts();
-    if (const auto* mte = dyn_cast<MaterializeTemporaryExpr>(e))
-      e = mte->getSubExpr()->IgnoreImplicit();
-    if (const auto* lambda = dyn_cast<LambdaExpr>(e)) return lambda->getCallOperator();
-    if (const auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
-      e = u->getSubExpr()->IgnoreParenImpCasts();
-    if (const auto* ref = dyn_cast<DeclRefExpr>(e))
-      if (const auto* m = dyn_cast<CXXMethodDecl>(ref->getDecl()); m && m->getParent() == rd_) {
-        const FunctionDecl* def = nullptr;
-        if (m->hasBody(def)) return def;
-      }
-    return nullptr;
+  // A guard of mutex (lock_guard, unique_lock, scoped_lock) is declared, or
+  // mutex.lock() called, before s in a block that encloses s.
+  bool HeldAt(const Stmt* s, const FieldDecl* mutex) {
+    const Stmt* child = s;
+    DynTypedNodeList parents = ast().getParents(*s);
+    while (!parents.empty()) {
+      if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) return false;
+      const Stmt* parent = parents[0].get<Stmt>();
+      if (!parent) return false;
+      if (const auto* block = dyn_cast<CompoundStmt>(parent))
+        for (const Stmt* before : block->body()) {
+          if (before == child) break;
+          if (Locks(before, mutex)) return true;
+        }
+      child = parent;
+      parents = ast().getParents(*parent);
+    }
+    return false;
+  }
+
+  static bool Locks(const Stmt* s, const FieldDecl* mutex) {
+    if (const auto* ds = dyn_cast<DeclStmt>(s)) {
+      for (const Decl* d : ds->decls())
+        if (const auto* v = dyn_cast<VarDecl>(d); v && v->getInit())
+          if (const auto* ce = dyn_cast<CXXConstructExpr>(v->getInit()->IgnoreImplicit()))
+            for (const Expr* arg : ce->arguments())
+              if (MemberOfThis(arg) == mutex) return true;
+      return false;
+    }
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s->IgnoreContainers()))
+      return mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock" &&
+             MemberOfThis(mc->getImplicitObjectArgument()) == mutex;
+    return false;
   }
 
   // Records what s does to the members; follows calls of this class's
@@ -304,6 +319,7 @@ class IgnoredStopFlagCheck : public Check {
         w.timed = name != "wait";
         const unsigned with_predicate = name == "wait" ? 2 : 3;
         if (mc->getNumArgs() >= with_predicate) w.predicate = mc->getArg(mc->getNumArgs() - 1);
+        if (mc->getNumArgs() > 0) w.mutex = LockedMutex(mc->getArg(0));
         r->waits.push_back(w);
       }
       return;

@@ -3,6 +3,7 @@
 /// constructor can leave by a throw while it runs, or that the destructor does
 /// not join on every path. Either way a joinable std::thread is destroyed:
 /// std::terminate. Docs: docs/checks/unjoined-member-thread.md
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -26,6 +27,7 @@ struct MemberFlow {
   std::vector<SourceLocation> started_at;  // the first start in the method
   std::vector<SourceLocation> throw_at;    // a throw while it runs (constructors)
   std::vector<std::string> thrower;
+  std::set<const FieldDecl*> guards;  // members read by the branch conditions
 };
 
 class UnjoinedMemberThreadCheck : public Check {
@@ -60,13 +62,15 @@ class UnjoinedMemberThreadCheck : public Check {
     const size_t n = members_.size();
     std::vector<bool> escaped(n, false), joined_anywhere(n, false);
     std::vector<SourceLocation> started(n);
+    std::vector<std::string> joined_in(n);  // a method that joins it, for the message
     const CXXDestructorDecl* dtor = nullptr;
-    // "Never joined" is decided only when the TU sees every method: one
-    // defined elsewhere may be the one that joins.
+    // A destructor that does not join is decided only when the TU sees every
+    // method: one defined elsewhere may hand the thread on.
     bool all_visible = true;
     for (const CXXMethodDecl* m : rd->methods()) {
       const FunctionDecl* def = nullptr;
       if (!m->hasBody(def) || !def || !def->getBody()) {
+        if (isa<CXXDestructorDecl>(m) && m->isUserProvided()) return;  // defined elsewhere
         all_visible &= m->isImplicit() || m->isDeleted() || m->isDefaulted() || m->isPure();
         continue;
       }
@@ -74,38 +78,116 @@ class UnjoinedMemberThreadCheck : public Check {
       const bool ctor = isa<CXXConstructorDecl>(def);
       MemberFlow flow = Run(def, std::vector<bool>(n, false), ctor, &escaped);
       for (size_t i = 0; i < n; ++i) {
+        if (flow.discharged_somewhere[i] && joined_in[i].empty() && !isa<CXXDestructorDecl>(def))
+          joined_in[i] = def->getNameAsString();
         joined_anywhere[i] = joined_anywhere[i] || flow.discharged_somewhere[i];
         if (started[i].isInvalid()) started[i] = flow.started_at[i];
         if (ctor && flow.throw_at[i].isValid()) ReportConstructorThrow(rd, def, i, flow);
       }
     }
+    std::set<const FieldDecl*> thread_writes = WrittenByThreads(ThreadEntries(rd, model()));
+    MemberFlow at_destruction{std::vector<bool>(n, true),
+                              std::vector<bool>(n, false),
+                              std::vector<SourceLocation>(n),
+                              std::vector<SourceLocation>(n),
+                              std::vector<SourceLocation>(n),
+                              std::vector<std::string>(n),
+                              {}};
+    if (dtor) at_destruction = Run(dtor, std::vector<bool>(n, true), false, nullptr);
     for (size_t i = 0; i < n; ++i) {
-      if (escaped[i] || started[i].isInvalid()) continue;
+      if (escaped[i] || started[i].isInvalid() || !at_destruction.armed_at_exit[i] ||
+          Detached(rd, members_[i].decl))
+        continue;
       const std::string name = members_[i].decl->getNameAsString();
-      if (!joined_anywhere[i]) {
+      if (!at_destruction.discharged_somewhere[i]) {
         if (!all_visible) continue;
-        // Started, never joined or detached by the class, never handed on.
+        // The destructor (written or implicit) never joins it: any path that
+        // destroys the object before the class's own join destroys it joinable.
+        const std::string where = joined_in[i].empty() ? std::string("nothing joins or detaches it")
+                                                       : "only '" + joined_in[i] + "' joins it";
         Finding* f = diag(started[i], "thread member '" + name + "' of '" + rd->getNameAsString() +
-                                          "' is started here but never joined or detached: "
-                                          "its destructor destroys it joinable "
-                                          "(std::terminate); join it in the destructor");
-        if (f) note(f, members_[i].decl->getLocation(), "'" + name + "' is declared here");
+                                          "' is started here, but its destructor does not join "
+                                          "it (" +
+                                          where +
+                                          "): an object destroyed first (an exception, an early "
+                                          "return) destroys a joinable std::thread "
+                                          "(std::terminate); join it in the destructor when it "
+                                          "is joinable");
+        if (f)
+          note(f, dtor ? dtor->getLocation() : rd->getLocation(),
+               dtor ? "the destructor, which leaves '" + name + "' joinable"
+                    : "'" + rd->getNameAsString() + "' has no destructor of its own");
         continue;
       }
-      if (!dtor) continue;  // joined by a Stop() the owner calls: not decidable here
-      MemberFlow flow = Run(dtor, std::vector<bool>(n, true), false, nullptr);
-      if (!flow.discharged_somewhere[i] || !flow.armed_at_exit[i]) continue;
+      // Joined on some paths: a finding when the guard that skips the join is
+      // a member the thread changes itself (it clears `running_` when it
+      // stops on its own: the destructor then skips a joinable thread). A
+      // guard only the owner sets follows the start (`if (active_) join`).
+      const FieldDecl* guard = nullptr;
+      for (const FieldDecl* g : at_destruction.guards)
+        if (thread_writes.count(g)) guard = g;
+      if (!guard) continue;
       Finding* f =
           diag(dtor->getLocation(),
                "the destructor of '" + rd->getNameAsString() + "' joins thread member '" + name +
-                   "' on some paths only (a joinable std::thread destroyed calls "
-                   "std::terminate); join it whenever it is joinable (if (" +
+                   "' only while '" + guard->getNameAsString() +
+                   "' says so, and the thread changes '" + guard->getNameAsString() +
+                   "' itself: once it stops on its own the join is skipped and a joinable "
+                   "std::thread is destroyed (std::terminate); join it whenever it is joinable "
+                   "(if (" +
                    name + Dot(i) + "joinable()) " + name + Dot(i) + "join();)");
       if (!f) continue;
       f->function = DisplayName(dtor);
-      note(f, flow.exit_at[i], "the destructor can end here with '" + name + "' still joinable");
+      note(f, at_destruction.exit_at[i],
+           "the destructor can end here with '" + name + "' still joinable");
       note(f, started[i], "'" + name + "' is started here");
     }
+  }
+
+  // Members the threads' own code assigns (`running_ = false`, a store).
+  std::set<const FieldDecl*> WrittenByThreads(const std::vector<const FunctionDecl*>& entries) {
+    std::set<const FieldDecl*> out;
+    std::set<const FunctionDecl*> seen;
+    std::function<void(const Stmt*, unsigned)> walk = [&](const Stmt* s, unsigned depth) {
+      if (!s || isa<LambdaExpr>(s)) return;
+      if (const auto* bo = dyn_cast<BinaryOperator>(s); bo && bo->isAssignmentOp()) {
+        if (const FieldDecl* f = MemberOfThis(bo->getLHS())) out.insert(f);
+      } else if (const auto* op = dyn_cast<CXXOperatorCallExpr>(s);
+                 op && op->getOperator() == OO_Equal && op->getNumArgs() == 2) {
+        if (const FieldDecl* f = MemberOfThis(op->getArg(0))) out.insert(f);
+      } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
+        const std::string m = mc->getMethodDecl()->getNameAsString();
+        if (m == "store" || m == "exchange")
+          if (const FieldDecl* f = MemberOfThis(mc->getImplicitObjectArgument())) out.insert(f);
+        const FunctionDecl* def = nullptr;
+        if (isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts()) && depth < 2 &&
+            mc->getMethodDecl()->hasBody(def) && def && seen.insert(def).second)
+          walk(def->getBody(), depth + 1);
+      }
+      for (const Stmt* child : s->children()) walk(child, depth);
+    };
+    for (const FunctionDecl* entry : entries) walk(entry->getBody(), 0);
+    return out;
+  }
+
+  // Some method of the class detaches the member: a decision, for
+  // tether-detached-task to ask the reason of.
+  static bool Detached(const CXXRecordDecl* rd, const ValueDecl* member) {
+    std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s) return false;
+      if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+          mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "detach" &&
+          MemberOfThis(mc->getImplicitObjectArgument()) == member)
+        return true;
+      for (const Stmt* child : s->children())
+        if (walk(child)) return true;
+      return false;
+    };
+    for (const CXXMethodDecl* m : rd->methods()) {
+      const FunctionDecl* def = nullptr;
+      if (m->hasBody(def) && def && walk(def->getBody())) return true;
+    }
+    return false;
   }
 
  private:
@@ -131,21 +213,27 @@ class UnjoinedMemberThreadCheck : public Check {
              name + "' runs");
   }
 
-  // A method called on this (implicitly or explicitly) whose every path
-  // joins member i: the summary of one level of helper (Stop(), Join()).
-  std::vector<bool> JoinsOnEveryPath(const CXXMethodDecl* m, unsigned depth) {
+  // What a method called on this (Stop(), Join()) does to the members: the
+  // ones it joins on every path, on some path, and the members its branches
+  // test. Two calls deep.
+  struct Summary {
+    std::vector<bool> all, some;
+    std::set<const FieldDecl*> guards;
+  };
+  Summary Summarise(const CXXMethodDecl* m, unsigned depth) {
     const size_t n = members_.size();
     const FunctionDecl* def = nullptr;
     if (!m || depth > 2 || !m->hasBody(def) || !def || !def->getBody() ||
         isa<CXXConstructorDecl>(def) || isa<CXXDestructorDecl>(def))
-      return std::vector<bool>(n, false);
+      return {std::vector<bool>(n, false), std::vector<bool>(n, false), {}};
     auto it = summaries_.find(def);
     if (it != summaries_.end()) return it->second;
-    summaries_[def] = std::vector<bool>(n, false);  // recursion adds nothing
+    // A recursive call adds nothing.
+    summaries_[def] = {std::vector<bool>(n, false), std::vector<bool>(n, false), {}};
     MemberFlow flow = Run(def, std::vector<bool>(n, true), false, nullptr, depth + 1);
-    std::vector<bool> joins(n);
-    for (size_t i = 0; i < n; ++i) joins[i] = !flow.armed_at_exit[i];
-    return summaries_[def] = joins;
+    Summary out{std::vector<bool>(n), flow.discharged_somewhere, flow.guards};
+    for (size_t i = 0; i < n; ++i) out.all[i] = !flow.armed_at_exit[i];
+    return summaries_[def] = out;
   }
 
   // "May run" dataflow over def's CFG for the thread members. A constructor
@@ -153,9 +241,13 @@ class UnjoinedMemberThreadCheck : public Check {
   MemberFlow Run(const FunctionDecl* def, std::vector<bool> entry, bool ctor,
                  std::vector<bool>* escaped, unsigned depth = 0) {
     const size_t n = members_.size();
-    MemberFlow out{std::vector<bool>(n, false),    std::vector<bool>(n, false),
-                   std::vector<SourceLocation>(n), std::vector<SourceLocation>(n),
-                   std::vector<SourceLocation>(n), std::vector<std::string>(n)};
+    MemberFlow out{std::vector<bool>(n, false),
+                   std::vector<bool>(n, false),
+                   std::vector<SourceLocation>(n),
+                   std::vector<SourceLocation>(n),
+                   std::vector<SourceLocation>(n),
+                   std::vector<std::string>(n),
+                   {}};
     CFG::BuildOptions opts;
     opts.AddImplicitDtors = true;
     opts.AddInitializers = true;
@@ -194,6 +286,7 @@ class UnjoinedMemberThreadCheck : public Check {
               }
           continue;
         }
+        if (b->succ_size() == 2) Guards(b->getLastCondition(), &out.guards);
         unsigned running_branch = 0;
         int tested = -1;
         // The condition the branch tests (in `a && b`, each part's own block).
@@ -221,6 +314,13 @@ class UnjoinedMemberThreadCheck : public Check {
       }
     }
     return out;
+  }
+
+  static void Guards(const Stmt* cond, std::set<const FieldDecl*>* out) {
+    if (!cond) return;
+    if (const auto* me = dyn_cast<MemberExpr>(cond))
+      if (const FieldDecl* f = MemberOfThis(me)) out->insert(f);
+    for (const Stmt* child : cond->children()) Guards(child, out);
   }
 
   void Step(const CFGElement& elem, std::vector<bool>& state, bool ctor, bool report,
@@ -260,12 +360,12 @@ class UnjoinedMemberThreadCheck : public Check {
     }
     const auto* call = dyn_cast<CXXMemberCallExpr>(s);
     if (call && isa<CXXThisExpr>(call->getImplicitObjectArgument()->IgnoreParenImpCasts())) {
-      std::vector<bool> joins = JoinsOnEveryPath(call->getMethodDecl(), depth);
-      for (size_t i = 0; i < joins.size(); ++i)
-        if (joins[i]) {
-          state[i] = false;
-          out->discharged_somewhere[i] = true;
-        }
+      Summary callee = Summarise(call->getMethodDecl(), depth);
+      out->guards.insert(callee.guards.begin(), callee.guards.end());
+      for (size_t i = 0; i < callee.all.size(); ++i) {
+        if (callee.all[i]) state[i] = false;
+        if (callee.some[i]) out->discharged_somewhere[i] = true;
+      }
     }
     if (!ctor || !report) return;
     bool any = false;
@@ -313,7 +413,7 @@ class UnjoinedMemberThreadCheck : public Check {
   std::vector<Obligation> members_;
   // Per member, the latest start seen by Step and whether it already ran.
   std::vector<std::pair<const Stmt*, bool>> arming_;
-  std::map<const FunctionDecl*, std::vector<bool>> summaries_;
+  std::map<const FunctionDecl*, Summary> summaries_;
   std::set<const CXXRecordDecl*> done_;
   std::unique_ptr<ThrowSummary> throws_;
 };
