@@ -2,6 +2,8 @@
 // RUN: %check_tether %s tether-detached-task,tether-justification %t
 // RUN: %check_tether %s tether-detached-task %t --check-prefix=STD -- --model=builtin:std-stop-token
 // The std::jthread/std::stop_token model (on by default, and alone here) covers std::thread::detach:
+#include <pthread.h>
+
 #include <thread>
 
 #include <tether/context.hpp>
@@ -53,4 +55,61 @@ void Background(Poller* poller, Poller& other) {
   // STD: :[[@LINE-3]]:11: warning: detached task: 'Poller::Release' detaches the thread its object owns, on this caller's behalf; nobody waits for it: join it, or say why
   // STD: :[[@LINE-11]]:37: note: 'Poller::Release' detaches it here
   other.Release();  // tether:detached(the poller outlives the request by design)
+}
+
+// A constructor that detaches is the decision (not a wrapper); a method that
+// forwards to its members' detach wrappers is a wrapper too, and the finding
+// is where the decision is made.
+class Listener {
+ public:
+  void detach() {
+    if (thread_.joinable()) thread_.detach();
+  }
+  void Start() { thread_ = std::thread([] {}); }
+
+ private:
+  std::thread thread_;
+};
+class Server {
+ public:
+  Server() {
+    listener_.Start();
+    listener_.detach();
+    // CHECK: :[[@LINE-1]]:15: warning: detached task: 'Listener::detach' detaches the thread its object owns, on this caller's behalf
+    // CHECK: :[[@LINE-13]]:37: note: 'Listener::detach' detaches it here
+    // STD: :[[@LINE-3]]:15: warning: detached task: 'Listener::detach' detaches the thread its object owns, on this caller's behalf
+    // STD: :[[@LINE-15]]:37: note: 'Listener::detach' detaches it here
+  }
+  void detach() { executor_.detach(); }  // forwards: a wrapper, silent
+
+ private:
+  Listener listener_;
+  Listener executor_;
+};
+void Serve(Server& s) {
+  s.detach();
+  // CHECK: :[[@LINE-1]]:5: warning: detached task: 'Server::detach' detaches the thread its object owns, on this caller's behalf; nobody waits for it: join it, or say why
+  // CHECK: :[[@LINE-9]]:29: note: 'Server::detach' detaches it here
+  // STD: :[[@LINE-3]]:5: warning: detached task: 'Server::detach' detaches the thread its object owns, on this caller's behalf
+  // STD: :[[@LINE-11]]:29: note: 'Server::detach' detaches it here
+}
+
+// The C spellings of a detached thread.
+void* Loop(void*);
+void CDetached() {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_t id;
+  pthread_create(&id, &attr, Loop, nullptr);
+  // CHECK: :[[@LINE-1]]:3: warning: detached thread: 'pthread_create' with a PTHREAD_CREATE_DETACHED attribute starts a thread that nobody joins; create it joinable and pthread_join it, or say why with a tether:detached(<why>) comment [tether-detached-task]
+  // STD: :[[@LINE-2]]:3: warning: detached thread: 'pthread_create' with a PTHREAD_CREATE_DETACHED attribute
+  pthread_t other;
+  pthread_create(&other, nullptr, Loop, nullptr);
+  pthread_detach(other);
+  // CHECK: :[[@LINE-1]]:3: warning: detached task: 'pthread_detach' starts work that nobody waits for; keep the thread joinable and pthread_join it, or say why with a tether:detached(<why>) comment [tether-detached-task]
+  // STD: :[[@LINE-2]]:3: warning: detached task: 'pthread_detach' starts work that nobody waits for
+  pthread_t joined;
+  pthread_create(&joined, nullptr, Loop, nullptr);
+  pthread_join(joined, nullptr);
 }
