@@ -176,6 +176,32 @@ class Sentinel {
   std::thread t_;
 };
 
+// The flag stored without the mutex, but notified under it (BS::thread_pool's
+// fix): the waiter is either before its test or asleep, so no wake-up is lost.
+class NotifyUnderLock {
+ public:
+  NotifyUnderLock() : t_([this] { Run(); }) {}
+  ~NotifyUnderLock() {
+    running_ = false;
+    {
+      std::scoped_lock lock(mu_);
+      cv_.notify_all();
+    }
+    t_.join();
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (running_) cv_.wait(lock, [this] { return !running_ || !jobs_.empty(); });
+  }
+  std::atomic<bool> running_{true};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<int> jobs_;
+  std::thread t_;
+};
+
 class Polls {
  public:
   Polls() : t_([this] {

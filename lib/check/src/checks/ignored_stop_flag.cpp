@@ -50,6 +50,7 @@ struct Reach {
   std::set<const FieldDecl*> reads;     // members read (not only written)
   std::set<const FieldDecl*> writes;    // assigned, stored, or changed by a method
   std::set<const FieldDecl*> notifies;  // condition variables notified
+  std::vector<std::pair<const FieldDecl*, const Stmt*>> notify_calls;
   std::vector<std::pair<const FieldDecl*, const Stmt*>> flag_writes;
   std::vector<Wait> waits;
   bool joins = false;  // joins a thread (a member's join(), or a loop that joins each)
@@ -106,7 +107,8 @@ class IgnoredStopFlagCheck : public Check {
           if (!w.cv) continue;
           const std::string cv = w.cv->getNameAsString();
           // The shutdown hang: the thread sleeps on cv, the stop never wakes it.
-          if (!w.timed && !stop.notifies.count(w.cv) && reported_.insert(write).second) {
+          if (!w.timed && !stop.notifies.count(w.cv) && GuardsWait(w, flag) &&
+              reported_.insert(write).second) {
             Finding* f = diag(write->getBeginLoc(),
                               "'" + stopper->getNameAsString() + "' sets stop flag '" + flag_name +
                                   "' but never notifies '" + cv +
@@ -120,6 +122,7 @@ class IgnoredStopFlagCheck : public Check {
           // holds while it tests the flag and goes to sleep, so the notify can
           // fall between the test and the wait.
           if (w.mutex && stop.notifies.count(w.cv) && !HeldAt(write, w.mutex) &&
+              !NotifiesUnder(stop, w.cv, w.mutex) && GuardsWait(w, flag) &&
               reported_.insert(write).second) {
             const std::string mu = w.mutex->getNameAsString();
             Finding* f = diag(
@@ -185,6 +188,43 @@ class IgnoredStopFlagCheck : public Check {
     // A predicate that reads no member (a local, a captured reference) is
     // not ours to judge.
     return p.reads.empty();
+  }
+
+  // Taking the mutex around the notify also closes the window: the waiter is
+  // then either before its test (it sees the flag) or already asleep.
+  bool NotifiesUnder(const Reach& stop, const FieldDecl* cv, const FieldDecl* mutex) {
+    for (const auto& [notified, call] : stop.notify_calls)
+      if (notified == cv && HeldAt(call, mutex)) return true;
+    return false;
+  }
+
+  // The thread tests the flag right before this wait: in the wait's
+  // predicate, or in the condition of a loop around it.
+  bool GuardsWait(const Wait& w, const FieldDecl* flag) {
+    auto reads = [&](const Stmt* s) {
+      Reach r;
+      Walk(s, &r, 0, true);
+      return r.reads.count(flag) > 0;
+    };
+    if (w.predicate) {
+      const Stmt* body = w.predicate;
+      if (const auto* lambda = dyn_cast<LambdaExpr>(w.predicate->IgnoreImplicit()))
+        body = lambda->getBody();
+      if (reads(body)) return true;
+    }
+    DynTypedNodeList parents = ast().getParents(*w.call);
+    while (!parents.empty()) {
+      if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) return false;
+      const Stmt* s = parents[0].get<Stmt>();
+      if (!s) return false;
+      const Expr* cond = nullptr;
+      if (const auto* loop = dyn_cast<WhileStmt>(s)) cond = loop->getCond();
+      if (const auto* loop = dyn_cast<ForStmt>(s)) cond = loop->getCond();
+      if (const auto* loop = dyn_cast<DoStmt>(s)) cond = loop->getCond();
+      if (cond && reads(cond)) return true;
+      parents = ast().getParents(*s);
+    }
+    return false;
   }
 
   // The mutex member a wait's lock holds: `std::unique_lock<std::mutex> lock(mu_);
@@ -311,7 +351,10 @@ class IgnoredStopFlagCheck : public Check {
     const Expr* object = mc->getImplicitObjectArgument();
     const FieldDecl* member = MemberOfThis(object);
     if (member && IsConditionVariable(member->getType())) {
-      if (name == "notify_one" || name == "notify_all") r->notifies.insert(member);
+      if (name == "notify_one" || name == "notify_all") {
+        r->notifies.insert(member);
+        r->notify_calls.emplace_back(member, mc);
+      }
       if (thread && (name == "wait" || name == "wait_for" || name == "wait_until")) {
         Wait w;
         w.call = mc;

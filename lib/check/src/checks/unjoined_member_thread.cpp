@@ -170,8 +170,10 @@ class UnjoinedMemberThreadCheck : public Check {
     return out;
   }
 
-  // Some method of the class detaches the member: a decision, for
-  // tether-detached-task to ask the reason of.
+  // The class itself detaches the member (in a constructor, the destructor or
+  // a method of its own): a decision, for tether-detached-task to ask the
+  // reason of. A public detach() wrapper leaves the decision to its callers,
+  // and the destructor must still handle the thread they did not detach.
   static bool Detached(const CXXRecordDecl* rd, const ValueDecl* member) {
     std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
       if (!s) return false;
@@ -185,7 +187,9 @@ class UnjoinedMemberThreadCheck : public Check {
     };
     for (const CXXMethodDecl* m : rd->methods()) {
       const FunctionDecl* def = nullptr;
-      if (m->hasBody(def) && def && walk(def->getBody())) return true;
+      const bool own =
+          isa<CXXConstructorDecl>(m) || isa<CXXDestructorDecl>(m) || m->getAccess() != AS_public;
+      if (own && m->hasBody(def) && def && walk(def->getBody())) return true;
     }
     return false;
   }
