@@ -136,9 +136,8 @@ std::unique_ptr<tooling::CompilationDatabase> OpenDatabase(const RunOptions& opt
 }
 
 tooling::ArgumentsAdjuster CheckerAdjuster(const RunOptions& options) {
-  std::vector<std::string> extra = {"-w", "-Wno-unknown-warning-option"};
-  if (!options.build_dir.empty() || !options.have_fixed_args)
-    extra.insert(extra.end(), options.extra_args.begin(), options.extra_args.end());
+  std::vector<std::string> extra;
+  if (!options.build_dir.empty() || !options.have_fixed_args) extra = options.extra_args;
   // A CMake precompiled header made by g++ (`-include .../cmake_pch.hxx`
   // with a .gch beside it) cannot be read by Clang; include the header as
   // text instead (cc1's -include does not look for a PCH).
@@ -155,15 +154,38 @@ tooling::ArgumentsAdjuster CheckerAdjuster(const RunOptions& options) {
     }
     return out;
   };
+  // The checker's own flags first, right after the program name, and
+  // -fsyntax-only before LLVM's syntax-only adjuster (which then adds none).
+  // Appended, they are taken as the value of an option a command leaves
+  // dangling at its end (`... -include`: "'-fsyntax-only' file not found", an
+  // error of the checker's making, where the compiler says "argument to
+  // '-include' is missing"). After the program name no option can take them,
+  // and none depends on its place (-w silences every warning, the driver
+  // honours -fsyntax-only over -c). The extra arguments after `--` go last,
+  // so that they override the command's.
   tooling::ArgumentsAdjuster all = tooling::getClangStripOutputAdjuster();
   for (tooling::ArgumentsAdjuster next :
-       {tooling::getClangSyntaxOnlyAdjuster(), tooling::getClangStripDependencyFileAdjuster(),
-        tooling::getInsertArgumentAdjuster({"-resource-dir=" TETHER_CLANG_RESOURCE_DIR},
-                                           tooling::ArgumentInsertPosition::BEGIN),
+       {tooling::getInsertArgumentAdjuster(
+            tooling::CommandLineArguments{"-resource-dir=" TETHER_CLANG_RESOURCE_DIR,
+                                          "-fsyntax-only", "-w", "-Wno-unknown-warning-option"},
+            tooling::ArgumentInsertPosition::BEGIN),
+        tooling::getClangSyntaxOnlyAdjuster(), tooling::getClangStripDependencyFileAdjuster(),
         tooling::getInsertArgumentAdjuster(extra, tooling::ArgumentInsertPosition::END),
         pch_as_text})
     all = tooling::combineAdjusters(std::move(all), std::move(next));
-  return all;
+  // The program name is not an option, whatever it looks like: LLVM's output
+  // adjuster drops every argument starting with "-o", a program "-o..." too,
+  // and the next argument would be taken for the program. The adjusters see
+  // a plain name in its place (none of them drops or moves one) and the
+  // program comes back after.
+  return [all](const tooling::CommandLineArguments& args, llvm::StringRef file) {
+    if (args.empty()) return args;
+    tooling::CommandLineArguments in = args;
+    in.front() = "tether-program";
+    tooling::CommandLineArguments out = all(in, file);
+    out.front() = args.front();
+    return out;
+  };
 }
 
 std::vector<Unit> SelectUnits(const tooling::CompilationDatabase& db, const RunOptions& options,

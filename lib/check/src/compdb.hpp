@@ -41,10 +41,11 @@ std::unique_ptr<clang::tooling::CompilationDatabase> LoadCompileCommands(
 std::unique_ptr<clang::tooling::CompilationDatabase> OpenDatabase(const RunOptions& options,
                                                                   std::string* error);
 
-// What the checker does to every compile command, in this order: ClangTool's
-// own adjusters (no output file, -fsyntax-only, no dependency file), Clang 16's
-// resource directory first, then -w and the extra arguments, and a g++ CMake
-// PCH included as text.
+// What the checker does to every compile command, in this order: no output
+// file; Clang 16's resource directory, -fsyntax-only and -w right after the
+// program name; the rest of ClangTool's own adjusters (no -save-temps or
+// colour, no dependency file); the extra arguments at the end (before a
+// `--`); a g++ CMake PCH included as text.
 clang::tooling::ArgumentsAdjuster CheckerAdjuster(const RunOptions& options);
 
 // The units to check: the FILEs given, or every file the database lists,
