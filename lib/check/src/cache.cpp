@@ -1,22 +1,25 @@
 // The result cache (see cache.hpp for the key, the entry and why reuse is exact).
 #include "cache.hpp"
 
-#include <atomic>
-#include <fstream>
-#include <sstream>
-#include <thread>
+#include <array>
+#include <chrono>
 
 #include <llvm/Support/BLAKE3.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
-#include <llvm/Support/Process.h>
+#include <llvm/Support/Signals.h>
+#include <llvm/Support/raw_ostream.h>
 #include <nlohmann/json.hpp>
 
 namespace tether::check {
 namespace {
 
-constexpr int kCacheSchema = 2;  // 2: model_types in the header
+// 2: model_types in the header; 3: one entry per distinct compile command
+// of a file (its directory and adjusted arguments in the key).
+constexpr int kCacheSchema = 3;
+// A temporary entry is DIR/xx/KEY.entry.tmp.XXXXXXXX (Store).
+constexpr const char kTmpInfix[] = ".entry.tmp.";
 
 std::string Hex(const std::array<uint8_t, 16>& bytes) {
   static const char* digits = "0123456789abcdef";
@@ -73,6 +76,7 @@ bool ResultCache::Prepare(std::string* error) {
     *error = dir_ + ": cannot create the cache directory: " + ec.message();
     return false;
   }
+  RemoveStaleTemporaries();
   return true;
 }
 
@@ -135,38 +139,83 @@ bool ResultCache::Store(const std::string& key, const std::vector<Finding>& find
                         const Facts& facts, unsigned suppressed, bool model_types,
                         const std::vector<std::pair<std::string, std::string>>& deps,
                         std::string* error) {
-  std::string path = EntryPath(key);
-  std::string parent = std::string(llvm::sys::path::parent_path(path));
+  const std::string path = EntryPath(key);
+  // The text first, before any file exists: a finding's line or a path that
+  // is not UTF-8 (a Latin-1 comment) cannot be JSON; that TU is then not
+  // cached, with a note, and nothing is left behind.
+  std::string text;
+  try {
+    nlohmann::json dep_list = nlohmann::json::array();
+    for (const auto& [dep, hash] : deps) dep_list.push_back({dep, hash});
+    nlohmann::json header = {{"cache", kCacheSchema},
+                             {"key", key},
+                             {"suppressed", suppressed},
+                             {"model_types", model_types},
+                             {"deps", dep_list}};
+    text = header.dump() + "\n" + FactsToJson(facts, findings);
+  } catch (const std::exception& e) {
+    *error = path + ": " + e.what();
+    return false;
+  }
+  const std::string parent = std::string(llvm::sys::path::parent_path(path));
   if (std::error_code ec = llvm::sys::fs::create_directories(parent)) {
     *error = parent + ": " + ec.message();
     return false;
   }
-  nlohmann::json dep_list = nlohmann::json::array();
-  for (const auto& [dep, hash] : deps) dep_list.push_back({dep, hash});
-  nlohmann::json header = {{"cache", kCacheSchema},
-                           {"key", key},
-                           {"suppressed", suppressed},
-                           {"model_types", model_types},
-                           {"deps", dep_list}};
-  static std::atomic<unsigned> counter{0};
-  std::string tmp = path + ".tmp." + std::to_string(llvm::sys::Process::getProcessId()) + "." +
-                    std::to_string(counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << header.dump() << "\n" << FactsToJson(facts, findings);
-    out.close();
-    if (!out) {
-      llvm::sys::fs::remove(tmp);
-      *error = tmp + ": cannot write";
-      return false;
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
-    llvm::sys::fs::remove(tmp);
-    *error = path + ": " + ec.message();
+  // A temporary file of this writer's own (created exclusively: two runs
+  // sharing DIR never write the same one), renamed over the entry: a reader
+  // sees the old entry or the new one, never a part. It is removed on every
+  // error, and by LLVM's signal handlers if the run dies while it exists.
+  int fd = -1;
+  llvm::SmallString<256> tmp;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(path + ".tmp.%%%%%%%%", fd, tmp)) {
+    *error = path + ": cannot create a temporary file: " + ec.message();
     return false;
   }
+  llvm::sys::RemoveFileOnSignal(tmp);
+  auto fail = [&](std::string why) {
+    llvm::sys::fs::remove(tmp);
+    llvm::sys::DontRemoveFileOnSignal(tmp);
+    *error = std::move(why);
+    return false;
+  };
+  {
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << text;
+    out.close();
+    if (out.has_error()) {
+      std::string why = std::string(tmp) + ": cannot write: " + out.error().message();
+      out.clear_error();  // reported here; else raw_fd_ostream's destructor aborts
+      return fail(std::move(why));
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmp, path))
+    return fail(path + ": " + ec.message());
+  llvm::sys::DontRemoveFileOnSignal(tmp);
   return true;
+}
+
+void ResultCache::RemoveStaleTemporaries() {
+  // Left by a run that was killed (SIGKILL: no handler runs) or by an older
+  // tether: an hour is far longer than any write takes, so a temporary of a
+  // run still writing is never removed. Only DIR/xx/ is looked at, where
+  // entries are.
+  namespace fs = llvm::sys::fs;
+  const auto now = std::chrono::system_clock::now();
+  std::error_code ec;
+  for (fs::directory_iterator sub(dir_, ec), end; sub != end && !ec; sub.increment(ec)) {
+    if (llvm::sys::path::filename(sub->path()).size() != 2 || !fs::is_directory(sub->path()))
+      continue;
+    std::error_code sub_ec;
+    for (fs::directory_iterator it(sub->path(), sub_ec); it != end && !sub_ec;
+         it.increment(sub_ec)) {
+      if (!llvm::sys::path::filename(it->path()).contains(kTmpInfix)) continue;
+      fs::file_status st;
+      if (fs::status(it->path(), st, /*Follow=*/false) || st.type() != fs::file_type::regular_file)
+        continue;
+      if (now - st.getLastModificationTime() > std::chrono::hours(1)) fs::remove(it->path());
+    }
+  }
 }
 
 }  // namespace tether::check

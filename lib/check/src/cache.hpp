@@ -18,9 +18,18 @@
 // dependencies, and reusing them is exact. (A check that read other TUs'
 // facts during phase 1 would have to add the merged facts' hash to the entry.)
 //
-// Writes go to a temporary file renamed over the entry (atomic: concurrent
-// runs may share DIR). An entry that cannot be read or parsed is never
-// trusted: the TU is parsed again and the entry rewritten, with a note.
+// One entry per translation unit: a distinct compile command of a file (a
+// file the database lists with two commands has two entries; identical
+// entries are one unit, so one run never writes an entry twice).
+//
+// Writes go to a temporary file of the writer's own, renamed over the entry
+// (atomic: concurrent runs may share DIR); the temporary is removed on every
+// error path and, through LLVM's signal handlers, when the run dies; one left
+// by a killed run is removed by a later run once it is an hour old. An entry
+// that cannot be read or parsed (corrupt, truncated) is never trusted: the TU
+// is parsed again and the entry rewritten, with a note. An entry that cannot
+// be written (a source line that is not UTF-8 cannot be JSON) is not
+// written, with a note; the run's results are the same.
 #pragma once
 
 #include <map>
@@ -49,7 +58,8 @@ class ResultCache {
   // and the schema versions are added here.
   ResultCache(std::string dir, const ApiModel& model, const std::string& checks);
 
-  // Creates the directory; false with *error when it cannot.
+  // Creates the directory and removes stale temporaries; false with *error
+  // when it cannot be created.
   bool Prepare(std::string* error);
   std::string UnitKey(const std::string& file, const std::vector<std::string>& command_parts) const;
   // True when a usable entry exists; *note is set when one existed but was
@@ -66,6 +76,7 @@ class ResultCache {
 
  private:
   std::string EntryPath(const std::string& key) const;
+  void RemoveStaleTemporaries();
 
   std::string dir_;
   std::string run_key_;

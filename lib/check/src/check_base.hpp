@@ -21,7 +21,11 @@
 
 namespace tether::check {
 
-// What one translation unit produces, plus the services checks share.
+// What one translation unit produces, plus the services checks share. One
+// TuContext per parse: Info's FileInfo (keyed by FileID, which the next parse
+// numbers the same way) holds views into this parse's source buffers, which
+// die with it. runner.cpp gives each compile command its own ClangTool and
+// TuContext, so a file listed twice in the database is two of each.
 class TuContext {
  public:
   TuContext(const ApiModel& model, std::string checks)

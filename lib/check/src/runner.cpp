@@ -1,6 +1,8 @@
-// Phase 1 over every TU (worker threads, one ClangTool each): parse, run the
-// enabled checks, gather per-function facts. Phase 2: resolve the cross-TU
-// candidates, merge everything in file order.
+// Phase 1 over every unit, a distinct compile command of a selected file
+// (compdb.hpp; worker threads, one ClangTool and one parse each): parse, run
+// the enabled checks, gather per-function facts. Phase 2: merge the units of
+// each file, then everything in file order, and resolve the cross-TU
+// candidates.
 #include "tether/check/runner.hpp"
 
 #include <atomic>
@@ -18,9 +20,9 @@
 #include "blocking.hpp"
 #include "cache.hpp"
 #include "check_base.hpp"
+#include "compdb.hpp"
 #include "fact_collector.hpp"
 #include "phase_times.hpp"
-#include "tether/check/read_input.hpp"
 
 namespace tether::check {
 
@@ -193,68 +195,36 @@ class ErrorCollector : public DiagnosticConsumer {
   unsigned count = 0;
 };
 
-struct UnitResult {
-  std::vector<Finding> findings;
-  Facts facts;
-  unsigned suppressed = 0;
-  bool failed = false;       // errors: exit 2, never cached
-  bool partial = false;      // failed, but its recovered AST was checked: findings and facts hold
-  bool analysed = false;     // has findings and facts (checked, or read from the cache)
-  bool model_types = false;  // a type of the model is declared in the TU
-  std::vector<std::string> errors;
-  std::vector<std::string> notes;  // said on stderr, in file order
-  Deps deps;                       // with --cache-dir: what the TU read
+// The one compile command of a unit, already adjusted (compdb.cpp), as the
+// database its ClangTool runs: one ClangTool, one parse. A file the database
+// lists twice is two units, each with a TuContext of its own: a TuContext
+// keeps views into its parse's source buffers (TuContext::Info), which a
+// second parse by the same tool would free under it.
+class UnitDatabase : public tooling::CompilationDatabase {
+ public:
+  explicit UnitDatabase(tooling::CompileCommand command) : command_(std::move(command)) {}
+  std::vector<tooling::CompileCommand> getCompileCommands(StringRef) const override {
+    return {command_};
+  }
+
+ private:
+  tooling::CompileCommand command_;
 };
 
-std::string Absolute(const std::string& path) {
-  SmallString<256> p(path);
-  llvm::sys::fs::make_absolute(p);
-  llvm::sys::path::remove_dots(p, true);
-  return std::string(p.str());
-}
-
-// The working directory of the first compile command of `file` that does not
-// exist, or "" when all do.
-std::string MissingDirectory(const tooling::CompilationDatabase& db, const std::string& file) {
-  for (const tooling::CompileCommand& cmd : db.getCompileCommands(file)) {
-    if (!cmd.Directory.empty() && !llvm::sys::fs::is_directory(cmd.Directory)) return cmd.Directory;
-  }
-  return "";
-}
-
-UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& file,
-                   const RunOptions& options, const ApiModel& model, bool record_deps,
-                   PhaseTimes* times) {
+UnitResult RunUnit(const Unit& unit, const ApiModel& model, const std::string& checks,
+                   bool record_deps, PhaseTimes* times) {
   if (times) times->start = Stamp::Now();
   UnitResult out;
-  TuContext tu(model, options.checks);
+  TuContext tu(model, checks);
+  UnitDatabase db(unit.command);
   IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs(llvm::vfs::createPhysicalFileSystem().release());
-  tooling::ClangTool tool(db, {file}, std::make_shared<PCHContainerOperations>(), fs);
+  tooling::ClangTool tool(db, {unit.key.file}, std::make_shared<PCHContainerOperations>(), fs);
+  // The command is run as it is: its adjusters were applied when the units
+  // were selected, the same ones whatever the unit (CheckerAdjuster).
+  tool.clearArgumentsAdjusters();
   tool.setPrintErrorMessage(false);
   ErrorCollector errors;
   tool.setDiagnosticConsumer(&errors);
-  tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
-      {"-resource-dir=" TETHER_CLANG_RESOURCE_DIR}, tooling::ArgumentInsertPosition::BEGIN));
-  std::vector<std::string> extra = {"-w", "-Wno-unknown-warning-option"};
-  if (!options.build_dir.empty() || !options.have_fixed_args)
-    extra.insert(extra.end(), options.extra_args.begin(), options.extra_args.end());
-  tool.appendArgumentsAdjuster(
-      tooling::getInsertArgumentAdjuster(extra, tooling::ArgumentInsertPosition::END));
-  // A CMake precompiled header made by g++ (`-include .../cmake_pch.hxx`
-  // with a .gch beside it) cannot be read by Clang; include the header as
-  // text instead (cc1's -include does not look for a PCH).
-  tool.appendArgumentsAdjuster([](const tooling::CommandLineArguments& args, StringRef) {
-    tooling::CommandLineArguments out;
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (args[i] == "-include" && i + 1 < args.size() &&
-          StringRef(args[i + 1]).endswith("cmake_pch.hxx")) {
-        out.insert(out.end(), {"-Xclang", "-include", "-Xclang", args[++i]});
-        continue;
-      }
-      out.push_back(args[i]);
-    }
-    return out;
-  });
   AstOutcome ast;
   ast.record_deps = record_deps;
   ast.times = times;
@@ -284,125 +254,41 @@ UnitResult RunUnit(const tooling::CompilationDatabase& db, const std::string& fi
   return out;
 }
 
-// What, besides the files it reads, decides a TU's results: its compile
-// commands and the arguments this run adds (cache.hpp).
-std::vector<std::string> KeyParts(const tooling::CompilationDatabase& db, const std::string& file,
-                                  const RunOptions& options) {
-  std::vector<std::string> parts = {"resource-dir", TETHER_CLANG_RESOURCE_DIR,
-                                    "fixed",        options.have_fixed_args ? "1" : "0",
-                                    "build-dir",    options.build_dir};
-  for (const tooling::CompileCommand& c : db.getCompileCommands(file)) {
-    parts.push_back("command");
-    parts.push_back(c.Directory);
-    parts.insert(parts.end(), c.CommandLine.begin(), c.CommandLine.end());
-  }
-  parts.push_back("extra");
-  parts.insert(parts.end(), options.extra_args.begin(), options.extra_args.end());
+// What, besides the files it reads, decides a unit's results: its command as
+// it is run (directory and adjusted arguments: the extra arguments and the
+// resource directory are in them), cache.hpp.
+std::vector<std::string> KeyParts(const Unit& unit) {
+  std::vector<std::string> parts = {"directory", unit.key.directory, "arguments"};
+  parts.insert(parts.end(), unit.key.arguments.begin(), unit.key.arguments.end());
   return parts;
 }
 
-// The note for a FILE given on the command line that the compile database
-// does not list: LLVM's JSON database then infers a command from the nearest
-// listed file (as clang-tidy uses it); the file is checked with it, and the
-// note says so. "" when the file is listed (or no database is involved).
-std::string InferredCommandNote(const tooling::CompilationDatabase& db, const std::string& file,
-                                const RunOptions& options) {
-  if (options.files.empty() || (options.have_fixed_args && options.build_dir.empty())) return "";
-  std::vector<tooling::CompileCommand> cmds = db.getCompileCommands(file);
-  if (cmds.empty() || cmds.front().Heuristic.empty()) return "";
-  std::string where = options.build_dir.empty() ? std::string("the compile database")
-                                                : options.build_dir + "/compile_commands.json";
-  std::string command;
-  for (const std::string& arg : cmds.front().CommandLine)
-    command += (command.empty() ? "" : " ") + arg;
-  return file + " is not in " + where + ": checked with a command " + cmds.front().Heuristic +
-         ": " + command;
-}
-
-// The compile database the options name: -p's compile_commands.json, the
-// arguments after `--`, or one found above the first FILE. Null with *error.
-std::unique_ptr<tooling::CompilationDatabase> OpenDatabase(const RunOptions& options,
-                                                           std::string* error) {
-  std::string err;
-  if (!options.build_dir.empty()) {
-    // LLVM reads compile_commands.json whatever it is: a FIFO would block it
-    // for ever, /dev/zero exhaust memory. Refuse those first, as every input.
-    // (Absent: LLVM says so, or finds compile_flags.txt.)
-    if (std::string bad = RefuseUnreadableInput(options.build_dir + "/compile_commands.json");
-        !bad.empty()) {
-      *error = bad;
-      return nullptr;
-    }
-    auto db = tooling::CompilationDatabase::loadFromDirectory(options.build_dir, err);
-    if (!db) *error = options.build_dir + ": cannot load compile_commands.json: " + err;
-    return db;
-  }
-  if (options.have_fixed_args)
-    return std::make_unique<tooling::FixedCompilationDatabase>(".", options.extra_args);
-  std::string probe =
-      options.files.empty() ? Absolute("tether-probe.cpp") : Absolute(options.files[0]);
-  auto db = tooling::CompilationDatabase::autoDetectFromSource(probe, err);
-  if (!db) *error = "no compilation database: give -p BUILD_DIR, or compiler arguments after --";
-  return db;
-}
-
-// The TUs to check, sorted and unique: the FILEs given, or every file the
-// database lists, less --exclude's. Empty with *error: checking nothing is
-// not a clean result.
-std::vector<std::string> SelectUnits(const tooling::CompilationDatabase& db,
-                                     const RunOptions& options, std::string* error) {
-  std::vector<std::string> files;
-  if (!options.files.empty()) {
-    for (const std::string& f : options.files) files.push_back(Absolute(f));
-  } else {
-    files = db.getAllFiles();
-  }
-  std::sort(files.begin(), files.end());
-  files.erase(std::unique(files.begin(), files.end()), files.end());
-  std::vector<std::string> selected;
-  for (const std::string& f : files) {
-    bool excluded = false;
-    for (const auto& ex : options.exclude_substrings) excluded |= f.find(ex) != std::string::npos;
-    if (!excluded) selected.push_back(f);
-  }
-  if (selected.empty()) {
-    *error = "no translation units to check";
-    if (!files.empty()) {
-      *error += ": --exclude left none of the " + std::to_string(files.size());
-    } else if (!options.build_dir.empty()) {
-      *error += ": " + options.build_dir + "/compile_commands.json lists none";
-    }
-  }
-  return selected;
-}
-
-// Phase 1: every selected TU on `jobs` threads, each read from the cache
-// when it holds the TU's key, else parsed and checked (and stored).
+// Phase 1: every unit on `jobs` threads, each read from the cache when it
+// holds the unit's key, else parsed and checked (and stored).
 class UnitPool {
  public:
-  UnitPool(const tooling::CompilationDatabase& db, const std::vector<std::string>& selected,
-           const RunOptions& options, const ApiModel& model, ResultCache* cache, double run_start)
-      : db_(db),
-        selected_(selected),
+  UnitPool(const std::vector<Unit>& units, const RunOptions& options, const ApiModel& model,
+           ResultCache* cache, double run_start)
+      : units_(units),
         options_(options),
         model_(model),
         cache_(cache),
         run_start_(run_start),
         time_phases_(TimePhasesRequested()),
-        units_(selected.size()) {}
+        results_(units.size()) {}
 
   unsigned Jobs() const {
-    return std::max(1u, std::min<unsigned>(options_.jobs, selected_.size() ? selected_.size() : 1));
+    return std::max(1u, std::min<unsigned>(options_.jobs, units_.size() ? units_.size() : 1));
   }
 
-  // The units' results in `selected` order; cache notes go to *notes.
+  // The units' results in `units` order; cache notes go to *notes.
   std::vector<UnitResult> Run(std::vector<std::string>* notes) {
     notes_ = notes;
     std::vector<std::thread> workers;
     for (unsigned j = 1; j < Jobs(); ++j) workers.emplace_back([this] { Work(); });
     Work();
     for (auto& t : workers) t.join();
-    return std::move(units_);
+    return std::move(results_);
   }
 
   unsigned parsed() const { return parsed_; }
@@ -411,27 +297,16 @@ class UnitPool {
  private:
   void Work() {
     const unsigned worker = next_worker_++;
-    for (size_t i = next_++; i < selected_.size(); i = next_++) {
+    for (size_t i = next_++; i < units_.size(); i = next_++) {
+      const Unit& u = units_[i];
       if (options_.progress) {
         std::lock_guard<std::mutex> lock(mu_);
-        std::cerr << "[" << (i + 1) << "/" << selected_.size() << "] " << selected_[i] << "\n";
+        std::cerr << "[" << (i + 1) << "/" << units_.size() << "] " << u.key.file;
+        if (u.count > 1) std::cerr << " (compile command " << u.index << " of " << u.count << ")";
+        std::cerr << "\n";
       }
-      CheckUnit(worker, selected_[i], &units_[i]);
+      CheckUnit(worker, u, &results_[i]);
     }
-  }
-
-  // The error that keeps `file` from being run at all, or "".
-  std::string UnrunnableReason(const std::string& file) const {
-    if (!options_.files.empty() && !options_.have_fixed_args && !options_.build_dir.empty() &&
-        db_.getCompileCommands(file).empty())
-      return "error: no compile command for this file in " + options_.build_dir +
-             "/compile_commands.json";
-    // ClangTool aborts the process ("Cannot chdir") on a compile command
-    // whose directory is gone: say so for this unit instead.
-    if (std::string dir = MissingDirectory(db_, file); !dir.empty())
-      return "error: the compile command's directory '" + dir +
-             "' does not exist (is compile_commands.json stale?)";
-    return "";
   }
 
   void Note(std::string note) {
@@ -439,61 +314,59 @@ class UnitPool {
     notes_->push_back(std::move(note));
   }
 
-  // Whether the cache held `key`: then *unit has its results.
-  bool FromCache(const std::string& key, UnitResult* unit) {
+  // Whether the cache held `key`: then *result has its results.
+  bool FromCache(const std::string& key, UnitResult* result) {
     CachedUnit hit;
     std::string note;
     bool found = cache_->Lookup(key, &hit, &note);
     if (!note.empty()) Note(std::move(note));
     if (!found) return false;
-    unit->findings = std::move(hit.findings);
-    unit->facts = std::move(hit.facts);
-    unit->suppressed = hit.suppressed;
-    unit->model_types = hit.model_types;
-    unit->analysed = true;
+    result->findings = std::move(hit.findings);
+    result->facts = std::move(hit.facts);
+    result->suppressed = hit.suppressed;
+    result->model_types = hit.model_types;
+    result->analysed = true;
     return true;
   }
 
-  void CheckUnit(unsigned worker, const std::string& file, UnitResult* unit) {
-    if (std::string reason = UnrunnableReason(file); !reason.empty()) {
-      unit->failed = true;
-      unit->errors.push_back(std::move(reason));
+  void CheckUnit(unsigned worker, const Unit& unit, UnitResult* result) {
+    if (!unit.error.empty()) {
+      result->failed = true;
+      result->errors.push_back(unit.error);
       return;
     }
-    std::string inferred = InferredCommandNote(db_, file, options_);
     std::string key;
     if (cache_) {
-      key = cache_->UnitKey(file, KeyParts(db_, file, options_));
-      if (FromCache(key, unit)) {
-        if (!inferred.empty()) unit->notes.push_back(std::move(inferred));
+      key = cache_->UnitKey(unit.key.file, KeyParts(unit));
+      if (FromCache(key, result)) {
+        if (!unit.note.empty()) result->notes.push_back(unit.note);
         ++reused_;
         return;
       }
     }
     PhaseTimes times;
-    *unit =
-        RunUnit(db_, file, options_, model_, cache_ != nullptr, time_phases_ ? &times : nullptr);
-    if (!inferred.empty()) unit->notes.insert(unit->notes.begin(), std::move(inferred));
+    *result =
+        RunUnit(unit, model_, options_.checks, cache_ != nullptr, time_phases_ ? &times : nullptr);
+    if (!unit.note.empty()) result->notes.insert(result->notes.begin(), unit.note);
     if (time_phases_) {
       std::lock_guard<std::mutex> lock(mu_);
-      PrintPhases(worker, file, times, run_start_);
+      PrintPhases(worker, unit.key.file, times, run_start_);
     }
     ++parsed_;
     std::string error;
-    if (cache_ && !unit->failed &&
-        !cache_->Store(key, unit->findings, unit->facts, unit->suppressed, unit->model_types,
-                       unit->deps, &error))
+    if (cache_ && !result->failed &&
+        !cache_->Store(key, result->findings, result->facts, result->suppressed,
+                       result->model_types, result->deps, &error))
       Note("cannot write the cache entry: " + error);
   }
 
-  const tooling::CompilationDatabase& db_;
-  const std::vector<std::string>& selected_;
+  const std::vector<Unit>& units_;
   const RunOptions& options_;
   const ApiModel& model_;
   ResultCache* cache_;
   const double run_start_;
   const bool time_phases_;
-  std::vector<UnitResult> units_;
+  std::vector<UnitResult> results_;
   std::vector<std::string>* notes_ = nullptr;
   std::mutex mu_;  // notes_, stderr
   std::atomic<size_t> next_{0};
@@ -502,17 +375,24 @@ class UnitPool {
 };
 
 // Folds the units' notes, failures, findings and facts into *result, in file
-// order. Returns {TUs analysed, of which declare a model type}.
-std::pair<unsigned, unsigned> MergeUnits(const std::vector<std::string>& selected,
-                                         std::vector<UnitResult>& units, RunResult* result) {
+// order, the units of one file merged first (MergeFileUnits). Returns {units
+// analysed, of which declare a model type}.
+std::pair<unsigned, unsigned> MergeUnits(const std::vector<Unit>& units,
+                                         std::vector<UnitResult>& results, RunResult* result) {
   unsigned analysed = 0, with_model_types = 0;
-  for (size_t i = 0; i < units.size(); ++i) {
-    UnitResult& u = units[i];
+  for (size_t i = 0; i < results.size();) {
+    std::vector<UnitResult> same_file;
+    size_t end = i;
+    for (; end < results.size() && units[end].key.file == units[i].key.file; ++end) {
+      analysed += results[end].analysed;
+      with_model_types += results[end].analysed && results[end].model_types;
+      same_file.push_back(std::move(results[end]));
+    }
+    UnitResult u = MergeFileUnits(std::move(same_file));
     for (std::string& n : u.notes) result->notes.push_back(std::move(n));
-    if (u.failed) result->summary.failed.push_back({selected[i], u.errors, u.partial});
+    if (u.failed) result->summary.failed.push_back({units[i].key.file, u.errors, u.partial});
+    i = end;
     if (!u.analysed) continue;
-    ++analysed;
-    with_model_types += u.model_types;
     for (Finding& f : u.findings) result->summary.findings.push_back(std::move(f));
     result->summary.suppressed += u.suppressed;
     result->facts.Merge(std::move(u.facts));
@@ -559,8 +439,8 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
   RunResult result;
   std::unique_ptr<tooling::CompilationDatabase> db = OpenDatabase(options, &result.error);
   if (!db) return result;
-  std::vector<std::string> selected = SelectUnits(*db, options, &result.error);
-  if (selected.empty()) return result;
+  const std::vector<Unit> units = SelectUnits(*db, options, &result.error);
+  if (units.empty()) return result;
   for (const CheckRegistration& r : CheckRegistry())
     if (CheckEnabled(options.checks, r.info.name)) result.summary.enabled_checks.push_back(r.info);
 
@@ -571,17 +451,17 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
   }
 
   const Stamp db_loaded = Stamp::Now();
-  UnitPool pool(*db, selected, options, model, cache.get(), run_start.wall);
-  std::vector<UnitResult> units = pool.Run(&result.notes);
+  UnitPool pool(units, options, model, cache.get(), run_start.wall);
+  std::vector<UnitResult> results = pool.Run(&result.notes);
   const Stamp units_done = Stamp::Now();
 
-  auto [analysed, with_model_types] = MergeUnits(selected, units, &result);
+  auto [analysed, with_model_types] = MergeUnits(units, results, &result);
   ResolveCrossTu(options, model, &result);
   if (TimePhasesRequested()) PrintRunTimes(run_start, db_loaded, units_done, pool.Jobs());
   if (analysed > 0 && with_model_types == 0)
     result.notes.push_back("none of the model's types appear in " + std::to_string(analysed) +
                            (analysed == 1 ? " TU" : " TUs") + ": nothing to check; see --model");
-  result.summary.units = static_cast<unsigned>(selected.size());
+  result.summary.units = static_cast<unsigned>(units.size());
   result.parsed = pool.parsed();
   result.reused = pool.reused();
   return result;

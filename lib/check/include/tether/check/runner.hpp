@@ -1,6 +1,9 @@
 // Runs the enabled checks over a set of translation units: phase 1 parses
 // each TU once (N worker threads, one ClangTool each), runs the local checks
 // and gathers per-function facts; phase 2 resolves the cross-TU findings.
+// A TU is one distinct compile command of a file: a file the compile database
+// lists with two different commands is checked twice, its results merged
+// (tether/check/units.hpp).
 #pragma once
 
 #include <string>
@@ -29,7 +32,7 @@ struct RunResult {
   RunSummary summary;
   Facts facts;
   std::string error;               // set when nothing could run (no compile DB, ...)
-  unsigned parsed = 0;             // TUs parsed in this run
+  unsigned parsed = 0;             // TUs parsed in this run (summary.units counts TUs too)
   unsigned reused = 0;             // TUs whose results came from the cache
   std::vector<std::string> notes;  // cache notes (a corrupt entry, a failed write)
 };
