@@ -29,6 +29,9 @@ class TimerService {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stopped_) return;
+      // Service() leaks the one instance on purpose (it outlives every context, static
+      // destructors included); its Stopper joins the thread at exit.
+      // NOLINTNEXTLINE(tether-unjoined-member-thread): never destroyed; Stopper joins
       if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
       auto it = entries_.emplace(std::make_pair(when, key), std::move(node)).first;
       earliest = it == entries_.begin();
