@@ -60,7 +60,7 @@ class UnjoinedMemberThreadCheck : public Check {
     if (!throws_) throws_ = std::make_unique<ThrowSummary>(sm(), true);
     summaries_.clear();
     const size_t n = members_.size();
-    std::vector<bool> escaped(n, false), joined_anywhere(n, false);
+    std::vector<bool> escaped(n, false);
     std::vector<SourceLocation> started(n);
     std::vector<std::string> joined_in(n);  // a method that joins it, for the message
     const CXXDestructorDecl* dtor = nullptr;
@@ -80,11 +80,20 @@ class UnjoinedMemberThreadCheck : public Check {
       for (size_t i = 0; i < n; ++i) {
         if (flow.discharged_somewhere[i] && joined_in[i].empty() && !isa<CXXDestructorDecl>(def))
           joined_in[i] = def->getNameAsString();
-        joined_anywhere[i] = joined_anywhere[i] || flow.discharged_somewhere[i];
         if (started[i].isInvalid()) started[i] = flow.started_at[i];
         if (ctor && flow.throw_at[i].isValid()) ReportConstructorThrow(rd, def, i, flow);
       }
     }
+    CheckDestruction(rd, dtor, all_visible, escaped, started, joined_in);
+  }
+
+ private:
+  // What the destructor (written, or the implicit one) leaves of each member.
+  void CheckDestruction(const CXXRecordDecl* rd, const CXXDestructorDecl* dtor, bool all_visible,
+                        const std::vector<bool>& escaped,
+                        const std::vector<SourceLocation>& started,
+                        const std::vector<std::string>& joined_in) {
+    const size_t n = members_.size();
     std::set<const FieldDecl*> thread_writes = WrittenByThreads(ThreadEntries(rd, model()));
     MemberFlow at_destruction{std::vector<bool>(n, true),
                               std::vector<bool>(n, false),
@@ -194,7 +203,6 @@ class UnjoinedMemberThreadCheck : public Check {
     return false;
   }
 
- private:
   std::string Dot(size_t i) const { return members_[i].pointer ? "->" : "."; }
 
   void ReportConstructorThrow(const CXXRecordDecl* rd, const FunctionDecl* ctor, size_t i,
