@@ -2,6 +2,8 @@
 // tether-ignored-stop-flag: a class stops its thread with a flag and a
 // condition variable; the flag must reach the thread.
 // RUN: %check_tether %s tether-ignored-stop-flag %t
+// Before C++17 a wait predicate is copied into its parameter; the same findings:
+// RUN: %check_tether %s tether-ignored-stop-flag %t -- -- -std=c++11
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -184,7 +186,7 @@ class NotifyUnderLock {
   ~NotifyUnderLock() {
     running_ = false;
     {
-      std::scoped_lock lock(mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       cv_.notify_all();
     }
     t_.join();

@@ -30,6 +30,15 @@ bool IsFlagType(QualType t) {
   return spec->getTemplateArgs()[0].getAsType()->isBooleanType();
 }
 
+// The lambda a wait's predicate argument holds: before C++17 it is copied
+// into the by-value parameter (a CXXConstructExpr around the LambdaExpr).
+const LambdaExpr* PredicateLambda(const Expr* e) {
+  e = e->IgnoreImplicit();
+  if (const auto* copy = dyn_cast<CXXConstructExpr>(e); copy && copy->getNumArgs() == 1)
+    e = copy->getArg(0)->IgnoreImplicit();
+  return dyn_cast<LambdaExpr>(e);
+}
+
 bool IsConditionVariable(QualType t) {
   std::string name = RecordName(t);
   return name == "std::condition_variable" || name == "std::condition_variable_any";
@@ -179,8 +188,7 @@ class IgnoredStopFlagCheck : public Check {
   bool PredicateSees(const Expr* predicate, const FieldDecl* flag, const Reach& stop) {
     Reach p;
     const Stmt* body = predicate;
-    if (const auto* lambda = dyn_cast<LambdaExpr>(predicate->IgnoreImplicit()))
-      body = lambda->getBody();
+    if (const auto* lambda = PredicateLambda(predicate)) body = lambda->getBody();
     Walk(body, &p, 0, true);
     if (p.reads.count(flag)) return true;
     for (const FieldDecl* f : p.reads)
@@ -208,8 +216,7 @@ class IgnoredStopFlagCheck : public Check {
     };
     if (w.predicate) {
       const Stmt* body = w.predicate;
-      if (const auto* lambda = dyn_cast<LambdaExpr>(w.predicate->IgnoreImplicit()))
-        body = lambda->getBody();
+      if (const auto* lambda = PredicateLambda(w.predicate)) body = lambda->getBody();
       if (reads(body)) return true;
     }
     DynTypedNodeList parents = ast().getParents(*w.call);
@@ -363,6 +370,10 @@ class IgnoredStopFlagCheck : public Check {
         const unsigned with_predicate = name == "wait" ? 2 : 3;
         if (mc->getNumArgs() >= with_predicate) w.predicate = mc->getArg(mc->getNumArgs() - 1);
         if (mc->getNumArgs() > 0) w.mutex = LockedMutex(mc->getArg(0));
+        // The predicate runs on the thread: what it reads, the thread reads.
+        if (w.predicate)
+          if (const auto* lambda = PredicateLambda(w.predicate))
+            Walk(lambda->getBody(), r, depth, thread);
         r->waits.push_back(w);
       }
       return;
