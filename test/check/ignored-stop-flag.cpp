@@ -123,6 +123,30 @@ class LostWakeup {
   std::thread t_;
 };
 
+// The same bug in a thread started through std::bind (trantor's
+// ConcurrentTaskQueue, found in bench/realcode.sh's projects).
+class Bound {
+ public:
+  Bound() : t_(std::bind(&Bound::Run, this)) {}
+  ~Bound() {
+    stop_ = true;
+    // CHECK: :[[@LINE-1]]:5: warning: '~Bound' sets stop flag 'stop_' without holding 'mu_'
+    // CHECK: :[[@LINE+8]]:24: note: the thread waits on 'cv_' here
+    cv_.notify_all();
+    t_.join();
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_) cv_.wait(lock);
+  }
+  bool stop_ = false;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread t_;
+};
+
 // Not findings: the flag in the predicate and a notify after setting it; a
 // stop that pushes a sentinel the predicate sees; a timed wait (it wakes by
 // itself and re-reads the flag).

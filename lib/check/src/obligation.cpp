@@ -696,6 +696,11 @@ const FunctionDecl* Callable(const Expr* e, const CXXRecordDecl* rd) {
   if (const auto* mte = dyn_cast<MaterializeTemporaryExpr>(e))
     e = mte->getSubExpr()->IgnoreImplicit();
   if (const auto* lambda = dyn_cast<LambdaExpr>(e)) return lambda->getCallOperator();
+  // std::bind(&Class::Method, this, ...): the method.
+  if (const auto* bind = dyn_cast<CallExpr>(e->IgnoreImplicit());
+      bind && bind->getDirectCallee() && bind->getNumArgs() > 0 &&
+      QualifiedName(bind->getDirectCallee()) == "std::bind")
+    return Callable(bind->getArg(0), rd);
   if (const auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
     e = u->getSubExpr()->IgnoreParenImpCasts();
   if (const auto* ref = dyn_cast<DeclRefExpr>(e))
