@@ -292,11 +292,8 @@ class IgnoredStopFlagCheck : public Check {
       if (MemberOfThis(loop->getRangeInit()) && JoinsEach(loop, {"join"})) r->joins = true;
     }
     for (const Stmt* child : s->children()) {
-      if (const auto* lambda = dyn_cast_or_null<LambdaExpr>(child)) {
-        // A lambda's body runs elsewhere, except a wait's predicate (below).
-        (void)lambda;
-        continue;
-      }
+      // A lambda's body runs elsewhere; a wait's predicate is walked by Call.
+      if (isa_and_nonnull<LambdaExpr>(child)) continue;
       Walk(child, r, depth, thread);
     }
   }

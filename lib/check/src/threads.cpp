@@ -1,0 +1,203 @@
+// Threads and their owners as the std-stop-token model's spawn_on_construct
+// groups (std::thread) describe them: how a thread is started, held (a
+// container, a unique_ptr, an optional), tested and joined, and which
+// functions a class's threads run. Declared in obligation.hpp.
+#include <functional>
+#include <set>
+
+#include "ast_util.hpp"
+#include "obligation.hpp"
+
+namespace tether::check {
+
+using namespace clang;
+
+// std::vector/std::deque/std::list of a group type built by construction
+// (std::thread): the container's own model, one per element model and
+// thread (checks run on several threads), kept for the thread's life.
+const TaskGroupModel* ContainerOfThreads(QualType t, const ApiModel& m) {
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+  if (!spec || spec->getTemplateArgs().size() == 0 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return nullptr;
+  const std::string name = QualifiedName(spec->getSpecializedTemplate());
+  if (name != "std::vector" && name != "std::deque" && name != "std::list") return nullptr;
+  const TaskGroupModel* element = GroupOf(spec->getTemplateArgs()[0].getAsType(), m);
+  if (!element || !element->spawn_on_construct) return nullptr;
+  thread_local std::map<const TaskGroupModel*, TaskGroupModel> containers;
+  auto [it, added] = containers.try_emplace(element);
+  if (added) {
+    it->second.type = name + "<" + element->type + ">";
+    it->second.spawn = {"emplace_back", "push_back", "emplace", "emplace_front", "push_front"};
+    it->second.join = element->join;
+    it->second.neutral = {"size", "empty", "reserve", "capacity"};
+  }
+  return &it->second;
+}
+
+// e builds a started thread of group g: the constructor of g with a callable
+// however it is spelled (`std::thread t(f)`, `auto t = std::thread(f)`,
+// `T t = T{f}`, `std::thread(f)` as an assignment's right side), `new T(f)`
+// or `std::make_unique<T>(f)` for a pointer owner.
+bool StartsThread(const Expr* e, const TaskGroupModel& g) {
+  while (e) {
+    e = e->IgnoreImplicit()->IgnoreParens();
+    if (const auto* ewc = dyn_cast<ExprWithCleanups>(e)) {
+      e = ewc->getSubExpr();
+    } else if (const auto* cast = dyn_cast<CastExpr>(e)) {
+      e = cast->getSubExpr();
+    } else if (const auto* list = dyn_cast<InitListExpr>(e); list && list->getNumInits() == 1) {
+      e = list->getInit(0);
+    } else if (const auto* mte = dyn_cast<MaterializeTemporaryExpr>(e)) {
+      e = mte->getSubExpr();
+    } else if (const auto* bind = dyn_cast<CXXBindTemporaryExpr>(e)) {
+      e = bind->getSubExpr();
+    } else if (const auto* ne = dyn_cast<CXXNewExpr>(e)) {
+      e = ne->getInitializer();
+    } else if (const auto* cons = dyn_cast<CXXConstructExpr>(e)) {
+      if (RecordName(cons->getType()) != g.type) return false;
+      if (cons->getConstructor()->isCopyOrMoveConstructor() && cons->getNumArgs() == 1) {
+        e = cons->getArg(0);  // a copy elided or not: what it moves from
+        continue;
+      }
+      return cons->getNumArgs() > 0 && !cons->getConstructor()->isCopyOrMoveConstructor();
+    } else if (const auto* call = dyn_cast<CallExpr>(e)) {
+      // std::make_unique<std::thread>(f) / std::make_shared<std::thread>(f)
+      // or std::move(other): the running thread of another owner
+      const FunctionDecl* fn = call->getDirectCallee();
+      if (!fn || call->getNumArgs() == 0) return false;
+      std::string q = QualifiedName(fn);
+      if (q == "std::move") return RecordName(call->getType()) == g.type;
+      if (q != "std::make_unique" && q != "std::make_shared") return false;
+      const auto* args = fn->getTemplateSpecializationArgs();
+      return args && args->size() >= 1 && args->get(0).getKind() == TemplateArgument::Type &&
+             RecordName(args->get(0).getAsType()) == g.type;
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
+// The owned element type of std::unique_ptr<T> (null otherwise).
+const TaskGroupModel* PointerToThread(QualType t, const ApiModel& m) {
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+  if (!spec ||
+      (QualifiedName(spec->getSpecializedTemplate()) != "std::unique_ptr" &&
+       QualifiedName(spec->getSpecializedTemplate()) != "std::optional") ||
+      spec->getTemplateArgs().size() == 0 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return nullptr;
+  const TaskGroupModel* g = GroupOf(spec->getTemplateArgs()[0].getAsType(), m);
+  return g && g->spawn_on_construct ? g : nullptr;
+}
+
+bool JoinsEach(const CXXForRangeStmt* loop, const std::vector<std::string>& join) {
+  const VarDecl* element = loop->getLoopVariable();
+  std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s) return false;
+    if (const auto* call = dyn_cast<CXXMemberCallExpr>(s))
+      if (const auto* ref =
+              dyn_cast<DeclRefExpr>(call->getImplicitObjectArgument()->IgnoreParenImpCasts());
+          ref && ref->getDecl() == element && call->getMethodDecl() &&
+          ApiModel::Contains(join, call->getMethodDecl()->getNameAsString()))
+        return true;
+    for (const Stmt* child : s->children())
+      if (walk(child)) return true;
+    return false;
+  };
+  return walk(loop->getBody());
+}
+
+// The thread variable a branch condition tests: `t.joinable()`,
+// `!t.joinable()`, `p && p->joinable()`'s parts, `p` / `p != nullptr` for a
+// pointer. *running is the successor (0 = true) on which it may still run.
+const ValueDecl* TestedThread(const Expr* cond, unsigned* running) {
+  if (!cond) return nullptr;
+  cond = cond->IgnoreParenImpCasts();
+  bool negated = false;
+  if (const auto* u = dyn_cast<UnaryOperator>(cond); u && u->getOpcode() == UO_LNot) {
+    negated = true;
+    cond = u->getSubExpr()->IgnoreParenImpCasts();
+  }
+  const Expr* object = cond;
+  if (const auto* call = dyn_cast<CXXMemberCallExpr>(cond)) {
+    const CXXMethodDecl* m = call->getMethodDecl();
+    if (!m || !(m->getNameAsString() == "joinable" || isa<CXXConversionDecl>(m))) return nullptr;
+    object = call->getImplicitObjectArgument()->IgnoreParenImpCasts();
+    if (const auto* arrow = dyn_cast<CXXOperatorCallExpr>(object);
+        arrow && arrow->getOperator() == OO_Arrow)
+      object = arrow->getArg(0)->IgnoreParenImpCasts();
+  } else if (const auto* op = dyn_cast<CXXOperatorCallExpr>(cond);
+             op && op->getNumArgs() == 2 &&
+             (op->getOperator() == OO_ExclaimEqual || op->getOperator() == OO_EqualEqual)) {
+    object = op->getArg(0)->IgnoreParenImpCasts();
+    if (op->getOperator() == OO_EqualEqual) negated = !negated;
+  }
+  const ValueDecl* d = nullptr;
+  if (const auto* ref = dyn_cast<DeclRefExpr>(object)) d = ref->getDecl();
+  if (const auto* me = dyn_cast<MemberExpr>(object);
+      me && isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()))
+    d = me->getMemberDecl();
+  if (d) *running = negated ? 1 : 0;
+  return d;
+}
+
+namespace {
+
+// The function a thread runs, from the callable given to its constructor.
+const FunctionDecl* Callable(const Expr* e, const CXXRecordDecl* rd) {
+  e = e->IgnoreImplicit()->IgnoreParenImpCasts();
+  if (const auto* mte = dyn_cast<MaterializeTemporaryExpr>(e))
+    e = mte->getSubExpr()->IgnoreImplicit();
+  if (const auto* lambda = dyn_cast<LambdaExpr>(e)) return lambda->getCallOperator();
+  // std::bind(&Class::Method, this, ...): the method.
+  if (const auto* bind = dyn_cast<CallExpr>(e->IgnoreImplicit());
+      bind && bind->getDirectCallee() && bind->getNumArgs() > 0 &&
+      QualifiedName(bind->getDirectCallee()) == "std::bind")
+    return Callable(bind->getArg(0), rd);
+  if (const auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+    e = u->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto* ref = dyn_cast<DeclRefExpr>(e))
+    if (const auto* m = dyn_cast<CXXMethodDecl>(ref->getDecl()); m && m->getParent() == rd) {
+      const FunctionDecl* def = nullptr;
+      if (m->hasBody(def)) return def;
+    }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<const FunctionDecl*> ThreadEntries(const CXXRecordDecl* rd, const ApiModel& model) {
+  std::vector<const FunctionDecl*> out;
+  std::set<const FunctionDecl*> seen;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s) return;
+    const FunctionDecl* entry = nullptr;
+    if (const auto* ce = dyn_cast<CXXConstructExpr>(s);
+        ce && RecordName(ce->getType()) == "std::thread" && ce->getNumArgs() > 0 &&
+        !ce->getConstructor()->isCopyOrMoveConstructor()) {
+      entry = Callable(ce->getArg(0), rd);
+    } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+               mc && mc->getNumArgs() > 0 && mc->getMethodDecl() &&
+               (mc->getMethodDecl()->getNameAsString() == "emplace_back" ||
+                mc->getMethodDecl()->getNameAsString() == "emplace") &&
+               (ContainerOfThreads(mc->getImplicitObjectArgument()->getType(), model) ||
+                PointerToThread(mc->getImplicitObjectArgument()->getType(), model))) {
+      entry = Callable(mc->getArg(0), rd);
+    }
+    if (entry && entry->getBody() && seen.insert(entry).second) out.push_back(entry);
+    for (const Stmt* child : s->children()) walk(child);
+  };
+  for (const CXXMethodDecl* m : rd->methods()) {
+    const FunctionDecl* def = nullptr;
+    if (!m->hasBody(def) || !def) continue;
+    if (const auto* ctor = dyn_cast<CXXConstructorDecl>(def))
+      for (const CXXCtorInitializer* init : ctor->inits())
+        if (init->isWritten()) walk(init->getInit());
+    walk(def->getBody());
+  }
+  return out;
+}
+
+}  // namespace tether::check
