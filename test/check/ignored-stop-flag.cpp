@@ -29,6 +29,9 @@ class Hang {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock);
       // CHECK: :[[@LINE-1]]:11: note: the thread waits on 'cv_' here
+      // The waiter's own side: it tests the flag before it locks.
+      // CHECK: :[[@LINE-3]]:11: warning: the thread waits on 'cv_' with no predicate, and tests stop flag 'stop_' only outside 'lock': a stop that sets 'stop_' and notifies before this wait is lost, and the thread sleeps through it (its join hangs); wait with a predicate that tests 'stop_' [tether-ignored-stop-flag]
+      // CHECK: :[[@LINE-6]]:13: note: 'stop_' is tested here, without 'lock'
     }
   }
   std::atomic<bool> stop_{false};
@@ -244,4 +247,118 @@ class Polls {
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread t_;
+};
+
+// The waiter's side of a lost wake-up: the flag is tested, then the lock is
+// taken, then the thread waits with no predicate. However the stop locks, a
+// stop (set + notify) between the test and the wait is slept through. The
+// condition variable and mutex belong to another object (a job system).
+struct JobQueue {
+  std::mutex mu;
+  std::condition_variable added;
+};
+
+class JobWorker {
+ public:
+  explicit JobWorker(JobQueue* q) : queue_(q) {}
+  void StartThread() { thread_ = std::thread(&JobWorker::ThreadMain, this); }
+  void RequestExit() { exit_requested_.store(true); }
+  ~JobWorker() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void ThreadMain() {
+    bool exit = false;
+    while (!exit) {
+      exit = exit_requested_.load();
+      if (exit) break;
+      std::unique_lock<std::mutex> lock(queue_->mu);
+      queue_->added.wait(lock);
+      // CHECK: :[[@LINE-1]]:21: warning: the thread waits on 'added' with no predicate, and tests stop flag 'exit_requested_' only outside 'lock'
+      // CHECK: :[[@LINE-5]]:14: note: 'exit_requested_' is tested here, without 'lock'
+      // CHECK: :[[@LINE-15]]:24: note: 'RequestExit' sets 'exit_requested_' here
+    }
+  }
+  JobQueue* queue_;
+  std::atomic<bool> exit_requested_{false};
+  std::thread thread_;
+};
+
+// The flag is tested after the wait only; the lock is taken again with
+// lock(): a stop before the first wait is slept through.
+class Relocking {
+ public:
+  Relocking() : thread_([this] { Main(); }) {}
+  ~Relocking() {
+    stop_ = true;
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void Main() {
+    std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
+    for (;;) {
+      lock.lock();
+      cv_.wait(lock);
+      // CHECK: :[[@LINE-1]]:11: warning: the thread waits on 'cv_' with no predicate, and tests stop flag 'stop_' only outside 'lock'
+      lock.unlock();
+      if (stop_) return;
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// Negatives: the flag tested again after the lock is taken; the lock held
+// across the whole loop (its condition is tested under it).
+class RetestedUnderLock {
+ public:
+  RetestedUnderLock() : thread_([this] { Main(); }) {}
+  ~RetestedUnderLock() {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void Main() {
+    while (!stop_) {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!stop_) cv_.wait(lock);
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+class HeldAcrossLoop {
+ public:
+  HeldAcrossLoop() : thread_([this] { Main(); }) {}
+  ~HeldAcrossLoop() {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void Main() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_) cv_.wait(lock);
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
 };

@@ -5,6 +5,7 @@
 /// sets the flag but never notifies the condition variable the thread sleeps
 /// on (the shutdown hang), a wait whose predicate ignores the flag, a thread
 /// loop that never reads it. Docs: docs/checks/ignored-stop-flag.md
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -41,13 +42,32 @@ const LambdaExpr* PredicateLambda(const Expr* e) {
 
 bool IsConditionVariable(QualType t) {
   std::string name = RecordName(t);
-  return name == "std::condition_variable" || name == "std::condition_variable_any";
+  return name == "std::condition_variable" || name == "std::condition_variable_any" ||
+         name == "boost::condition_variable" || name == "boost::condition_variable_any";
+}
+
+// How the user wrote the object: `jobAddedCondition` for this->jobAddedCondition
+// or jobSystem->jobAddedCondition.
+std::string NameOf(const Expr* e) {
+  e = e->IgnoreParenImpCasts();
+  if (const auto* me = dyn_cast<MemberExpr>(e)) return me->getMemberDecl()->getNameAsString();
+  if (const auto* ref = dyn_cast<DeclRefExpr>(e)) return ref->getDecl()->getNameAsString();
+  return "the condition variable";
+}
+
+// The local lock a wait is given: `std::unique_lock<std::mutex> lock(m); cv.wait(lock)`.
+const VarDecl* LockVariable(const Expr* lock) {
+  const auto* ref = dyn_cast<DeclRefExpr>(lock->IgnoreParenImpCasts());
+  const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  return var && var->hasLocalStorage() ? var : nullptr;
 }
 
 // A wait on a condition variable in a thread's code.
 struct Wait {
   const CXXMemberCallExpr* call = nullptr;
-  const FieldDecl* cv = nullptr;     // the member waited on
+  std::string cv_name;               // as written: a member of this or of another object
+  const VarDecl* lock = nullptr;     // the local lock it is given
+  const FieldDecl* cv = nullptr;     // the member of this waited on
   const FieldDecl* mutex = nullptr;  // the member its lock holds, when known
   bool timed = false;                // wait_for / wait_until: it wakes up by itself
   const Expr* predicate = nullptr;
@@ -85,21 +105,26 @@ class IgnoredStopFlagCheck : public Check {
     rd_ = rd;
     std::vector<const FunctionDecl*> entries = ThreadEntries(rd, model());
     if (entries.empty()) return;
-    // The stoppers: the destructor, and methods that set a flag and join.
-    std::vector<std::pair<const FunctionDecl*, Reach>> stoppers;
+    // The setters: methods other than the thread's own that set a flag. The
+    // stoppers among them: the destructor, and methods that set a flag and join.
+    std::vector<std::pair<const FunctionDecl*, Reach>> setters, stoppers;
     for (const CXXMethodDecl* m : rd->methods()) {
       const FunctionDecl* def = nullptr;
-      if (!m->hasBody(def) || !def || !def->getBody() || isa<CXXConstructorDecl>(def)) continue;
+      if (!m->hasBody(def) || !def || !def->getBody() || isa<CXXConstructorDecl>(def) ||
+          std::find(entries.begin(), entries.end(), def) != entries.end())
+        continue;
       Reach r;
       Walk(def->getBody(), &r, 0, false);
-      if (!r.flag_writes.empty() && (r.joins || isa<CXXDestructorDecl>(def)))
-        stoppers.emplace_back(def, std::move(r));
+      if (r.flag_writes.empty()) continue;
+      if (r.joins || isa<CXXDestructorDecl>(def)) stoppers.emplace_back(def, r);
+      setters.emplace_back(def, std::move(r));
     }
-    if (stoppers.empty()) return;
+    if (setters.empty()) return;
     for (const FunctionDecl* entry : entries) {
       Reach thread;
       Walk(entry->getBody(), &thread, 0, true);
-      CheckEntry(entry, thread, stoppers);
+      for (const Wait& w : thread.waits) CheckUnguardedWait(w, setters);
+      if (!stoppers.empty()) CheckEntry(entry, thread, stoppers);
     }
   }
 
@@ -181,6 +206,131 @@ class IgnoredStopFlagCheck : public Check {
              "'" + flag->getNameAsString() + "' is set here");
       return;
     }
+  }
+
+  // The waiter's side of a lost wake-up: a wait with no predicate, in a loop
+  // that tests the stop flag only outside the lock it waits with. A stop that
+  // sets the flag and notifies between that test and the wait is lost however
+  // the stopper locks (kokko's JobWorker): nothing tests the flag again
+  // before the thread sleeps.
+  void CheckUnguardedWait(const Wait& w,
+                          const std::vector<std::pair<const FunctionDecl*, Reach>>& setters) {
+    if (w.timed || w.predicate || !w.lock || reported_.count(w.call)) return;
+    const SourceLocation wait_at = sm().getExpansionLoc(w.call->getBeginLoc());
+    const SourceLocation locked_at = LockPoint(w.lock, wait_at);
+    if (locked_at.isInvalid()) return;
+    const Stmt* loop = LoopAround(w.call, locked_at);
+    if (!loop) return;
+    std::vector<std::pair<const FieldDecl*, SourceLocation>> reads = MemberReads(loop);
+    auto tested = [&](const FieldDecl* f, bool under_lock) -> const SourceLocation* {
+      for (const auto& [read, at] : reads)
+        if (read == f && under_lock == (sm().isBeforeInTranslationUnit(locked_at, at) &&
+                                        sm().isBeforeInTranslationUnit(at, wait_at)))
+          return &at;
+      return nullptr;
+    };
+    for (const auto& [setter, stop] : setters) {
+      for (const auto& [flag, write] : stop.flag_writes) {
+        const SourceLocation* test = tested(flag, false);
+        if (!test || tested(flag, true)) continue;
+        // Under the lock the thread tests something the stop changes (a
+        // sentinel pushed into its queue): it sees the stop there.
+        bool sees_stop = false;
+        for (const FieldDecl* f : stop.writes) sees_stop |= tested(f, true) != nullptr;
+        if (sees_stop) continue;
+        const std::string flag_name = flag->getNameAsString();
+        reported_.insert(w.call);
+        Finding* f =
+            diag(w.call->getExprLoc(),
+                 "the thread waits on '" + w.cv_name +
+                     "' with no predicate, and tests stop flag '" + flag_name + "' only outside '" +
+                     w.lock->getNameAsString() + "': a stop that sets '" + flag_name +
+                     "' and notifies before this wait is lost, and the thread sleeps through it "
+                     "(its join hangs); wait with a predicate that tests '" +
+                     flag_name + "'");
+        attribute(f, w.call);
+        if (f) {
+          note(f, *test,
+               "'" + flag_name + "' is tested here, without '" + w.lock->getNameAsString() + "'");
+          note(f, write->getBeginLoc(),
+               "'" + setter->getNameAsString() + "' sets '" + flag_name + "' here");
+        }
+        return;
+      }
+    }
+  }
+
+  // Where the wait's lock was last taken before the wait: its declaration
+  // (unless deferred) or a later lock.lock() in the same function.
+  SourceLocation LockPoint(const VarDecl* lock, SourceLocation wait_at) {
+    SourceLocation at;
+    if (const auto* ce = dyn_cast_or_null<CXXConstructExpr>(
+            lock->getInit() ? lock->getInit()->IgnoreImplicit() : nullptr);
+        ce && ce->getNumArgs() == 1)
+      at = sm().getExpansionLoc(lock->getEndLoc());
+    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s || isa<LambdaExpr>(s)) return;
+      if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+          mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock")
+        if (const auto* ref =
+                dyn_cast<DeclRefExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts());
+            ref && ref->getDecl() == lock) {
+          SourceLocation l = sm().getExpansionLoc(mc->getEndLoc());
+          if (sm().isBeforeInTranslationUnit(l, wait_at) &&
+              (at.isInvalid() || sm().isBeforeInTranslationUnit(at, l)))
+            at = l;
+        }
+      for (const Stmt* child : s->children()) walk(child);
+    };
+    if (const auto* fn = dyn_cast_or_null<FunctionDecl>(lock->getParentFunctionOrMethod()))
+      walk(fn->getBody());
+    return at;
+  }
+
+  // The innermost loop around s whose body takes the lock at locked_at: each
+  // of its iterations tests, locks and waits.
+  const Stmt* LoopAround(const Stmt* s, SourceLocation locked_at) {
+    DynTypedNodeList parents = ast().getParents(*s);
+    while (!parents.empty()) {
+      const Stmt* p = parents[0].get<Stmt>();
+      if (!p || isa<LambdaExpr>(p)) return nullptr;
+      if (isa<WhileStmt, ForStmt, DoStmt, CXXForRangeStmt>(p)) {
+        SourceRange range(sm().getExpansionLoc(p->getBeginLoc()),
+                          sm().getExpansionLoc(p->getEndLoc()));
+        if (sm().isBeforeInTranslationUnit(range.getBegin(), locked_at) &&
+            sm().isBeforeInTranslationUnit(locked_at, range.getEnd()))
+          return p;
+      }
+      parents = ast().getParents(*p);
+    }
+    return nullptr;
+  }
+
+  // The members s reads, each with where: directly, or through a call of
+  // this class's methods on this (the call's place).
+  std::vector<std::pair<const FieldDecl*, SourceLocation>> MemberReads(const Stmt* s) {
+    std::vector<std::pair<const FieldDecl*, SourceLocation>> out;
+    std::function<void(const Stmt*)> walk = [&](const Stmt* st) {
+      if (!st || isa<LambdaExpr>(st)) return;
+      const SourceLocation at = sm().getExpansionLoc(st->getBeginLoc());
+      if (const auto* me = dyn_cast<MemberExpr>(st)) {
+        if (const FieldDecl* f = MemberOfThis(me)) {
+          Reach r;
+          Use(me, f, &r);
+          if (r.reads.count(f)) out.emplace_back(f, at);
+        }
+      } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(st);
+                 mc && mc->getMethodDecl() && mc->getMethodDecl()->getParent() == rd_ &&
+                 isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts())) {
+        Reach r;
+        Walk(mc, &r, 1, false);
+        for (const FieldDecl* f : r.reads) out.emplace_back(f, at);
+        return;
+      }
+      for (const Stmt* child : st->children()) walk(child);
+    };
+    walk(s);
+    return out;
   }
 
   // The predicate reads the flag, or something the stopper changes (a stop
@@ -354,8 +504,8 @@ class IgnoredStopFlagCheck : public Check {
     const std::string name = method->getNameAsString();
     const Expr* object = mc->getImplicitObjectArgument();
     const FieldDecl* member = MemberOfThis(object);
-    if (member && IsConditionVariable(member->getType())) {
-      if (name == "notify_one" || name == "notify_all") {
+    if (object && IsConditionVariable(object->getType())) {
+      if (member && (name == "notify_one" || name == "notify_all")) {
         r->notifies.insert(member);
         r->notify_calls.emplace_back(member, mc);
       }
@@ -363,6 +513,8 @@ class IgnoredStopFlagCheck : public Check {
         Wait w;
         w.call = mc;
         w.cv = member;
+        w.cv_name = NameOf(object);
+        if (mc->getNumArgs() > 0) w.lock = LockVariable(mc->getArg(0));
         w.timed = name != "wait";
         const unsigned with_predicate = name == "wait" ? 2 : 3;
         if (mc->getNumArgs() >= with_predicate) w.predicate = mc->getArg(mc->getNumArgs() - 1);
