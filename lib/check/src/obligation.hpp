@@ -73,6 +73,10 @@ bool JoinsEach(const clang::CXXForRangeStmt* loop, const std::vector<std::string
 // `t.joinable()`, `!t.joinable()`, `p` or `p != nullptr` for a pointer.
 // *running is the successor (0 = the true branch) on which it may still run.
 const clang::ValueDecl* TestedThread(const clang::Expr* cond, unsigned* running);
+// t joins its thread when it is destroyed: std::jthread, a class of the
+// project whose destructor joins its std::thread member (an AutoJoinThread),
+// or a std container, unique_ptr, optional or array of those.
+bool JoinsOnDestruction(clang::QualType t);
 // The functions that run on the threads a class starts: the callable given
 // to a std::thread built in its methods or constructor initialisers, or to
 // emplace_back on a container of threads (a lambda, or &Class::Method).

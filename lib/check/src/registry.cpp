@@ -18,6 +18,7 @@ CheckRegistration CleanupOnCancellableContextCheckRegistration();
 CheckRegistration JustificationCheckRegistration();
 CheckRegistration UnjoinedMemberThreadCheckRegistration();
 CheckRegistration IgnoredStopFlagCheckRegistration();
+CheckRegistration ThreadMemberOrderCheckRegistration();
 
 const std::vector<CheckRegistration>& CheckRegistry() {
   static const std::vector<CheckRegistration> registry = {
@@ -26,7 +27,7 @@ const std::vector<CheckRegistration>& CheckRegistry() {
       DetachedTaskCheckRegistration(),       TaskIgnoresContextCheckRegistration(),
       LoopWithoutContextCheckRegistration(), CleanupOnCancellableContextCheckRegistration(),
       JustificationCheckRegistration(),      UnjoinedMemberThreadCheckRegistration(),
-      IgnoredStopFlagCheckRegistration(),
+      IgnoredStopFlagCheckRegistration(),    ThreadMemberOrderCheckRegistration(),
   };
   return registry;
 }

@@ -145,6 +145,53 @@ const ValueDecl* TestedThread(const Expr* cond, unsigned* running) {
 
 namespace {
 
+bool IsStdContainer(const std::string& name) {
+  return name == "std::vector" || name == "std::deque" || name == "std::list" ||
+         name == "std::array" || name == "std::unique_ptr" || name == "std::optional";
+}
+
+// The class's destructor joins one of its std::thread members.
+bool DestructorJoinsMember(const CXXRecordDecl* rd) {
+  const CXXDestructorDecl* dtor = rd->getDestructor();
+  const FunctionDecl* def = nullptr;
+  if (!dtor || !dtor->isUserProvided() || !dtor->hasBody(def) || !def) return false;
+  std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s) return false;
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+        mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "join")
+      if (const FieldDecl* f = MemberOfThis(mc->getImplicitObjectArgument());
+          f && RecordName(f->getType()) == "std::thread")
+        return true;
+    for (const Stmt* child : s->children())
+      if (walk(child)) return true;
+    return false;
+  };
+  return walk(def->getBody());
+}
+
+}  // namespace
+
+bool JoinsOnDestruction(QualType t) {
+  t = t.getNonReferenceType().getCanonicalType();
+  if (const auto* array = dyn_cast<ConstantArrayType>(t.getTypePtr()))
+    return JoinsOnDestruction(array->getElementType());
+  const CXXRecordDecl* rd = t->getAsCXXRecordDecl();
+  if (!rd) return false;
+  const std::string name = QualifiedName(rd);
+  if (name == "std::jthread") return true;
+  if (const auto* spec = dyn_cast<ClassTemplateSpecializationDecl>(rd)) {
+    const std::string tmpl = QualifiedName(spec->getSpecializedTemplate());
+    if (IsStdContainer(tmpl))
+      return spec->getTemplateArgs().size() > 0 &&
+             spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
+             JoinsOnDestruction(spec->getTemplateArgs()[0].getAsType());
+  }
+  if (name.rfind("std::", 0) == 0 || !rd->hasDefinition()) return false;
+  return DestructorJoinsMember(rd->getDefinition());
+}
+
+namespace {
+
 // The function a thread runs, from the callable given to its constructor.
 const FunctionDecl* Callable(const Expr* e, const CXXRecordDecl* rd) {
   e = e->IgnoreImplicit()->IgnoreParenImpCasts();
@@ -175,15 +222,16 @@ std::vector<const FunctionDecl*> ThreadEntries(const CXXRecordDecl* rd, const Ap
     if (!s) return;
     const FunctionDecl* entry = nullptr;
     if (const auto* ce = dyn_cast<CXXConstructExpr>(s);
-        ce && RecordName(ce->getType()) == "std::thread" && ce->getNumArgs() > 0 &&
-        !ce->getConstructor()->isCopyOrMoveConstructor()) {
+        ce && ce->getNumArgs() > 0 && !ce->getConstructor()->isCopyOrMoveConstructor() &&
+        (RecordName(ce->getType()) == "std::thread" || JoinsOnDestruction(ce->getType()))) {
       entry = Callable(ce->getArg(0), rd);
     } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
                mc && mc->getNumArgs() > 0 && mc->getMethodDecl() &&
                (mc->getMethodDecl()->getNameAsString() == "emplace_back" ||
                 mc->getMethodDecl()->getNameAsString() == "emplace") &&
                (ContainerOfThreads(mc->getImplicitObjectArgument()->getType(), model) ||
-                PointerToThread(mc->getImplicitObjectArgument()->getType(), model))) {
+                PointerToThread(mc->getImplicitObjectArgument()->getType(), model) ||
+                JoinsOnDestruction(mc->getImplicitObjectArgument()->getType()))) {
       entry = Callable(mc->getArg(0), rd);
     }
     if (entry && entry->getBody() && seen.insert(entry).second) out.push_back(entry);
