@@ -167,3 +167,29 @@ class HandsOn {
  private:
   std::thread thread_;
 };
+
+// A public thread member the class never starts: its users start it through
+// another object (IXWebSocket's snake SnakeConnectionState, whose
+// subscriptionThread only cleanup() joined). The start is the finding's place.
+struct ConnectionState {
+  void cleanup() {
+    if (subscription.joinable()) subscription.join();
+  }
+  std::thread subscription;
+};
+
+void HandleSubscribe(std::shared_ptr<ConnectionState> state) {
+  state->subscription = std::thread([] {});
+  // CHECK: :[[@LINE-1]]:3: warning: thread member 'subscription' of 'ConnectionState' is started here, but its destructor does not join it (only 'cleanup' joins it)
+  // CHECK: :[[@LINE-10]]:8: note: 'ConnectionState' has no destructor of its own
+}
+
+// Negative: the code outside that starts it also joins it.
+struct Job {
+  std::thread runner;
+};
+
+void RunJob(Job& job) {
+  job.runner = std::thread([] {});
+  job.runner.join();
+}

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "../ast_util.hpp"
@@ -104,7 +105,12 @@ class UnjoinedMemberThreadCheck : public Check {
                               {}};
     if (dtor) at_destruction = Run(dtor, std::vector<bool>(n, true), false, nullptr);
     for (size_t i = 0; i < n; ++i) {
-      if (escaped[i] || started[i].isInvalid() || !at_destruction.armed_at_exit[i] ||
+      // A public member the class never starts may be started by its users
+      // (`state->thread_ = std::thread(f)`): that start is the one to answer for.
+      SourceLocation start = started[i];
+      if (start.isInvalid() && members_[i].decl->getAccess() == AS_public)
+        start = ExternalStart(members_[i]);
+      if (escaped[i] || start.isInvalid() || !at_destruction.armed_at_exit[i] ||
           Detached(rd, members_[i].decl))
         continue;
       const std::string name = members_[i].decl->getNameAsString();
@@ -114,14 +120,14 @@ class UnjoinedMemberThreadCheck : public Check {
         // destroys the object before the class's own join destroys it joinable.
         const std::string where = joined_in[i].empty() ? std::string("nothing joins or detaches it")
                                                        : "only '" + joined_in[i] + "' joins it";
-        Finding* f = diag(started[i], "thread member '" + name + "' of '" + rd->getNameAsString() +
-                                          "' is started here, but its destructor does not join "
-                                          "it (" +
-                                          where +
-                                          "): an object destroyed first (an exception, an early "
-                                          "return) destroys a joinable std::thread "
-                                          "(std::terminate); join it in the destructor when it "
-                                          "is joinable");
+        Finding* f = diag(start, "thread member '" + name + "' of '" + rd->getNameAsString() +
+                                     "' is started here, but its destructor does not join "
+                                     "it (" +
+                                     where +
+                                     "): an object destroyed first (an exception, an early "
+                                     "return) destroys a joinable std::thread "
+                                     "(std::terminate); join it in the destructor when it "
+                                     "is joinable");
         if (f)
           note(f, dtor ? dtor->getLocation() : rd->getLocation(),
                dtor ? "the destructor, which leaves '" + name + "' joinable"
@@ -149,9 +155,49 @@ class UnjoinedMemberThreadCheck : public Check {
       f->function = DisplayName(dtor);
       note(f, at_destruction.exit_at[i],
            "the destructor can end here with '" + name + "' still joinable");
-      note(f, started[i], "'" + name + "' is started here");
+      note(f, start, "'" + name + "' is started here");
     }
   }
+
+  // Where code outside the class starts member m's thread (through another
+  // object: `state->t = std::thread(f)`), when no code outside joins,
+  // detaches or takes it. Found by one walk of the TU, made when first needed.
+  SourceLocation ExternalStart(const Obligation& m) {
+    if (!outside_) {
+      outside_.emplace();
+      OutsideUses visitor(this);
+      visitor.TraverseDecl(ast().getTranslationUnitDecl());
+    }
+    auto it = outside_->find(cast<FieldDecl>(m.decl));
+    if (it == outside_->end()) return {};
+    for (const MemberExpr* use : it->second)
+      if (Classify(ast(), use, m) != ObligationEvent::kArm &&
+          Classify(ast(), use, m) != ObligationEvent::kNone)
+        return {};
+    for (const MemberExpr* use : it->second)
+      if (Classify(ast(), use, m) == ObligationEvent::kArm) return use->getBeginLoc();
+    return {};
+  }
+
+  // Uses of thread members through other objects than this, outside system headers.
+  class OutsideUses : public RecursiveASTVisitor<OutsideUses> {
+   public:
+    explicit OutsideUses(UnjoinedMemberThreadCheck* check) : check_(check) {}
+    bool shouldVisitTemplateInstantiations() const { return false; }
+    bool VisitMemberExpr(MemberExpr* me) {
+      const auto* field = dyn_cast<FieldDecl>(me->getMemberDecl());
+      if (!field || MemberOfThis(me) || check_->sm().isInSystemHeader(me->getBeginLoc()))
+        return true;
+      const TaskGroupModel* g = GroupOf(field->getType(), check_->model());
+      if ((g && g->spawn_on_construct) || ContainerOfThreads(field->getType(), check_->model()) ||
+          PointerToThread(field->getType(), check_->model()))
+        (*check_->outside_)[field].push_back(me);
+      return true;
+    }
+
+   private:
+    UnjoinedMemberThreadCheck* check_;
+  };
 
   // Members the threads' own code assigns (`running_ = false`, a store).
   std::set<const FieldDecl*> WrittenByThreads(const std::vector<const FunctionDecl*>& entries) {
@@ -428,6 +474,7 @@ class UnjoinedMemberThreadCheck : public Check {
   std::map<const FunctionDecl*, Summary> summaries_;
   std::set<const CXXRecordDecl*> done_;
   std::unique_ptr<ThrowSummary> throws_;
+  std::optional<std::map<const FieldDecl*, std::vector<const MemberExpr*>>> outside_;
 };
 
 }  // namespace
