@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -360,5 +361,51 @@ class HeldAcrossLoop {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  std::thread thread_;
+};
+
+// The start-signal hang: the thread waits for a promise that only run()
+// fulfils, and the destructor joins it without fulfilling it: an object
+// never run hangs in its destructor (trantor's EventLoopThread, 0917b15).
+class LoopThread {
+ public:
+  LoopThread() : thread_([this] { Main(); }) {}
+  ~LoopThread() {
+    if (thread_.joinable()) thread_.join();
+    // CHECK: :[[@LINE-1]]:29: warning: '~LoopThread' joins the thread, which may still be waiting on 'start_' that only 'run' fulfils: an object destroyed before 'run' is called waits here forever; fulfil 'start_' (or call 'run') before the join [tether-ignored-stop-flag]
+    // CHECK: :[[@LINE+9]]:13: note: the thread waits on 'start_' here
+  }
+  void run() {
+    std::call_once(once_, [this] { start_.set_value(1); });
+  }
+
+ private:
+  void Main() {
+    auto started = start_.get_future();
+    started.get();
+    Loop();
+  }
+  void Loop() {}
+  std::once_flag once_;
+  std::promise<int> start_;
+  std::thread thread_;
+};
+
+// Negative: the fix: the destructor calls run() first.
+class RunsFirst {
+ public:
+  RunsFirst() : thread_([this] { Main(); }) {}
+  ~RunsFirst() {
+    run();
+    if (thread_.joinable()) thread_.join();
+  }
+  void run() {
+    std::call_once(once_, [this] { start_.set_value(1); });
+  }
+
+ private:
+  void Main() { start_.get_future().get(); }
+  std::once_flag once_;
+  std::promise<int> start_;
   std::thread thread_;
 };

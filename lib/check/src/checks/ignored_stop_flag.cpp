@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "../ast_util.hpp"
 #include "../check_base.hpp"
+#include "../member_reach.hpp"
 #include "../obligation.hpp"
 
 namespace tether::check {
@@ -19,71 +21,6 @@ namespace {
 
 using namespace clang;
 using namespace clang::ast_matchers;
-
-bool IsFlagType(QualType t) {
-  t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
-  if (t->isBooleanType()) return true;
-  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
-  if (!spec || QualifiedName(spec->getSpecializedTemplate()) != "std::atomic" ||
-      spec->getTemplateArgs().size() != 1 ||
-      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
-    return false;
-  return spec->getTemplateArgs()[0].getAsType()->isBooleanType();
-}
-
-// The lambda a wait's predicate argument holds: before C++17 it is copied
-// into the by-value parameter (a CXXConstructExpr around the LambdaExpr).
-const LambdaExpr* PredicateLambda(const Expr* e) {
-  e = e->IgnoreImplicit();
-  if (const auto* copy = dyn_cast<CXXConstructExpr>(e); copy && copy->getNumArgs() == 1)
-    e = copy->getArg(0)->IgnoreImplicit();
-  return dyn_cast<LambdaExpr>(e);
-}
-
-bool IsConditionVariable(QualType t) {
-  std::string name = RecordName(t);
-  return name == "std::condition_variable" || name == "std::condition_variable_any" ||
-         name == "boost::condition_variable" || name == "boost::condition_variable_any";
-}
-
-// How the user wrote the object: `jobAddedCondition` for this->jobAddedCondition
-// or jobSystem->jobAddedCondition.
-std::string NameOf(const Expr* e) {
-  e = e->IgnoreParenImpCasts();
-  if (const auto* me = dyn_cast<MemberExpr>(e)) return me->getMemberDecl()->getNameAsString();
-  if (const auto* ref = dyn_cast<DeclRefExpr>(e)) return ref->getDecl()->getNameAsString();
-  return "the condition variable";
-}
-
-// The local lock a wait is given: `std::unique_lock<std::mutex> lock(m); cv.wait(lock)`.
-const VarDecl* LockVariable(const Expr* lock) {
-  const auto* ref = dyn_cast<DeclRefExpr>(lock->IgnoreParenImpCasts());
-  const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-  return var && var->hasLocalStorage() ? var : nullptr;
-}
-
-// A wait on a condition variable in a thread's code.
-struct Wait {
-  const CXXMemberCallExpr* call = nullptr;
-  std::string cv_name;               // as written: a member of this or of another object
-  const VarDecl* lock = nullptr;     // the local lock it is given
-  const FieldDecl* cv = nullptr;     // the member of this waited on
-  const FieldDecl* mutex = nullptr;  // the member its lock holds, when known
-  bool timed = false;                // wait_for / wait_until: it wakes up by itself
-  const Expr* predicate = nullptr;
-};
-
-// What a body (with the methods of the class it calls on this, two deep)
-// does with the class's members.
-struct Reach {
-  std::set<const FieldDecl*> reads;     // members read (not only written)
-  std::set<const FieldDecl*> writes;    // assigned, stored, or changed by a method
-  std::set<const FieldDecl*> notifies;  // condition variables notified
-  std::vector<std::pair<const FieldDecl*, const Stmt*>> notify_calls;
-  std::vector<std::pair<const FieldDecl*, const Stmt*>> flag_writes;
-  std::vector<Wait> waits;
-  bool joins = false;  // joins a thread (a member's join(), or a loop that joins each)
-};
 
 class IgnoredStopFlagCheck : public Check {
  public:
@@ -103,26 +40,31 @@ class IgnoredStopFlagCheck : public Check {
         spec && spec->getSpecializationKind() == TSK_ImplicitInstantiation)
       return;
     rd_ = rd;
+    reach_.emplace(ast(), rd);
     std::vector<const FunctionDecl*> entries = ThreadEntries(rd, model());
     if (entries.empty()) return;
     // The setters: methods other than the thread's own that set a flag. The
     // stoppers among them: the destructor, and methods that set a flag and join.
     std::vector<std::pair<const FunctionDecl*, Reach>> setters, stoppers;
+    const FunctionDecl* dtor = nullptr;
+    Reach at_destruction;
     for (const CXXMethodDecl* m : rd->methods()) {
       const FunctionDecl* def = nullptr;
       if (!m->hasBody(def) || !def || !def->getBody() || isa<CXXConstructorDecl>(def) ||
           std::find(entries.begin(), entries.end(), def) != entries.end())
         continue;
       Reach r;
-      Walk(def->getBody(), &r, 0, false);
+      reach_->Walk(def->getBody(), &r, 0, false);
+      if (isa<CXXDestructorDecl>(def)) dtor = def, at_destruction = r;
       if (r.flag_writes.empty()) continue;
       if (r.joins || isa<CXXDestructorDecl>(def)) stoppers.emplace_back(def, r);
       setters.emplace_back(def, std::move(r));
     }
-    if (setters.empty()) return;
     for (const FunctionDecl* entry : entries) {
       Reach thread;
-      Walk(entry->getBody(), &thread, 0, true);
+      reach_->Walk(entry->getBody(), &thread, 0, true);
+      if (dtor && at_destruction.join) CheckStartSignal(rd, thread, dtor, at_destruction);
+      if (setters.empty()) continue;
       for (const Wait& w : thread.waits) CheckUnguardedWait(w, setters);
       if (!stoppers.empty()) CheckEntry(entry, thread, stoppers);
     }
@@ -155,7 +97,7 @@ class IgnoredStopFlagCheck : public Check {
           // The lost wake-up: the flag is written without the mutex the thread
           // holds while it tests the flag and goes to sleep, so the notify can
           // fall between the test and the wait.
-          if (w.mutex && stop.notifies.count(w.cv) && !HeldAt(write, w.mutex) &&
+          if (w.mutex && stop.notifies.count(w.cv) && !reach_->HeldAt(write, w.mutex) &&
               !NotifiesUnder(stop, w.cv, w.mutex) && GuardsWait(w, flag) &&
               reported_.insert(write).second) {
             const std::string mu = w.mutex->getNameAsString();
@@ -191,7 +133,7 @@ class IgnoredStopFlagCheck : public Check {
     // A thread loop that never reads the flag its stop sets before the join.
     for (const auto& [stopper, stop] : stoppers) {
       if (!stop.joins) continue;
-      const Stmt* loop = EndlessLoop(entry->getBody());
+      const Stmt* loop = reach_->EndlessLoop(entry->getBody());
       if (!loop || !reported_.insert(loop).second) return;
       const FieldDecl* flag = stop.flag_writes.front().first;
       Finding* f = diag(loop->getBeginLoc(),
@@ -205,6 +147,37 @@ class IgnoredStopFlagCheck : public Check {
         note(f, stop.flag_writes.front().second->getBeginLoc(),
              "'" + flag->getNameAsString() + "' is set here");
       return;
+    }
+  }
+
+  // The start-signal hang: the thread waits on a promise of the class (a
+  // start signal that a method such as run() fulfils) and the destructor
+  // joins it without fulfilling the promise: an object destroyed before the
+  // signal waits forever in its destructor (trantor's EventLoopThread). A
+  // promise a constructor fulfils, or nothing in the class does, is not judged.
+  void CheckStartSignal(const CXXRecordDecl* rd, const Reach& thread, const FunctionDecl* dtor,
+                        const Reach& at_destruction) {
+    for (const PromiseWait& w : thread.promise_waits) {
+      if (reported_.count(w.call) || reach_->Fulfils(dtor->getBody(), w.promise)) continue;
+      std::string fulfiller;
+      bool always = false;
+      for (const CXXMethodDecl* m : rd->methods()) {
+        const FunctionDecl* def = nullptr;
+        if (!m->hasBody(def) || !def || !reach_->Fulfils(def->getBody(), w.promise)) continue;
+        always |= isa<CXXConstructorDecl>(def);
+        if (fulfiller.empty()) fulfiller = def->getNameAsString();
+      }
+      if (always || fulfiller.empty()) continue;
+      reported_.insert(w.call);
+      const std::string promise = w.promise->getNameAsString();
+      Finding* f = diag(
+          at_destruction.join->getBeginLoc(),
+          "'" + dtor->getNameAsString() + "' joins the thread, which may still be waiting on '" +
+              promise + "' that only '" + fulfiller + "' fulfils: an object destroyed before '" +
+              fulfiller + "' is called waits here forever; fulfil '" + promise + "' (or call '" +
+              fulfiller + "') before the join");
+      attribute(f, at_destruction.join);
+      if (f) note(f, w.call->getExprLoc(), "the thread waits on '" + promise + "' here");
     }
   }
 
@@ -316,14 +289,14 @@ class IgnoredStopFlagCheck : public Check {
       if (const auto* me = dyn_cast<MemberExpr>(st)) {
         if (const FieldDecl* f = MemberOfThis(me)) {
           Reach r;
-          Use(me, f, &r);
+          reach_->Use(me, f, &r);
           if (r.reads.count(f)) out.emplace_back(f, at);
         }
       } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(st);
                  mc && mc->getMethodDecl() && mc->getMethodDecl()->getParent() == rd_ &&
                  isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts())) {
         Reach r;
-        Walk(mc, &r, 1, false);
+        reach_->Walk(mc, &r, 1, false);
         for (const FieldDecl* f : r.reads) out.emplace_back(f, at);
         return;
       }
@@ -339,7 +312,7 @@ class IgnoredStopFlagCheck : public Check {
     Reach p;
     const Stmt* body = predicate;
     if (const auto* lambda = PredicateLambda(predicate)) body = lambda->getBody();
-    Walk(body, &p, 0, true);
+    reach_->Walk(body, &p, 0, true);
     if (p.reads.count(flag)) return true;
     for (const FieldDecl* f : p.reads)
       if (stop.writes.count(f)) return true;
@@ -352,7 +325,7 @@ class IgnoredStopFlagCheck : public Check {
   // then either before its test (it sees the flag) or already asleep.
   bool NotifiesUnder(const Reach& stop, const FieldDecl* cv, const FieldDecl* mutex) {
     for (const auto& [notified, call] : stop.notify_calls)
-      if (notified == cv && HeldAt(call, mutex)) return true;
+      if (notified == cv && reach_->HeldAt(call, mutex)) return true;
     return false;
   }
 
@@ -361,7 +334,7 @@ class IgnoredStopFlagCheck : public Check {
   bool GuardsWait(const Wait& w, const FieldDecl* flag) {
     auto reads = [&](const Stmt* s) {
       Reach r;
-      Walk(s, &r, 0, true);
+      reach_->Walk(s, &r, 0, true);
       return r.reads.count(flag) > 0;
     };
     if (w.predicate) {
@@ -384,212 +357,10 @@ class IgnoredStopFlagCheck : public Check {
     return false;
   }
 
-  // The mutex member a wait's lock holds: `std::unique_lock<std::mutex> lock(mu_);
-  // cv_.wait(lock, ...)`.
-  static const FieldDecl* LockedMutex(const Expr* lock) {
-    const auto* ref = dyn_cast<DeclRefExpr>(lock->IgnoreParenImpCasts());
-    const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-    if (!var || !var->getInit()) return nullptr;
-    const auto* ce = dyn_cast<CXXConstructExpr>(var->getInit()->IgnoreImplicit());
-    return ce && ce->getNumArgs() > 0 ? MemberOfThis(ce->getArg(0)) : nullptr;
-  }
-
-  // A guard of mutex (lock_guard, unique_lock, scoped_lock) is declared, or
-  // mutex.lock() called, before s in a block that encloses s.
-  bool HeldAt(const Stmt* s, const FieldDecl* mutex) {
-    const Stmt* child = s;
-    DynTypedNodeList parents = ast().getParents(*s);
-    while (!parents.empty()) {
-      if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) return false;
-      const Stmt* parent = parents[0].get<Stmt>();
-      if (!parent) return false;
-      if (const auto* block = dyn_cast<CompoundStmt>(parent))
-        for (const Stmt* before : block->body()) {
-          if (before == child) break;
-          if (Locks(before, mutex)) return true;
-        }
-      child = parent;
-      parents = ast().getParents(*parent);
-    }
-    return false;
-  }
-
-  static bool Locks(const Stmt* s, const FieldDecl* mutex) {
-    if (const auto* ds = dyn_cast<DeclStmt>(s)) {
-      for (const Decl* d : ds->decls())
-        if (const auto* v = dyn_cast<VarDecl>(d); v && v->getInit())
-          if (const auto* ce = dyn_cast<CXXConstructExpr>(v->getInit()->IgnoreImplicit()))
-            for (const Expr* arg : ce->arguments())
-              if (MemberOfThis(arg) == mutex) return true;
-      return false;
-    }
-    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s->IgnoreContainers()))
-      return mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock" &&
-             MemberOfThis(mc->getImplicitObjectArgument()) == mutex;
-    return false;
-  }
-
-  // Records what s does to the members; follows calls of this class's
-  // methods on this, two deep. In a thread's code (thread = true) the waits
-  // are collected too.
-  void Walk(const Stmt* s, Reach* r, unsigned depth, bool thread) {
-    if (!s) return;
-    if (const auto* me = dyn_cast<MemberExpr>(s)) {
-      if (const FieldDecl* f = MemberOfThis(me)) Use(me, f, r);
-    } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
-      Call(mc, r, depth, thread);
-    } else if (const auto* loop = dyn_cast<CXXForRangeStmt>(s)) {
-      if (MemberOfThis(loop->getRangeInit()) && JoinsEach(loop, {"join"})) r->joins = true;
-    }
-    for (const Stmt* child : s->children()) {
-      // A lambda's body runs elsewhere; a wait's predicate is walked by Call.
-      if (isa_and_nonnull<LambdaExpr>(child)) continue;
-      Walk(child, r, depth, thread);
-    }
-  }
-
-  void Use(const MemberExpr* me, const FieldDecl* f, Reach* r) {
-    DynTypedNodeList parents = ast().getParents(*me);
-    const Stmt* parent = parents.empty() ? nullptr : parents[0].get<Stmt>();
-    while (parent && isa<ImplicitCastExpr, ParenExpr>(parent)) {
-      parents = ast().getParents(*parent);
-      parent = parents.empty() ? nullptr : parents[0].get<Stmt>();
-    }
-    bool write = false;
-    const Expr* value = nullptr;
-    if (const auto* bo = dyn_cast_or_null<BinaryOperator>(parent);
-        bo && bo->isAssignmentOp() && bo->getLHS()->IgnoreParenImpCasts() == me) {
-      write = true;
-      value = bo->getRHS();
-    } else if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
-               op && op->getOperator() == OO_Equal && op->getNumArgs() == 2 &&
-               op->getArg(0)->IgnoreParenImpCasts() == me) {
-      write = true;
-      value = op->getArg(1);
-    } else if (const auto* call = dyn_cast_or_null<CXXMemberCallExpr>(
-                   parent ? ast().getParents(*parent).empty()
-                                ? nullptr
-                                : ast().getParents(*parent)[0].get<Stmt>()
-                          : nullptr);
-               call && isa<MemberExpr>(parent) && call->getMethodDecl()) {
-      std::string m = call->getMethodDecl()->getNameAsString();
-      if (m == "store" || m == "exchange") {
-        write = true;
-        value = call->getNumArgs() > 0 ? call->getArg(0) : nullptr;
-      } else if (!call->getMethodDecl()->isConst() && m != "load" && m != "wait" &&
-                 m != "wait_for" && m != "wait_until" && m != "notify_one" && m != "notify_all" &&
-                 m != "lock" && m != "unlock") {
-        r->writes.insert(f);  // push, emplace, clear...: the stop changes it
-      }
-    } else if (const auto* u = dyn_cast_or_null<UnaryOperator>(parent);
-               u && u->isIncrementDecrementOp()) {
-      write = true;
-    }
-    if (!write) {
-      r->reads.insert(f);
-      return;
-    }
-    r->writes.insert(f);
-    bool constant = false;
-    if (value) {
-      const Expr* v = value->IgnoreParenImpCasts();
-      constant = isa<CXXBoolLiteralExpr, IntegerLiteral>(v);
-    }
-    if (IsFlagType(f->getType()) && constant) r->flag_writes.emplace_back(f, me);
-  }
-
-  void Call(const CXXMemberCallExpr* mc, Reach* r, unsigned depth, bool thread) {
-    const CXXMethodDecl* method = mc->getMethodDecl();
-    if (!method) return;
-    const std::string name = method->getNameAsString();
-    const Expr* object = mc->getImplicitObjectArgument();
-    const FieldDecl* member = MemberOfThis(object);
-    if (object && IsConditionVariable(object->getType())) {
-      if (member && (name == "notify_one" || name == "notify_all")) {
-        r->notifies.insert(member);
-        r->notify_calls.emplace_back(member, mc);
-      }
-      if (thread && (name == "wait" || name == "wait_for" || name == "wait_until")) {
-        Wait w;
-        w.call = mc;
-        w.cv = member;
-        w.cv_name = NameOf(object);
-        if (mc->getNumArgs() > 0) w.lock = LockVariable(mc->getArg(0));
-        w.timed = name != "wait";
-        const unsigned with_predicate = name == "wait" ? 2 : 3;
-        if (mc->getNumArgs() >= with_predicate) w.predicate = mc->getArg(mc->getNumArgs() - 1);
-        if (mc->getNumArgs() > 0) w.mutex = LockedMutex(mc->getArg(0));
-        // The predicate runs on the thread: what it reads, the thread reads.
-        if (w.predicate)
-          if (const auto* lambda = PredicateLambda(w.predicate))
-            Walk(lambda->getBody(), r, depth, thread);
-        r->waits.push_back(w);
-      }
-      return;
-    }
-    if (name == "join" && member) r->joins = true;
-    // A method of this class on this: what it does is done here.
-    if (object && isa<CXXThisExpr>(object->IgnoreParenImpCasts()) && depth < 2 &&
-        method->getParent() == rd_) {
-      const FunctionDecl* def = nullptr;
-      if (method->hasBody(def) && def && def->getBody() && visiting_.insert(def).second) {
-        Walk(def->getBody(), r, depth + 1, thread);
-        visiting_.erase(def);
-      }
-    }
-  }
-
-  // The first loop of body that can never end: no condition, or a constant
-  // true one, and no break, return, throw or goto out of it.
-  const Stmt* EndlessLoop(const Stmt* body) {
-    const Stmt* found = nullptr;
-    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-      if (!s || found || isa<LambdaExpr>(s)) return;
-      const Expr* cond = nullptr;
-      const Stmt* loop_body = nullptr;
-      bool loop = false;
-      if (const auto* w = dyn_cast<WhileStmt>(s)) {
-        loop = true, cond = w->getCond(), loop_body = w->getBody();
-      } else if (const auto* f = dyn_cast<ForStmt>(s)) {
-        loop = true, cond = f->getCond(), loop_body = f->getBody();
-      } else if (const auto* d = dyn_cast<DoStmt>(s)) {
-        loop = true, cond = d->getCond(), loop_body = d->getBody();
-      }
-      if (loop) {
-        bool forever = !cond;
-        if (cond && !cond->isValueDependent()) {
-          bool value = false;
-          if (cond->EvaluateAsBooleanCondition(value, ast())) forever = value;
-        }
-        if (forever && !HasExit(loop_body, 0)) {
-          found = s;
-          return;
-        }
-      }
-      for (const Stmt* child : s->children()) walk(child);
-    };
-    walk(body);
-    return found;
-  }
-
-  // A way out of the loop: break (not of a nested loop or switch), return,
-  // throw, goto, or a call that does not return.
-  static bool HasExit(const Stmt* s, unsigned nested) {
-    if (!s || isa<LambdaExpr>(s)) return false;
-    if (isa<ReturnStmt, CXXThrowExpr, GotoStmt>(s)) return true;
-    if (isa<BreakStmt>(s)) return nested == 0;
-    if (const auto* call = dyn_cast<CallExpr>(s))
-      if (const FunctionDecl* fn = call->getDirectCallee(); fn && fn->isNoReturn()) return true;
-    const bool inner = isa<WhileStmt, ForStmt, DoStmt, CXXForRangeStmt, SwitchStmt>(s);
-    for (const Stmt* child : s->children())
-      if (HasExit(child, nested + (inner ? 1 : 0))) return true;
-    return false;
-  }
-
   const CXXRecordDecl* rd_ = nullptr;
   std::set<const CXXRecordDecl*> done_;
   std::set<const void*> reported_;
-  std::set<const FunctionDecl*> visiting_;
+  std::optional<MemberReach> reach_;
 };
 
 }  // namespace

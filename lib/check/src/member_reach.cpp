@@ -1,0 +1,299 @@
+// What a class's code does with its members (member_reach.hpp).
+#include "member_reach.hpp"
+
+#include <functional>
+
+#include "ast_util.hpp"
+#include "obligation.hpp"
+
+namespace tether::check {
+
+using namespace clang;
+
+bool IsFlagType(QualType t) {
+  t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  if (t->isBooleanType()) return true;
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+  if (!spec || QualifiedName(spec->getSpecializedTemplate()) != "std::atomic" ||
+      spec->getTemplateArgs().size() != 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return false;
+  return spec->getTemplateArgs()[0].getAsType()->isBooleanType();
+}
+
+// The lambda a wait's predicate argument holds: before C++17 it is copied
+// into the by-value parameter (a CXXConstructExpr around the LambdaExpr).
+const LambdaExpr* PredicateLambda(const Expr* e) {
+  e = e->IgnoreImplicit();
+  if (const auto* copy = dyn_cast<CXXConstructExpr>(e); copy && copy->getNumArgs() == 1)
+    e = copy->getArg(0)->IgnoreImplicit();
+  return dyn_cast<LambdaExpr>(e);
+}
+
+bool IsConditionVariable(QualType t) {
+  std::string name = RecordName(t);
+  return name == "std::condition_variable" || name == "std::condition_variable_any" ||
+         name == "boost::condition_variable" || name == "boost::condition_variable_any";
+}
+
+// How the user wrote the object: `jobAddedCondition` for this->jobAddedCondition
+// or jobSystem->jobAddedCondition.
+std::string NameOf(const Expr* e) {
+  e = e->IgnoreParenImpCasts();
+  if (const auto* me = dyn_cast<MemberExpr>(e)) return me->getMemberDecl()->getNameAsString();
+  if (const auto* ref = dyn_cast<DeclRefExpr>(e)) return ref->getDecl()->getNameAsString();
+  return "the condition variable";
+}
+
+// The local lock a wait is given: `std::unique_lock<std::mutex> lock(m); cv.wait(lock)`.
+const VarDecl* LockVariable(const Expr* lock) {
+  const auto* ref = dyn_cast<DeclRefExpr>(lock->IgnoreParenImpCasts());
+  const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  return var && var->hasLocalStorage() ? var : nullptr;
+}
+
+// The mutex member a wait's lock holds: `std::unique_lock<std::mutex> lock(mu_);
+// cv_.wait(lock, ...)`.
+const FieldDecl* MemberReach::LockedMutex(const Expr* lock) {
+  const auto* ref = dyn_cast<DeclRefExpr>(lock->IgnoreParenImpCasts());
+  const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !var->getInit()) return nullptr;
+  const auto* ce = dyn_cast<CXXConstructExpr>(var->getInit()->IgnoreImplicit());
+  return ce && ce->getNumArgs() > 0 ? MemberOfThis(ce->getArg(0)) : nullptr;
+}
+
+// A guard of mutex (lock_guard, unique_lock, scoped_lock) is declared, or
+// mutex.lock() called, before s in a block that encloses s.
+bool MemberReach::HeldAt(const Stmt* s, const FieldDecl* mutex) {
+  const Stmt* child = s;
+  DynTypedNodeList parents = ast_.getParents(*s);
+  while (!parents.empty()) {
+    if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) return false;
+    const Stmt* parent = parents[0].get<Stmt>();
+    if (!parent) return false;
+    if (const auto* block = dyn_cast<CompoundStmt>(parent))
+      for (const Stmt* before : block->body()) {
+        if (before == child) break;
+        if (Locks(before, mutex)) return true;
+      }
+    child = parent;
+    parents = ast_.getParents(*parent);
+  }
+  return false;
+}
+
+bool MemberReach::Locks(const Stmt* s, const FieldDecl* mutex) {
+  if (const auto* ds = dyn_cast<DeclStmt>(s)) {
+    for (const Decl* d : ds->decls())
+      if (const auto* v = dyn_cast<VarDecl>(d); v && v->getInit())
+        if (const auto* ce = dyn_cast<CXXConstructExpr>(v->getInit()->IgnoreImplicit()))
+          for (const Expr* arg : ce->arguments())
+            if (MemberOfThis(arg) == mutex) return true;
+    return false;
+  }
+  if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s->IgnoreContainers()))
+    return mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock" &&
+           MemberOfThis(mc->getImplicitObjectArgument()) == mutex;
+  return false;
+}
+
+// Records what s does to the members; follows calls of this class's
+// methods on this, two deep. In a thread's code (thread = true) the waits
+// are collected too.
+void MemberReach::Walk(const Stmt* s, Reach* r, unsigned depth, bool thread) {
+  if (!s) return;
+  if (const auto* me = dyn_cast<MemberExpr>(s)) {
+    if (const FieldDecl* f = MemberOfThis(me)) Use(me, f, r);
+  } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
+    Call(mc, r, depth, thread);
+  } else if (const auto* loop = dyn_cast<CXXForRangeStmt>(s)) {
+    if (MemberOfThis(loop->getRangeInit()) && JoinsEach(loop, {"join"})) {
+      r->joins = true;
+      if (!r->join) r->join = loop;
+    }
+  }
+  for (const Stmt* child : s->children()) {
+    // A lambda's body runs elsewhere; a wait's predicate is walked by Call.
+    if (isa_and_nonnull<LambdaExpr>(child)) continue;
+    Walk(child, r, depth, thread);
+  }
+}
+
+void MemberReach::Use(const MemberExpr* me, const FieldDecl* f, Reach* r) {
+  DynTypedNodeList parents = ast_.getParents(*me);
+  const Stmt* parent = parents.empty() ? nullptr : parents[0].get<Stmt>();
+  while (parent && isa<ImplicitCastExpr, ParenExpr>(parent)) {
+    parents = ast_.getParents(*parent);
+    parent = parents.empty() ? nullptr : parents[0].get<Stmt>();
+  }
+  bool write = false;
+  const Expr* value = nullptr;
+  if (const auto* bo = dyn_cast_or_null<BinaryOperator>(parent);
+      bo && bo->isAssignmentOp() && bo->getLHS()->IgnoreParenImpCasts() == me) {
+    write = true;
+    value = bo->getRHS();
+  } else if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
+             op && op->getOperator() == OO_Equal && op->getNumArgs() == 2 &&
+             op->getArg(0)->IgnoreParenImpCasts() == me) {
+    write = true;
+    value = op->getArg(1);
+  } else if (const auto* call = dyn_cast_or_null<CXXMemberCallExpr>(
+                 parent ? ast_.getParents(*parent).empty() ? nullptr
+                                                           : ast_.getParents(*parent)[0].get<Stmt>()
+                        : nullptr);
+             call && isa<MemberExpr>(parent) && call->getMethodDecl()) {
+    std::string m = call->getMethodDecl()->getNameAsString();
+    if (m == "store" || m == "exchange") {
+      write = true;
+      value = call->getNumArgs() > 0 ? call->getArg(0) : nullptr;
+    } else if (!call->getMethodDecl()->isConst() && m != "load" && m != "wait" && m != "wait_for" &&
+               m != "wait_until" && m != "notify_one" && m != "notify_all" && m != "lock" &&
+               m != "unlock") {
+      r->writes.insert(f);  // push, emplace, clear...: the stop changes it
+    }
+  } else if (const auto* u = dyn_cast_or_null<UnaryOperator>(parent);
+             u && u->isIncrementDecrementOp()) {
+    write = true;
+  }
+  if (!write) {
+    r->reads.insert(f);
+    return;
+  }
+  r->writes.insert(f);
+  bool constant = false;
+  if (value) {
+    const Expr* v = value->IgnoreParenImpCasts();
+    constant = isa<CXXBoolLiteralExpr, IntegerLiteral>(v);
+  }
+  if (IsFlagType(f->getType()) && constant) r->flag_writes.emplace_back(f, me);
+}
+
+void MemberReach::Call(const CXXMemberCallExpr* mc, Reach* r, unsigned depth, bool thread) {
+  const CXXMethodDecl* method = mc->getMethodDecl();
+  if (!method) return;
+  const std::string name = method->getNameAsString();
+  const Expr* object = mc->getImplicitObjectArgument();
+  const FieldDecl* member = MemberOfThis(object);
+  if (object && IsConditionVariable(object->getType())) {
+    if (member && (name == "notify_one" || name == "notify_all")) {
+      r->notifies.insert(member);
+      r->notify_calls.emplace_back(member, mc);
+    }
+    if (thread && (name == "wait" || name == "wait_for" || name == "wait_until")) {
+      Wait w;
+      w.call = mc;
+      w.cv = member;
+      w.cv_name = NameOf(object);
+      if (mc->getNumArgs() > 0) w.lock = LockVariable(mc->getArg(0));
+      w.timed = name != "wait";
+      const unsigned with_predicate = name == "wait" ? 2 : 3;
+      if (mc->getNumArgs() >= with_predicate) w.predicate = mc->getArg(mc->getNumArgs() - 1);
+      if (mc->getNumArgs() > 0) w.mutex = LockedMutex(mc->getArg(0));
+      // The predicate runs on the thread: what it reads, the thread reads.
+      if (w.predicate)
+        if (const auto* lambda = PredicateLambda(w.predicate))
+          Walk(lambda->getBody(), r, depth, thread);
+      r->waits.push_back(w);
+    }
+    return;
+  }
+  if (name == "join" && member) {
+    r->joins = true;
+    if (!r->join) r->join = mc;
+  }
+  if (thread && (name == "get" || name == "wait"))
+    if (const FieldDecl* promise = PromiseBehind(object)) r->promise_waits.push_back({mc, promise});
+  // A method of this class on this: what it does is done here.
+  if (object && isa<CXXThisExpr>(object->IgnoreParenImpCasts()) && depth < 2 &&
+      method->getParent() == rd_) {
+    const FunctionDecl* def = nullptr;
+    if (method->hasBody(def) && def && def->getBody() && visiting_.insert(def).second) {
+      Walk(def->getBody(), r, depth + 1, thread);
+      visiting_.erase(def);
+    }
+  }
+}
+
+// The first loop of body that can never end: no condition, or a constant
+// true one, and no break, return, throw or goto out of it.
+const Stmt* MemberReach::EndlessLoop(const Stmt* body) {
+  const Stmt* found = nullptr;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || found || isa<LambdaExpr>(s)) return;
+    const Expr* cond = nullptr;
+    const Stmt* loop_body = nullptr;
+    bool loop = false;
+    if (const auto* w = dyn_cast<WhileStmt>(s)) {
+      loop = true, cond = w->getCond(), loop_body = w->getBody();
+    } else if (const auto* f = dyn_cast<ForStmt>(s)) {
+      loop = true, cond = f->getCond(), loop_body = f->getBody();
+    } else if (const auto* d = dyn_cast<DoStmt>(s)) {
+      loop = true, cond = d->getCond(), loop_body = d->getBody();
+    }
+    if (loop) {
+      bool forever = !cond;
+      if (cond && !cond->isValueDependent()) {
+        bool value = false;
+        if (cond->EvaluateAsBooleanCondition(value, ast_)) forever = value;
+      }
+      if (forever && !HasExit(loop_body, 0)) {
+        found = s;
+        return;
+      }
+    }
+    for (const Stmt* child : s->children()) walk(child);
+  };
+  walk(body);
+  return found;
+}
+
+// A way out of the loop: break (not of a nested loop or switch), return,
+// throw, goto, or a call that does not return.
+bool MemberReach::HasExit(const Stmt* s, unsigned nested) {
+  if (!s || isa<LambdaExpr>(s)) return false;
+  if (isa<ReturnStmt, CXXThrowExpr, GotoStmt>(s)) return true;
+  if (isa<BreakStmt>(s)) return nested == 0;
+  if (const auto* call = dyn_cast<CallExpr>(s))
+    if (const FunctionDecl* fn = call->getDirectCallee(); fn && fn->isNoReturn()) return true;
+  const bool inner = isa<WhileStmt, ForStmt, DoStmt, CXXForRangeStmt, SwitchStmt>(s);
+  for (const Stmt* child : s->children())
+    if (HasExit(child, nested + (inner ? 1 : 0))) return true;
+  return false;
+}
+
+const FieldDecl* MemberReach::PromiseBehind(const Expr* future) {
+  if (!future) return nullptr;
+  future = future->IgnoreImplicit()->IgnoreParenImpCasts();
+  if (const auto* ref = dyn_cast<DeclRefExpr>(future))
+    if (const auto* var = dyn_cast<VarDecl>(ref->getDecl()); var && var->getInit())
+      future = var->getInit()->IgnoreImplicit()->IgnoreParenImpCasts();
+  // Before C++17 the local is move-constructed from the call's result.
+  if (const auto* move = dyn_cast<CXXConstructExpr>(future); move && move->getNumArgs() == 1)
+    future = move->getArg(0)->IgnoreImplicit()->IgnoreParenImpCasts();
+  const auto* call = dyn_cast<CXXMemberCallExpr>(future);
+  if (!call || !call->getMethodDecl() || call->getMethodDecl()->getNameAsString() != "get_future")
+    return nullptr;
+  const FieldDecl* f = MemberOfThis(call->getImplicitObjectArgument());
+  return f && RecordName(f->getType()) == "std::promise" ? f : nullptr;
+}
+
+bool MemberReach::Fulfils(const Stmt* s, const FieldDecl* promise, unsigned depth) {
+  if (!s) return false;
+  if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
+    const std::string name = mc->getMethodDecl()->getNameAsString();
+    if (MemberOfThis(mc->getImplicitObjectArgument()) == promise && name.rfind("set_", 0) == 0)
+      return true;
+    const FunctionDecl* def = nullptr;
+    if (isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts()) && depth < 2 &&
+        mc->getMethodDecl()->getParent() == rd_ && mc->getMethodDecl()->hasBody(def) && def &&
+        Fulfils(def->getBody(), promise, depth + 1))
+      return true;
+  }
+  if (const auto* lambda = dyn_cast<LambdaExpr>(s))
+    return Fulfils(lambda->getBody(), promise, depth);
+  for (const Stmt* child : s->children())
+    if (Fulfils(child, promise, depth)) return true;
+  return false;
+}
+
+}  // namespace tether::check

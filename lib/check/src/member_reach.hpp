@@ -1,0 +1,88 @@
+// What a class's code does with its members, for the stop-flag check: which
+// flags and members a body reads and writes, the condition variables it
+// notifies and waits on, the locks it holds, the joins it makes. A body is
+// walked with the methods it calls on this (two deep).
+#pragma once
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "clang_pch.hpp"
+
+namespace tether::check {
+
+// bool, or std::atomic<bool>.
+bool IsFlagType(clang::QualType t);
+bool IsConditionVariable(clang::QualType t);
+// The lambda a wait's predicate argument holds (before C++17 a copy of it).
+const clang::LambdaExpr* PredicateLambda(const clang::Expr* e);
+// How the user wrote the object: `cv` for this->cv or other->cv.
+std::string NameOf(const clang::Expr* e);
+// The local lock a wait is given: `std::unique_lock<std::mutex> lock(m); cv.wait(lock)`.
+const clang::VarDecl* LockVariable(const clang::Expr* lock);
+
+// A wait on a condition variable in a thread's code.
+struct Wait {
+  const clang::CXXMemberCallExpr* call = nullptr;
+  std::string cv_name;                      // as written: a member of this or another object
+  const clang::VarDecl* lock = nullptr;     // the local lock it is given
+  const clang::FieldDecl* cv = nullptr;     // the member of this waited on
+  const clang::FieldDecl* mutex = nullptr;  // the member its lock holds, when known
+  bool timed = false;                       // wait_for / wait_until: it wakes up by itself
+  const clang::Expr* predicate = nullptr;
+};
+
+// A wait on the future of a promise member: `p_.get_future().get()`, or a
+// local future taken from it.
+struct PromiseWait {
+  const clang::CXXMemberCallExpr* call = nullptr;
+  const clang::FieldDecl* promise = nullptr;
+};
+
+// What a body (with the methods of the class it calls on this, two deep)
+// does with the class's members.
+struct Reach {
+  std::set<const clang::FieldDecl*> reads;     // members read (not only written)
+  std::set<const clang::FieldDecl*> writes;    // assigned, stored, or changed by a method
+  std::set<const clang::FieldDecl*> notifies;  // condition variables notified
+  std::vector<std::pair<const clang::FieldDecl*, const clang::Stmt*>> notify_calls;
+  std::vector<std::pair<const clang::FieldDecl*, const clang::Stmt*>> flag_writes;
+  std::vector<Wait> waits;
+  std::vector<PromiseWait> promise_waits;
+  const clang::Stmt* join = nullptr;  // a join of a thread member (or of each in a loop)
+  bool joins = false;
+};
+
+class MemberReach {
+ public:
+  MemberReach(clang::ASTContext& ast, const clang::CXXRecordDecl* rd) : ast_(ast), rd_(rd) {}
+  // Records what s does to the members. In a thread's code (thread = true)
+  // the waits are collected too.
+  void Walk(const clang::Stmt* s, Reach* r, unsigned depth, bool thread);
+  // One use of member f: a read, or a write (a flag write when constant).
+  void Use(const clang::MemberExpr* me, const clang::FieldDecl* f, Reach* r);
+  // A guard of mutex is declared, or mutex.lock() called, before s in a block
+  // that encloses s.
+  bool HeldAt(const clang::Stmt* s, const clang::FieldDecl* mutex);
+  // The first loop of body that can never end: no condition, or a constant
+  // true one, and no break, return, throw or goto out of it.
+  const clang::Stmt* EndlessLoop(const clang::Stmt* body);
+  // body, or a method it calls on this (two deep; a lambda given to
+  // std::call_once counts), fulfils promise (set_value/set_exception).
+  bool Fulfils(const clang::Stmt* body, const clang::FieldDecl* promise, unsigned depth = 0);
+
+ private:
+  void Call(const clang::CXXMemberCallExpr* mc, Reach* r, unsigned depth, bool thread);
+  static const clang::FieldDecl* LockedMutex(const clang::Expr* lock);
+  static const clang::FieldDecl* PromiseBehind(const clang::Expr* future);
+  static bool Locks(const clang::Stmt* s, const clang::FieldDecl* mutex);
+  static bool HasExit(const clang::Stmt* s, unsigned nested);
+
+  clang::ASTContext& ast_;
+  const clang::CXXRecordDecl* rd_;
+  std::set<const clang::FunctionDecl*> visiting_;
+};
+
+}  // namespace tether::check
