@@ -5,6 +5,7 @@
 // Before C++17 a wait predicate is copied into its parameter; the same findings:
 // RUN: %check_tether %s tether-ignored-stop-flag %t -- -- -std=c++11
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -408,4 +409,45 @@ class RunsFirst {
   std::once_flag once_;
   std::promise<int> start_;
   std::thread thread_;
+};
+
+// A start after the stop: each call starts a detached thread, and stop()
+// waits until the running ones are done, but nothing stops a call that comes
+// after it (oatpp's HttpConnectionHandler, 28b71c7).
+class ConnectionHandler {
+ public:
+  void HandleConnection(int fd) {
+    std::thread worker([this, fd] { Serve(fd); });
+    // CHECK: :[[@LINE-1]]:5: warning: 'HandleConnection' starts a thread on each call without testing whether 'Stop' has run: 'Stop' waits only for the threads already running, and one started after it is never waited for; have 'Stop' set a flag and test it here before starting [tether-ignored-stop-flag]
+    // CHECK: :[[@LINE+4]]:8: note: 'Stop' waits for the threads here, and changes nothing 'HandleConnection' tests
+    worker.detach();  // tether:detached(counted in spawns_, Stop() waits for them)
+  }
+
+  void Stop() {
+    while (spawns_.load() != 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+
+ private:
+  void Serve(int) { --spawns_; }
+  std::atomic<int> spawns_{0};
+};
+
+// Negative: the fix: Stop() clears a flag that each call tests first.
+class StoppableHandler {
+ public:
+  void HandleConnection(int fd) {
+    if (!accepting_.load()) return;
+    std::thread worker([this, fd] { Serve(fd); });
+    worker.detach();  // tether:detached(counted in spawns_, Stop() waits for them)
+  }
+
+  void Stop() {
+    accepting_.store(false);
+    while (spawns_.load() != 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+
+ private:
+  void Serve(int) { --spawns_; }
+  std::atomic<bool> accepting_{true};
+  std::atomic<int> spawns_{0};
 };

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "../ast_util.hpp"
+#include "../blocking.hpp"
 #include "../check_base.hpp"
 #include "../member_reach.hpp"
 #include "../obligation.hpp"
@@ -42,6 +43,7 @@ class IgnoredStopFlagCheck : public Check {
     rd_ = rd;
     reach_.emplace(ast(), rd);
     std::vector<const FunctionDecl*> entries = ThreadEntries(rd, model());
+    CheckStartAfterStop(rd, entries);
     if (entries.empty()) return;
     // The setters: methods other than the thread's own that set a flag. The
     // stoppers among them: the destructor, and methods that set a flag and join.
@@ -148,6 +150,103 @@ class IgnoredStopFlagCheck : public Check {
              "'" + flag->getNameAsString() + "' is set here");
       return;
     }
+  }
+
+  // A start after the stop: a public method starts a thread on each call (a
+  // local thread it detaches, or one it adds to a member container) and tests
+  // nothing the class's stop changes, while the stop waits for the threads
+  // (joins them, or loops until a member they change says they are done). A
+  // thread started once the stop has waited is never waited for (oatpp's
+  // HttpConnectionHandler spawned connection threads after stop(), 28b71c7).
+  void CheckStartAfterStop(const CXXRecordDecl* rd,
+                           const std::vector<const FunctionDecl*>& entries) {
+    std::vector<std::pair<const FunctionDecl*, Reach>> stops;
+    std::vector<std::pair<const FunctionDecl*, SourceLocation>> starts;
+    for (const CXXMethodDecl* m : rd->methods()) {
+      const FunctionDecl* def = nullptr;
+      if (!m->hasBody(def) || !def || !def->getBody() || isa<CXXConstructorDecl>(def) ||
+          std::find(entries.begin(), entries.end(), def) != entries.end())
+        continue;
+      Reach r;
+      reach_->Walk(def->getBody(), &r, 0, false);
+      if (r.joins || DrainLoop(def->getBody())) stops.emplace_back(def, std::move(r));
+      if (SourceLocation start = StartEachCall(def->getBody());
+          start.isValid() && m->getAccess() == AS_public && !isa<CXXDestructorDecl>(def))
+        starts.emplace_back(def, start);
+    }
+    for (const auto& [starter, start] : starts) {
+      Reach r;
+      reach_->Walk(starter->getBody(), &r, 0, false);
+      for (const auto& [stopper, stop] : stops) {
+        if (stopper == starter || reported_.count(start.getPtrEncoding())) continue;
+        bool tests_stop = false;
+        for (const FieldDecl* f : r.reads) tests_stop |= stop.writes.count(f) > 0;
+        if (tests_stop) continue;
+        reported_.insert(start.getPtrEncoding());
+        const std::string s = stopper->getNameAsString();
+        Finding* f =
+            diag(start, "'" + starter->getNameAsString() + "' starts a thread on each call " +
+                            "without testing whether '" + s + "' has run: '" + s +
+                            "' waits only for the threads already running, and one started " +
+                            "after it is never waited for; have '" + s +
+                            "' set a flag and test it here before starting");
+        if (f) f->function = DisplayName(starter);
+        if (f)
+          note(f, stopper->getLocation(),
+               "'" + s + "' waits for the threads here, and changes nothing '" +
+                   starter->getNameAsString() + "' tests");
+      }
+    }
+  }
+
+  // A thread started on each call: a local std::thread that is detached (its
+  // declaration), or an emplace_back/push_back into a member container of threads.
+  SourceLocation StartEachCall(const Stmt* body) {
+    SourceLocation found;
+    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s || found.isValid() || isa<LambdaExpr>(s)) return;
+      if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
+        const std::string name = mc->getMethodDecl()->getNameAsString();
+        const Expr* object = mc->getImplicitObjectArgument()->IgnoreParenImpCasts();
+        if (const auto* ref = dyn_cast<DeclRefExpr>(object);
+            ref && name == "detach" && RecordName(object->getType()) == "std::thread")
+          if (const auto* var = dyn_cast<VarDecl>(ref->getDecl()); var && var->hasLocalStorage())
+            found = var->getBeginLoc();
+        if ((name == "emplace_back" || name == "push_back") && MemberOfThis(object) &&
+            ContainerOfThreads(object->getType(), model()))
+          found = mc->getBeginLoc();
+      }
+      for (const Stmt* child : s->children()) walk(child);
+    };
+    walk(body);
+    return found;
+  }
+
+  // A loop that waits until a member says the threads are done: its
+  // condition reads a member, its body sleeps or waits.
+  bool DrainLoop(const Stmt* body) {
+    std::function<bool(const Stmt*, bool)> blocks = [&](const Stmt* s, bool) {
+      if (!s || isa<LambdaExpr>(s)) return false;
+      if (const auto* call = dyn_cast<CallExpr>(s)) {
+        std::string why;
+        if (IsBlockingCall(call, model(), &why)) return true;
+      }
+      for (const Stmt* child : s->children())
+        if (blocks(child, false)) return true;
+      return false;
+    };
+    std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s || isa<LambdaExpr>(s)) return false;
+      const Expr* cond = nullptr;
+      const Stmt* loop_body = nullptr;
+      if (const auto* w = dyn_cast<WhileStmt>(s)) cond = w->getCond(), loop_body = w->getBody();
+      if (const auto* d = dyn_cast<DoStmt>(s)) cond = d->getCond(), loop_body = d->getBody();
+      if (cond && !MemberReads(cond).empty() && blocks(loop_body, false)) return true;
+      for (const Stmt* child : s->children())
+        if (walk(child)) return true;
+      return false;
+    };
+    return walk(body);
   }
 
   // The start-signal hang: the thread waits on a promise of the class (a
