@@ -220,3 +220,30 @@ int main() {
   auto [c, cancel] = tether::WithCancel(tether::Background());
   return Work(c).ok() ? 0 : 1;
 }
+
+// A project's own derivation: any function whose result holds a context and
+// the cancel function that ends it, whatever the type is called.
+struct BuildContext {
+  tether::Context ctx;
+  tether::CancelFunc cancel;
+};
+BuildContext NewBuildContext(const tether::Context& parent);
+
+void OwnDerivationLost(const tether::Context& parent) {
+  auto b = NewBuildContext(parent);
+  // CHECK: :[[@LINE-1]]:8: warning: the cancel function 'b.cancel' is not called on every path (possible context leak); call it when the work under its context is done [tether-lost-cancel]
+  (void)Work(b.ctx);
+}
+
+void OwnDerivationAssigned(const tether::Context& parent) {
+  BuildContext b{parent, {}};
+  b = NewBuildContext(parent);
+  // CHECK: :[[@LINE-1]]:3: warning: the cancel function 'b.cancel' is not called on every path
+  (void)Work(b.ctx);
+}
+
+void OwnDerivationCalled(const tether::Context& parent) {
+  auto b = NewBuildContext(parent);
+  (void)Work(b.ctx);
+  b.cancel();
+}

@@ -106,13 +106,27 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
       if (IsStdCall(call, {"std::move", "std::forward", "std::get"}) && call->getNumArgs() >= 1)
         return Derived(call->getArg(0));
       if (const FunctionDecl* fn = call->getDirectCallee())
-        return ApiModel::Contains(m_.derivations, QualifiedName(fn));
+        return ApiModel::Contains(m_.derivations, QualifiedName(fn)) ||
+               DerivationLike(fn->getReturnType());
       return false;
     }
     if (const auto* me = dyn_cast<MemberExpr>(e)) return Derived(me->getBase());
     if (const auto* ref = dyn_cast<DeclRefExpr>(e))
       return derived_records_.count(dyn_cast<VarDecl>(ref->getDecl())) > 0;
     return false;
+  }
+  // A project's own derivation: a function whose result holds a context and
+  // the cancel function that ends it (`struct BuildCtx { Context ctx;
+  // CancelFunc cancel; }`), however the type is spelled.
+  bool DerivationLike(QualType t) const {
+    const CXXRecordDecl* rd = t.getNonReferenceType()->getAsCXXRecordDecl();
+    if (!rd || !rd->hasDefinition()) return false;
+    bool context = false, cancel = false;
+    for (const FieldDecl* f : rd->fields()) {
+      context |= IsContextType(f->getType(), m_);
+      cancel |= IsCancelType(f->getType(), m_);
+    }
+    return context && cancel;
   }
   void Assigned(const Expr* lhs, const Expr* rhs) {
     if (!cancels_ || !Derived(rhs)) return;

@@ -46,7 +46,9 @@ class DetachedContextCheck : public Check {
     const auto* fn = result.Nodes.getNodeAs<FunctionDecl>("fn");
     if (!root || !fn) return;
     std::string name = RootName(root, model());
-    if (name.empty() || MayCreateRoots(fn, model()) || InsideSanctionedDetach(root)) return;
+    if (name.empty() || MayCreateRoots(fn, model()) || InsideSanctionedDetach(root) ||
+        RootLinked(root, fn))
+      return;
     std::string shown = name.back() == '}' ? name : name + "()";
     std::vector<ReachableContext> reachable = ReachableContexts(fn, model());
     if (reachable.empty()) {
@@ -117,7 +119,7 @@ class DetachedContextCheck : public Check {
 
   // A link object (model link_types) constructed in fn names v in its
   // arguments or in the callback it is given.
-  bool Linked(const VarDecl* v, const FunctionDecl* fn) {
+  bool Linked(const ValueDecl* v, const FunctionDecl* fn) {
     std::function<bool(const Stmt*)> names_v = [&](const Stmt* s) {
       if (!s) return false;
       if (const auto* ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == v) return true;
@@ -138,6 +140,33 @@ class DetachedContextCheck : public Check {
       return false;
     };
     return walk(fn->getBody());
+  }
+
+  // The root feeds a derivation whose result a link object built in fn
+  // names: `auto [c, cancel] = WithCancel(Background()); std::stop_callback
+  // cb(st, [&] { cancel(); });` ends c when st is stopped, so c is linked to
+  // the reachable token, not detached from it.
+  bool RootLinked(const Expr* root, const FunctionDecl* fn) {
+    if (model().link_types.empty() || !fn->getBody()) return false;
+    DynTypedNodeList parents = ast().getParents(*root);
+    for (int depth = 0; depth < 12 && !parents.empty(); ++depth) {
+      if (const auto* v = parents[0].get<VarDecl>()) {
+        if (Linked(v, fn)) return true;
+        if (const auto* dd = dyn_cast<DecompositionDecl>(v))
+          for (const BindingDecl* b : dd->bindings())
+            if (Linked(b, fn)) return true;
+        return false;
+      }
+      const Expr* e = parents[0].get<Expr>();
+      if (!e) return false;
+      if (const auto* call = dyn_cast<CallExpr>(e);
+          call &&
+          !(call->getDirectCallee() &&
+            ApiModel::Contains(model().derivations, QualifiedName(call->getDirectCallee()))))
+        return false;
+      parents = ast().getParents(*e);
+    }
+    return false;
   }
 
   // fn is the body of a lambda that its enclosing function returns (through
