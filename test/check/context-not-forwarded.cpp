@@ -146,3 +146,26 @@ template <class Job>
 void RunJob(const Job& job) { Use(tether::TODO()); }
 void Dispatch(const BuildJob& job) { RunJob(job); }
 void Redispatch(const tether::Context& ctx, const BuildJob& job) { RunJob(job); }
+
+// A callee whose only context is a member of its own still drops the
+// narrower context its caller holds (the seed's `w.exec(id)`, fixed as
+// `w.exec(gctx, id)`); a caller that has only the same member does not.
+namespace member_only {
+void RunBuild(const tether::Context& ctx, int id);
+class Worker {
+ public:
+  void Start(const tether::Context& gctx) {
+    exec(1);
+    // CHECK: :[[@LINE-1]]:5: warning: call to 'member_only::Worker::exec' drops the context: 'member_only::Worker::exec' takes no context but creates a root context itself; give it a context parameter and pass 'gctx' [tether-context-not-forwarded]
+    // CHECK: :[[@LINE+6]]:18: note: root context 'tether::Background()' created here, via member_only::Worker::exec
+  }
+  void Loop() { exec(2); }
+
+ private:
+  void exec(int id) {
+    auto build = tether::Background();
+    RunBuild(build, id);
+  }
+  tether::Context ctx_;
+};
+}  // namespace member_only

@@ -17,7 +17,7 @@ namespace {
 
 // 2: model_types in the header; 3: one entry per distinct compile command
 // of a file (its directory and adjusted arguments in the key).
-constexpr int kCacheSchema = 3;
+constexpr int kCacheSchema = 4;  // 4: ForwardCandidate.caller_has_own_context
 // A temporary entry is DIR/xx/KEY.entry.tmp.XXXXXXXX (Store).
 constexpr const char kTmpInfix[] = ".entry.tmp.";
 

@@ -22,7 +22,8 @@ const RootSite* FirstUnjustifiedRoot(const FunctionFact& f) {
 }
 
 // Breadth-first, so the reported chain is the shortest one.
-bool FindChain(const Facts& facts, const std::string& callee, unsigned max_depth, Chain* out) {
+bool FindChain(const Facts& facts, const std::string& callee, unsigned max_depth, Chain* out,
+               bool caller_has_own_context = false) {
   struct Item {
     std::vector<const FunctionFact*> path;
   };
@@ -43,7 +44,12 @@ bool FindChain(const Facts& facts, const std::string& callee, unsigned max_depth
       // (NewBuildContext()) does not: its root is what its caller gets
       // instead of the caller's context. main and test bodies are never on a
       // chain.
-      if (f.receives_context || f.entry_point) continue;
+      // The callee itself, when its only context is a member, does not
+      // answer for a caller that holds a narrower context of its own.
+      const bool member_only = f.receives_context && !f.takes_context;
+      if (f.entry_point ||
+          (f.receives_context && !(member_only && caller_has_own_context && depth == 1)))
+        continue;
       if (const RootSite* root = FirstUnjustifiedRoot(f)) {
         out->functions = item.path;
         out->root = root;
@@ -158,12 +164,12 @@ void from_json(const nlohmann::json& j, BlockCandidate& c) {
   ReadArray(j, finding, callee_id, callee_name);
 }
 void to_json(nlohmann::json& j, const ForwardCandidate& c) {
-  const auto& [finding, callee_id, callee_name, context_name] = c;
-  j = {finding, callee_id, callee_name, context_name};
+  const auto& [finding, callee_id, callee_name, context_name, caller_has_own_context] = c;
+  j = {finding, callee_id, callee_name, context_name, caller_has_own_context};
 }
 void from_json(const nlohmann::json& j, ForwardCandidate& c) {
-  auto& [finding, callee_id, callee_name, context_name] = c;
-  ReadArray(j, finding, callee_id, callee_name, context_name);
+  auto& [finding, callee_id, callee_name, context_name, caller_has_own_context] = c;
+  ReadArray(j, finding, callee_id, callee_name, context_name, caller_has_own_context);
 }
 
 std::string FactsToJson(const Facts& facts, const std::vector<Finding>& findings) {
@@ -259,7 +265,7 @@ std::vector<Finding> ResolveForwardCandidates(const Facts& facts, unsigned max_d
   std::vector<Finding> out;
   for (const ForwardCandidate& c : facts.candidates) {
     Chain chain;
-    if (!FindChain(facts, c.callee_id, max_depth, &chain)) continue;
+    if (!FindChain(facts, c.callee_id, max_depth, &chain, c.caller_has_own_context)) continue;
     Finding f = c.finding;
     f.message = "call to '" + c.callee_name + "' drops the context: '" + c.callee_name +
                 "' takes no context but " +

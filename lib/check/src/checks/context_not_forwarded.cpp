@@ -60,6 +60,19 @@ class ContextNotForwardedCheck : public Check {
     c.callee_id = Usr(WrittenFunction(callee));
     c.callee_name = DisplayName(callee);
     c.context_name = reachable[0].spelling;
+    // Narrower: a method of the callee's own class (it shares the callee's
+    // member context) that holds another context of its own, most often one
+    // derived for this piece of work (the seed's gctx).
+    const auto* caller_method = dyn_cast<CXXMethodDecl>(fn);
+    const auto* callee_method = dyn_cast<CXXMethodDecl>(callee);
+    const bool same_class = caller_method && callee_method &&
+                            caller_method->getParent()->getCanonicalDecl() ==
+                                callee_method->getParent()->getCanonicalDecl();
+    for (const ReachableContext& r : reachable)
+      if (same_class && r.how != "member" && !c.caller_has_own_context) {
+        c.caller_has_own_context = true;
+        c.context_name = r.spelling;
+      }
     if (!c.callee_id.empty()) tu().facts.candidates.push_back(std::move(c));
   }
 

@@ -62,6 +62,12 @@ struct ForwardCandidate {
   std::string callee_id;
   std::string callee_name;
   std::string context_name;  // the context the caller could pass
+  // The caller is a method of the callee's class and has a context of its own
+  // (a parameter, a capture, a carrier), not only the member it shares with
+  // the callee: a callee whose only
+  // context is its member still drops the caller's narrower one (the seed's
+  // `w.exec(id)` that became `w.exec(gctx, id)`).
+  bool caller_has_own_context = false;
 };
 
 // A task or loop that blocks only if a function defined in another TU does
