@@ -188,6 +188,39 @@ tooling::ArgumentsAdjuster CheckerAdjuster(const RunOptions& options) {
   };
 }
 
+// A -isystem directory that holds the file's own sources (the file's
+// directory or one above it, short of the file system's root): CMake does
+// that to a header-only library's own tests (cpp-httplib), and every finding
+// in its headers is then skipped as a system header's.
+static std::string ProjectSystemIncludeNote(const tooling::CompileCommand& cmd) {
+  const std::vector<std::string>& args = cmd.CommandLine;
+  llvm::SmallString<256> file(cmd.Filename);
+  llvm::sys::fs::make_absolute(cmd.Directory, file);
+  llvm::sys::path::remove_dots(file, true);
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string dir;
+    if (args[i] == "-isystem" && i + 1 < args.size())
+      dir = args[i + 1];
+    else if (llvm::StringRef(args[i]).startswith("-isystem") && args[i].size() > 8)
+      dir = args[i].substr(8);
+    if (dir.empty()) continue;
+    llvm::SmallString<256> abs(dir);
+    llvm::sys::fs::make_absolute(cmd.Directory, abs);
+    llvm::sys::path::remove_dots(abs, true);
+    const llvm::StringRef d = abs.str();
+    if (llvm::sys::path::has_parent_path(d) && d.size() > 1 &&
+        llvm::StringRef(file).startswith(d) && file.size() > d.size() &&
+        llvm::sys::path::is_separator(file[d.size()]) && !d.startswith("/usr"))
+      return "'" + d.str() +
+             "' is a system include directory (-isystem) of the compile commands, "
+             "but it holds the project's own sources (" +
+             llvm::sys::path::filename(file).str() +
+             " is under it): findings in headers there are skipped as system headers; pass it "
+             "with -I to check them";
+  }
+  return "";
+}
+
 std::vector<Unit> SelectUnits(const tooling::CompilationDatabase& db, const RunOptions& options,
                               std::string* error) {
   const tooling::ArgumentsAdjuster adjust = CheckerAdjuster(options);
@@ -199,6 +232,7 @@ std::vector<Unit> SelectUnits(const tooling::CompilationDatabase& db, const RunO
     for (tooling::CompileCommand& cmd : cmds) {
       Unit u;
       u.note = note;
+      u.system_note = ProjectSystemIncludeNote(cmd);
       u.error = UnrunnableReason(cmd);
       if (u.error.empty()) cmd.CommandLine = adjust(cmd.CommandLine, cmd.Filename);
       u.key = {file, cmd.Directory, cmd.CommandLine};

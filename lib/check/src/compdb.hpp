@@ -26,6 +26,9 @@ struct Unit {
   unsigned index = 1, count = 1;           // the index-th of the file's count distinct commands
   std::string error;  // set when it cannot run at all: no command, a directory that is gone
   std::string note;   // a command inferred for a FILE the database does not list
+  // The command makes a directory of the file's own project a system include
+  // directory (-isystem): findings in headers there are skipped, so say so.
+  std::string system_note;
 };
 
 // A compile_commands.json's text as LLVM's JSON plugin loads it from a

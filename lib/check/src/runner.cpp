@@ -5,6 +5,7 @@
 // candidates.
 #include "tether/check/runner.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -340,6 +341,7 @@ class UnitPool {
       key = cache_->UnitKey(unit.key.file, KeyParts(unit));
       if (FromCache(key, result)) {
         if (!unit.note.empty()) result->notes.push_back(unit.note);
+        if (!unit.system_note.empty()) result->notes.push_back(unit.system_note);
         ++reused_;
         return;
       }
@@ -348,6 +350,7 @@ class UnitPool {
     *result =
         RunUnit(unit, model_, options_.checks, cache_ != nullptr, time_phases_ ? &times : nullptr);
     if (!unit.note.empty()) result->notes.insert(result->notes.begin(), unit.note);
+    if (!unit.system_note.empty()) result->notes.push_back(unit.system_note);
     if (time_phases_) {
       std::lock_guard<std::mutex> lock(mu_);
       PrintPhases(worker, unit.key.file, times, run_start_);
@@ -389,7 +392,9 @@ std::pair<unsigned, unsigned> MergeUnits(const std::vector<Unit>& units,
       same_file.push_back(std::move(results[end]));
     }
     UnitResult u = MergeFileUnits(std::move(same_file));
-    for (std::string& n : u.notes) result->notes.push_back(std::move(n));
+    for (std::string& n : u.notes)
+      if (std::find(result->notes.begin(), result->notes.end(), n) == result->notes.end())
+        result->notes.push_back(std::move(n));
     if (u.failed) result->summary.failed.push_back({units[i].key.file, u.errors, u.partial});
     i = end;
     if (!u.analysed) continue;

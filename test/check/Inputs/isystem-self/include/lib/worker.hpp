@@ -1,0 +1,7 @@
+#pragma once
+#include <thread>
+
+inline void Spawn() {
+  std::thread t([] {});
+  t.detach();
+}

@@ -1,0 +1,3 @@
+#include <lib/worker.hpp>
+
+int main() { Spawn(); }
