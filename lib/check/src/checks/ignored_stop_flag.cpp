@@ -225,14 +225,14 @@ class IgnoredStopFlagCheck : public Check {
   // A loop that waits until a member says the threads are done: its
   // condition reads a member, its body sleeps or waits.
   bool DrainLoop(const Stmt* body) {
-    std::function<bool(const Stmt*, bool)> blocks = [&](const Stmt* s, bool) {
+    std::function<bool(const Stmt*)> blocks = [&](const Stmt* s) {
       if (!s || isa<LambdaExpr>(s)) return false;
       if (const auto* call = dyn_cast<CallExpr>(s)) {
         std::string why;
         if (IsBlockingCall(call, model(), &why)) return true;
       }
       for (const Stmt* child : s->children())
-        if (blocks(child, false)) return true;
+        if (blocks(child)) return true;
       return false;
     };
     std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
@@ -241,7 +241,7 @@ class IgnoredStopFlagCheck : public Check {
       const Stmt* loop_body = nullptr;
       if (const auto* w = dyn_cast<WhileStmt>(s)) cond = w->getCond(), loop_body = w->getBody();
       if (const auto* d = dyn_cast<DoStmt>(s)) cond = d->getCond(), loop_body = d->getBody();
-      if (cond && !MemberReads(cond).empty() && blocks(loop_body, false)) return true;
+      if (cond && !MemberReads(cond).empty() && blocks(loop_body)) return true;
       for (const Stmt* child : s->children())
         if (walk(child)) return true;
       return false;
