@@ -55,8 +55,7 @@ const VarDecl* LockVariable(const Expr* lock) {
 // The mutex member a wait's lock holds: `std::unique_lock<std::mutex> lock(mu_);
 // cv_.wait(lock, ...)`.
 const FieldDecl* MemberReach::LockedMutex(const Expr* lock) {
-  const auto* ref = dyn_cast<DeclRefExpr>(lock->IgnoreParenImpCasts());
-  const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  const VarDecl* var = LockVariable(lock);
   if (!var || !var->getInit()) return nullptr;
   const auto* ce = dyn_cast<CXXConstructExpr>(var->getInit()->IgnoreImplicit());
   return ce && ce->getNumArgs() > 0 ? MemberOfThis(ce->getArg(0)) : nullptr;

@@ -23,6 +23,14 @@ namespace {
 using namespace clang;
 using namespace clang::ast_matchers;
 
+// A method of the class (not a constructor, not a thread entry) and what it
+// does with the members.
+struct MethodReach {
+  const CXXMethodDecl* decl = nullptr;  // as declared (its access)
+  const FunctionDecl* def = nullptr;    // its definition
+  Reach reach;
+};
+
 class IgnoredStopFlagCheck : public Check {
  public:
   using Check::Check;
@@ -43,24 +51,32 @@ class IgnoredStopFlagCheck : public Check {
     rd_ = rd;
     reach_.emplace(ast(), rd);
     std::vector<const FunctionDecl*> entries = ThreadEntries(rd, model());
-    CheckStartAfterStop(rd, entries);
-    if (entries.empty()) return;
-    // The setters: methods other than the thread's own that set a flag. The
-    // stoppers among them: the destructor, and methods that set a flag and join.
-    std::vector<std::pair<const FunctionDecl*, Reach>> setters, stoppers;
-    const FunctionDecl* dtor = nullptr;
-    Reach at_destruction;
+    // What each method other than the thread's own does with the members,
+    // walked once for every rule below.
+    std::vector<MethodReach> methods;
     for (const CXXMethodDecl* m : rd->methods()) {
       const FunctionDecl* def = nullptr;
       if (!m->hasBody(def) || !def || !def->getBody() || isa<CXXConstructorDecl>(def) ||
           std::find(entries.begin(), entries.end(), def) != entries.end())
         continue;
-      Reach r;
-      reach_->Walk(def->getBody(), &r, 0, false);
+      MethodReach method{m, def, {}};
+      reach_->Walk(def->getBody(), &method.reach, 0, false);
+      methods.push_back(std::move(method));
+    }
+    CheckStartAfterStop(methods);
+    if (entries.empty()) return;
+    // The setters: methods that set a flag. The stoppers among them: the
+    // destructor, and methods that set a flag and join.
+    std::vector<std::pair<const FunctionDecl*, Reach>> setters, stoppers;
+    const FunctionDecl* dtor = nullptr;
+    Reach at_destruction;
+    for (const MethodReach& method : methods) {
+      const FunctionDecl* def = method.def;
+      const Reach& r = method.reach;
       if (isa<CXXDestructorDecl>(def)) dtor = def, at_destruction = r;
       if (r.flag_writes.empty()) continue;
       if (r.joins || isa<CXXDestructorDecl>(def)) stoppers.emplace_back(def, r);
-      setters.emplace_back(def, std::move(r));
+      setters.emplace_back(def, r);
     }
     for (const FunctionDecl* entry : entries) {
       Reach thread;
@@ -158,26 +174,22 @@ class IgnoredStopFlagCheck : public Check {
   // (joins them, or loops until a member they change says they are done). A
   // thread started once the stop has waited is never waited for (oatpp's
   // HttpConnectionHandler spawned connection threads after stop(), 28b71c7).
-  void CheckStartAfterStop(const CXXRecordDecl* rd,
-                           const std::vector<const FunctionDecl*>& entries) {
-    std::vector<std::pair<const FunctionDecl*, Reach>> stops;
-    std::vector<std::pair<const FunctionDecl*, SourceLocation>> starts;
-    for (const CXXMethodDecl* m : rd->methods()) {
-      const FunctionDecl* def = nullptr;
-      if (!m->hasBody(def) || !def || !def->getBody() || isa<CXXConstructorDecl>(def) ||
-          std::find(entries.begin(), entries.end(), def) != entries.end())
-        continue;
-      Reach r;
-      reach_->Walk(def->getBody(), &r, 0, false);
-      if (r.joins || DrainLoop(def->getBody())) stops.emplace_back(def, std::move(r));
-      if (SourceLocation start = StartEachCall(def->getBody());
-          start.isValid() && m->getAccess() == AS_public && !isa<CXXDestructorDecl>(def))
-        starts.emplace_back(def, start);
+  void CheckStartAfterStop(const std::vector<MethodReach>& methods) {
+    std::vector<const MethodReach*> stops;
+    std::vector<std::pair<const MethodReach*, SourceLocation>> starts;
+    for (const MethodReach& method : methods) {
+      if (method.reach.joins || DrainLoop(method.def->getBody())) stops.push_back(&method);
+      if (SourceLocation start = StartEachCall(method.def->getBody());
+          start.isValid() && method.decl->getAccess() == AS_public &&
+          !isa<CXXDestructorDecl>(method.def))
+        starts.emplace_back(&method, start);
     }
-    for (const auto& [starter, start] : starts) {
-      Reach r;
-      reach_->Walk(starter->getBody(), &r, 0, false);
-      for (const auto& [stopper, stop] : stops) {
+    for (const auto& [starting, start] : starts) {
+      const FunctionDecl* starter = starting->def;
+      const Reach& r = starting->reach;
+      for (const MethodReach* stopping : stops) {
+        const FunctionDecl* stopper = stopping->def;
+        const Reach& stop = stopping->reach;
         if (stopper == starter || reported_.count(start.getPtrEncoding())) continue;
         bool tests_stop = false;
         for (const FieldDecl* f : r.reads) tests_stop |= stop.writes.count(f) > 0;
