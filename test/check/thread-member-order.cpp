@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <stop_token>
 #include <thread>
@@ -118,4 +119,135 @@ class OnlyScalars {
  private:
   std::jthread worker_;
   int count_ = 0;
+};
+
+// A project's task pool: its destructor joins its workers through join(),
+// which joins each thread of a member vector. Tasks are handed to add().
+class TaskPool {
+ public:
+  explicit TaskPool(int n) {
+    for (int i = 0; i < n; ++i) threads_.emplace_back([this] { Run(); });
+  }
+  ~TaskPool() { join(); }
+  void add(std::function<void()> task) {
+    std::lock_guard<std::mutex> lock(mu_);
+    tasks_.push_back(std::move(task));
+  }
+  void join() {
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+ private:
+  void Run() {}
+  std::mutex mu_;
+  std::deque<std::function<void()>> tasks_;
+  std::vector<std::thread> threads_;
+};
+
+// A reader whose tasks use its pimpl; the pool lives in the pimpl before the
+// queue and mutex the tasks use, and only finish() joins it: a reader
+// destroyed without finish() destroys them under the running tasks.
+class Decoder {
+ public:
+  Decoder();
+  ~Decoder();
+  void Submit(int block);
+  void Finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+struct Decoder::State {
+  TaskPool pool{4};
+  std::mutex mu;
+  std::condition_variable ready;
+  std::deque<int> blocks;
+};
+
+Decoder::Decoder() : state_(new State) {}
+Decoder::~Decoder() {}
+// CHECK: :[[@LINE-1]]:10: warning: the destructor of 'Decoder' does not stop 'state_->pool', which joins its threads only when it is destroyed: 'state_->mu', 'state_->ready' and 'state_->blocks', which its tasks use, are destroyed before it (members go in reverse order of declaration), while the tasks may still run; stop 'state_->pool' first in the destructor, as 'Finish' does [tether-thread-member-order]
+// CHECK: :[[@LINE+5]]:46: note: a task uses 'state_->mu' here
+// CHECK: :[[@LINE-10]]:12: note: 'pool' is declared here, before 'mu'
+
+void Decoder::Submit(int block) {
+  state_->pool.add([this, block] {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->blocks.push_back(block);
+    state_->ready.notify_one();
+  });
+}
+void Decoder::Finish() { state_->pool.join(); }
+
+// The same pool held by unique_ptr in the pimpl, and a fixed destructor:
+// it stops the pool before any member goes.
+class FixedDecoder {
+ public:
+  FixedDecoder();
+  ~FixedDecoder();
+  void Submit(int block);
+
+ private:
+  struct State {
+    std::unique_ptr<TaskPool> pool;
+    std::mutex mu;
+    std::deque<int> blocks;
+  };
+  std::unique_ptr<State> state_;
+};
+
+FixedDecoder::FixedDecoder() : state_(new State) { state_->pool.reset(new TaskPool(2)); }
+FixedDecoder::~FixedDecoder() { state_->pool->join(); }
+void FixedDecoder::Submit(int block) {
+  state_->pool->add([this, block] {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->blocks.push_back(block);
+  });
+}
+
+// The pool declared last in the pimpl, and nothing of the reader itself
+// declared after the pimpl: the pool is destroyed (and joins) first.
+class PoolLast {
+ public:
+  PoolLast();
+  ~PoolLast();
+  void Submit();
+
+ private:
+  struct State {
+    std::mutex mu;
+    std::deque<int> blocks;
+    TaskPool pool{2};
+  };
+  std::unique_ptr<State> state_;
+};
+
+PoolLast::PoolLast() : state_(new State) {}
+PoolLast::~PoolLast() {}
+void PoolLast::Submit() {
+  state_->pool.add([this] {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->blocks.push_back(1);
+  });
+}
+
+// A pool member of the class itself, tasks added from a method: the order
+// is the class's own, reported at the declaration.
+class Indexer {
+ public:
+  void Add(int doc) {
+    pool_.add([this, doc] {
+      std::lock_guard<std::mutex> lock(mu_);
+      docs_.push_back(doc);
+    });
+  }
+
+ private:
+  TaskPool pool_{2};
+  // CHECK: :[[@LINE-1]]:12: warning: 'pool_' joins its threads only when it is destroyed, but it is declared before 'mu_' and 'docs_', which the threads use
+  std::mutex mu_;
+  std::deque<int> docs_;
 };

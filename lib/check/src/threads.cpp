@@ -150,23 +150,37 @@ bool IsStdContainer(const std::string& name) {
          name == "std::array" || name == "std::unique_ptr" || name == "std::optional";
 }
 
-// The class's destructor joins one of its std::thread members.
+// The class's destructor joins its std::thread members: join() on one, or on
+// each of a member container of them (a pool: `for (auto& t : threads_)
+// t.join();`), directly or in a method of the class it calls on this, two
+// deep (PDAL's `~ThreadPool() { join(); }`).
 bool DestructorJoinsMember(const CXXRecordDecl* rd) {
   const CXXDestructorDecl* dtor = rd->getDestructor();
   const FunctionDecl* def = nullptr;
   if (!dtor || !dtor->isUserProvided() || !dtor->hasBody(def) || !def) return false;
-  std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
-    if (!s) return false;
-    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
-        mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "join")
-      if (const FieldDecl* f = MemberOfThis(mc->getImplicitObjectArgument());
-          f && RecordName(f->getType()) == "std::thread")
+  std::set<const FunctionDecl*> seen;
+  std::function<bool(const Stmt*, unsigned)> walk = [&](const Stmt* s, unsigned depth) {
+    if (!s || isa<LambdaExpr>(s)) return false;
+    if (const auto* loop = dyn_cast<CXXForRangeStmt>(s))
+      if (const FieldDecl* f = MemberOfThis(loop->getRangeInit());
+          f && RecordName(f->getType()) != "std::thread" && JoinsEach(loop, {"join"}))
         return true;
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
+      if (mc->getMethodDecl()->getNameAsString() == "join")
+        if (const FieldDecl* f = MemberOfThis(mc->getImplicitObjectArgument());
+            f && RecordName(f->getType()) == "std::thread")
+          return true;
+      const FunctionDecl* callee = nullptr;
+      if (depth < 2 && isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts()) &&
+          mc->getMethodDecl()->getParent() == rd && mc->getMethodDecl()->hasBody(callee) &&
+          callee && seen.insert(callee).second && walk(callee->getBody(), depth + 1))
+        return true;
+    }
     for (const Stmt* child : s->children())
-      if (walk(child)) return true;
+      if (walk(child, depth)) return true;
     return false;
   };
-  return walk(def->getBody());
+  return walk(def->getBody(), 0);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 /// Members are destroyed in reverse order of declaration, so the mutex,
 /// condition variable or queue the threads use is destroyed first, while
 /// they may still run. Docs: docs/checks/thread-member-order.md
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -32,6 +33,82 @@ bool DestructionMatters(QualType t) {
   return t.isDestructedType() != QualType::DK_none;
 }
 
+// A member of this as the code reaches it, outermost first and at most two
+// deep: `mu_` is {mu_}, `d->pool` and `m_p->pool->add(...)`'s object are
+// {d, pool} (a pimpl's member). Empty when the expression does not start
+// at this.
+using MemberPath = std::vector<const FieldDecl*>;
+
+MemberPath PathOf(const Expr* e) {
+  MemberPath path;
+  while (e) {
+    e = e->IgnoreParenImpCasts();
+    if (isa<CXXThisExpr>(e)) {
+      std::reverse(path.begin(), path.end());
+      if (path.size() > 2) path.resize(2);
+      return path;
+    }
+    if (const auto* arrow = dyn_cast<CXXOperatorCallExpr>(e);
+        arrow && arrow->getOperator() == OO_Arrow) {
+      e = arrow->getArg(0);
+      continue;
+    }
+    const auto* me = dyn_cast<MemberExpr>(e);
+    const auto* f = me ? dyn_cast<FieldDecl>(me->getMemberDecl()) : nullptr;
+    if (!f) return {};
+    path.push_back(f);
+    e = me->getBase();
+  }
+  return {};
+}
+
+// The class a member owns and destroys with itself: a project's class held by
+// value or by std::unique_ptr (a pimpl). Raw pointers own nothing we can see.
+const CXXRecordDecl* OwnedRecord(const FieldDecl* f) {
+  QualType t = f->getType().getCanonicalType();
+  if (const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+      spec && QualifiedName(spec->getSpecializedTemplate()) == "std::unique_ptr" &&
+      spec->getTemplateArgs().size() > 0 &&
+      spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+    t = spec->getTemplateArgs()[0].getAsType().getCanonicalType();
+  const CXXRecordDecl* rd = t->getAsCXXRecordDecl();
+  if (!rd || !rd->hasDefinition() || QualifiedName(rd).rfind("std::", 0) == 0) return nullptr;
+  return rd->getDefinition();
+}
+
+// How the user writes a path: `mu_`, `d->mutex`, `state.queue`.
+std::string Spelled(const MemberPath& p) {
+  std::string out = p.front()->getNameAsString();
+  if (p.size() > 1)
+    out += (p.front()->getType()->isPointerType() ||
+                    RecordName(p.front()->getType()) == "std::unique_ptr"
+                ? "->"
+                : ".") +
+           p[1]->getNameAsString();
+  return out;
+}
+
+// The lambda an argument holds: as written, or converted to a std::function
+// (or another callable wrapper) by a constructor.
+const LambdaExpr* LambdaArgument(const Expr* e) {
+  for (int i = 0; e && i < 6; ++i) {
+    e = e->IgnoreImplicit()->IgnoreParens();
+    if (const auto* lambda = dyn_cast<LambdaExpr>(e)) return lambda;
+    if (const auto* mte = dyn_cast<MaterializeTemporaryExpr>(e)) {
+      e = mte->getSubExpr();
+    } else if (const auto* bind = dyn_cast<CXXBindTemporaryExpr>(e)) {
+      e = bind->getSubExpr();
+    } else if (const auto* ce = dyn_cast<CXXConstructExpr>(e); ce && ce->getNumArgs() >= 1) {
+      e = ce->getArg(0);
+    } else if (const auto* cast = dyn_cast<CastExpr>(e)) {
+      e = cast->getSubExpr();
+    } else {
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
 class ThreadMemberOrderCheck : public Check {
  public:
   using Check::Check;
@@ -44,50 +121,102 @@ class ThreadMemberOrderCheck : public Check {
   void check(const MatchFinder::MatchResult& result) override {
     const auto* rd = result.Nodes.getNodeAs<CXXRecordDecl>("class");
     if (!IsClassAsWritten(rd, sm()) || !done_.insert(rd).second) return;
-    std::vector<const FieldDecl*> fields(rd->field_begin(), rd->field_end());
-    std::vector<size_t> threads;
-    for (size_t i = 0; i < fields.size(); ++i)
-      if (JoinsOnDestruction(fields[i]->getType())) threads.push_back(i);
-    if (threads.empty()) return;
-    std::vector<const FunctionDecl*> entries = ThreadEntries(rd, model());
-    if (entries.empty()) return;
     rd_ = rd;
-    std::map<const FieldDecl*, SourceLocation> used;  // by the threads, first use
+    // The members that join their threads only when destroyed: the class's
+    // own, and those of a class it owns (a pimpl's pool).
+    std::vector<MemberPath> pools;
+    for (const FieldDecl* f : rd->fields()) {
+      if (JoinsOnDestruction(f->getType())) pools.push_back({f});
+      if (const CXXRecordDecl* owned = OwnedRecord(f); owned && owned != rd)
+        for (const FieldDecl* g : owned->fields())
+          if (JoinsOnDestruction(g->getType())) pools.push_back({f, g});
+    }
+    if (pools.empty()) return;
+    // The code those threads run: the class's thread entries, and the tasks
+    // its methods hand to a pool (`pool.add([this] {...})`).
+    std::vector<const Stmt*> code;
+    for (const FunctionDecl* entry : ThreadEntries(rd, model())) code.push_back(entry->getBody());
+    for (const CXXMethodDecl* m : rd->methods()) {
+      const FunctionDecl* def = nullptr;
+      if (m->hasBody(def) && def) Tasks(def->getBody(), pools, &code);
+    }
+    if (code.empty()) return;
+    std::map<MemberPath, SourceLocation> used;  // by the threads, first use
     std::set<const FunctionDecl*> seen;
-    for (const FunctionDecl* entry : entries) Uses(entry->getBody(), 0, &seen, &used);
+    for (const Stmt* body : code) Uses(body, 0, &seen, &used);
     const CXXDestructorDecl* dtor = rd->getDestructor();
     const FunctionDecl* dtor_def = nullptr;
     if (dtor && dtor->isUserProvided() && !dtor->hasBody(dtor_def))
       return;  // defined in another TU: it may join them
-    for (size_t i : threads) {
-      const FieldDecl* member = fields[i];
-      if (dtor_def && JoinedIn(dtor_def->getBody(), member, 0)) continue;
-      std::vector<const FieldDecl*> later;
-      for (size_t j = i + 1; j < fields.size(); ++j)
-        if (used.count(fields[j]) && !JoinsOnDestruction(fields[j]->getType()) &&
-            DestructionMatters(fields[j]->getType()))
-          later.push_back(fields[j]);
+    for (const MemberPath& pool : pools) {
+      if (dtor_def && JoinedIn(dtor_def->getBody(), pool, 0)) continue;
+      std::vector<MemberPath> later;
+      for (const auto& [path, at] : used)
+        if (DestroyedBefore(path, pool)) later.push_back(path);
       if (later.empty()) continue;
-      Report(rd, member, later, used, dtor_def);
+      std::sort(later.begin(), later.end(), [&](const MemberPath& a, const MemberPath& b) {
+        return Key(a) < Key(b);
+      });
+      bool local = pool.size() == 1;
+      for (const MemberPath& p : later) local &= p.size() == 1;
+      if (local)
+        Report(rd, pool.front(), later, used, dtor_def);
+      else
+        ReportOwned(rd, pool, later, used, dtor_def);
     }
   }
 
  private:
-  void Report(const CXXRecordDecl* rd, const FieldDecl* member,
-              const std::vector<const FieldDecl*>& later,
-              const std::map<const FieldDecl*, SourceLocation>& used, const FunctionDecl* dtor) {
+  // Where a path's object is destroyed, as a key that orders destruction
+  // backwards: members in reverse order of declaration, an owned class's
+  // members when its owner is (before the owner's own pointer).
+  std::pair<int, int> Key(const MemberPath& p) const {
+    int outer = p.front()->getFieldIndex();
+    return {outer, p.size() > 1 ? static_cast<int>(p[1]->getFieldIndex()) : -1};
+  }
+
+  // The object at path is destroyed while pool's threads may still use it:
+  // it matters to them and goes before pool is destroyed (and joins).
+  bool DestroyedBefore(const MemberPath& path, const MemberPath& pool) const {
+    if (path == pool || (path.front() == pool.front() && path.size() == 1)) return false;
+    if (path.size() > 1 && (!OwnedRecord(path.front()) || OwnedRecord(path.front()) == rd_))
+      return false;
+    const FieldDecl* leaf = path.back();
+    if (JoinsOnDestruction(leaf->getType()) || !DestructionMatters(leaf->getType())) return false;
+    return Key(path) > Key(pool);
+  }
+
+  // Tasks handed to a pool: a lambda given to a method called on a pool's path.
+  void Tasks(const Stmt* s, const std::vector<MemberPath>& pools, std::vector<const Stmt*>* code) {
+    if (!s) return;
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
+      const MemberPath object = PathOf(mc->getImplicitObjectArgument());
+      if (!object.empty() && std::find(pools.begin(), pools.end(), object) != pools.end())
+        for (const Expr* arg : mc->arguments())
+          if (const LambdaExpr* lambda = LambdaArgument(arg)) code->push_back(lambda->getBody());
+    }
+    for (const Stmt* child : s->children()) Tasks(child, pools, code);
+  }
+
+  static std::string Names(const std::vector<MemberPath>& later) {
     std::string names;
     for (size_t k = 0; k < later.size() && k < 3; ++k)
       names += (k ? (k + 1 == later.size() || k == 2 ? "' and '" : "', '") : "'") +
-               later[k]->getNameAsString();
+               Spelled(later[k]);
     names += "'";
     if (later.size() > 3) names += " (and " + std::to_string(later.size() - 3) + " more)";
+    return names;
+  }
+
+  void Report(const CXXRecordDecl* rd, const FieldDecl* member,
+              const std::vector<MemberPath>& later, const std::map<MemberPath, SourceLocation>& used,
+              const FunctionDecl* dtor) {
     const std::string name = member->getNameAsString();
     const bool one = later.size() == 1;
     Finding* f =
         diag(member->getLocation(),
              "'" + name + "' joins its threads only when it is destroyed, but it is " +
-                 "declared before " + names + ", which the threads use: members are " +
+                 "declared before " + Names(later) + ", which the threads use: members are " +
                  "destroyed in reverse order of declaration, so " + (one ? "it is" : "they are") +
                  " destroyed while the threads may still run; declare '" + name +
                  "' after the members its threads use, or join its threads in the "
@@ -95,20 +224,57 @@ class ThreadMemberOrderCheck : public Check {
                  rd->getNameAsString() + "'");
     if (!f) return;
     f->function = rd->getNameAsString();
-    note(f, used.at(later.front()),
-         "a thread uses '" + later.front()->getNameAsString() + "' here");
+    note(f, used.at(later.front()), "a thread uses '" + Spelled(later.front()) + "' here");
     note(f, dtor ? dtor->getLocation() : rd->getLocation(),
          dtor ? "the destructor ends without joining '" + name + "'"
               : "'" + rd->getNameAsString() + "' has no destructor of its own");
   }
 
+  // A pool reached through an object the class owns (a pimpl), or tasks that
+  // use members of both: the class's destructor is the one place to stop the
+  // pool before anything its tasks use is destroyed.
+  void ReportOwned(const CXXRecordDecl* rd, const MemberPath& pool,
+                   const std::vector<MemberPath>& later,
+                   const std::map<MemberPath, SourceLocation>& used, const FunctionDecl* dtor) {
+    const std::string name = Spelled(pool);
+    const std::string stopper = Stopper(rd, pool);
+    const std::string cls = rd->getNameAsString();
+    Finding* f = diag(
+        dtor ? dtor->getLocation() : pool.back()->getLocation(),
+        (dtor ? "the destructor of '" + cls + "' does not stop '" + name + "'"
+              : "'" + cls + "' has no destructor to stop '" + name + "'") +
+            ", which joins its threads only when it is destroyed: " + Names(later) +
+            ", which its tasks use, " + (later.size() == 1 ? "is" : "are") +
+            " destroyed before it (members go in reverse order of declaration), while the "
+            "tasks may still run; stop '" +
+            name + "' first in the destructor" +
+            (stopper.empty() ? "" : ", as '" + stopper + "' does"));
+    if (!f) return;
+    f->function = dtor ? DisplayName(dtor) : cls;
+    note(f, used.at(later.front()), "a task uses '" + Spelled(later.front()) + "' here");
+    note(f, pool.back()->getLocation(),
+         "'" + pool.back()->getNameAsString() + "' is declared here, before '" +
+             later.front().back()->getNameAsString() + "'");
+  }
+
+  // A method of the class (not the destructor) that stops the pool.
+  std::string Stopper(const CXXRecordDecl* rd, const MemberPath& pool) {
+    for (const CXXMethodDecl* m : rd->methods()) {
+      const FunctionDecl* def = nullptr;
+      if (!isa<CXXDestructorDecl>(m) && m->hasBody(def) && def &&
+          JoinedIn(def->getBody(), pool, 1))
+        return m->getNameAsString();
+    }
+    return "";
+  }
+
   // The members a thread's code uses (through this), following calls of the
   // class's own methods on this two deep.
   void Uses(const Stmt* s, unsigned depth, std::set<const FunctionDecl*>* seen,
-            std::map<const FieldDecl*, SourceLocation>* used) {
+            std::map<MemberPath, SourceLocation>* used) {
     if (!s || isa<LambdaExpr>(s)) return;
     if (const auto* me = dyn_cast<MemberExpr>(s)) {
-      if (const FieldDecl* f = MemberOfThis(me)) used->try_emplace(f, me->getExprLoc());
+      if (MemberPath path = PathOf(me); !path.empty()) used->try_emplace(path, me->getExprLoc());
     } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
       const FunctionDecl* def = nullptr;
       if (isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts()) && depth < 2 &&
@@ -119,28 +285,29 @@ class ThreadMemberOrderCheck : public Check {
     for (const Stmt* child : s->children()) Uses(child, depth, seen, used);
   }
 
-  // The destructor joins member's threads before it ends: join() on it (or
-  // on each element), or clear()/reset() that destroys them there; in a
-  // method of the class it calls on this, two deep.
-  bool JoinedIn(const Stmt* s, const FieldDecl* member, unsigned depth) {
+  // The destructor stops pool's threads before it ends: join() on it (or on
+  // each element), a pool's stop, or clear()/reset() that destroys them
+  // there; in a method of the class it calls on this, two deep.
+  bool JoinedIn(const Stmt* s, const MemberPath& pool, unsigned depth) {
     if (!s || isa<LambdaExpr>(s)) return false;
     if (const auto* loop = dyn_cast<CXXForRangeStmt>(s);
-        loop && MemberOfThis(loop->getRangeInit()) == member && JoinsEach(loop, {"join"}))
+        loop && PathOf(loop->getRangeInit()) == pool && JoinsEach(loop, {"join"}))
       return true;
     if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
-      static const std::set<std::string> ends = {"join",     "clear",  "reset",
-                                                 "pop_back", "resize", "erase"};
-      if (MemberOfThis(mc->getImplicitObjectArgument()) == member &&
+      static const std::set<std::string> ends = {
+          "join",  "clear",    "reset", "pop_back",  "resize", "erase", "stop",
+          "wait",  "shutdown", "await", "terminate", "close",  "quit",  "request_stop"};
+      if (PathOf(mc->getImplicitObjectArgument()) == pool &&
           ends.count(mc->getMethodDecl()->getNameAsString()))
         return true;
       const FunctionDecl* def = nullptr;
       if (isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts()) && depth < 2 &&
           mc->getMethodDecl()->getParent() == rd_ && mc->getMethodDecl()->hasBody(def) && def &&
-          JoinedIn(def->getBody(), member, depth + 1))
+          JoinedIn(def->getBody(), pool, depth + 1))
         return true;
     }
     for (const Stmt* child : s->children())
-      if (JoinedIn(child, member, depth)) return true;
+      if (JoinedIn(child, pool, depth)) return true;
     return false;
   }
 
