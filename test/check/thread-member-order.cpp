@@ -251,3 +251,30 @@ class Indexer {
   std::mutex mu_;
   std::deque<int> docs_;
 };
+
+// The pimpl's own destructor stops its pool first (g3log's LogWorkerImpl
+// resets its background worker): its members outlive the pool's threads.
+class Sink {
+ public:
+  Sink();
+  ~Sink();
+  void Write(int line);
+
+ private:
+  struct Impl {
+    ~Impl() { pool.reset(); }
+    std::unique_ptr<TaskPool> pool;
+    std::mutex mu;
+    std::deque<int> lines;
+  };
+  std::unique_ptr<Impl> impl_;
+};
+
+Sink::Sink() : impl_(new Impl) { impl_->pool.reset(new TaskPool(1)); }
+Sink::~Sink() {}
+void Sink::Write(int line) {
+  impl_->pool->add([this, line] {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->lines.push_back(line);
+  });
+}

@@ -149,7 +149,8 @@ class ThreadMemberOrderCheck : public Check {
     if (dtor && dtor->isUserProvided() && !dtor->hasBody(dtor_def))
       return;  // defined in another TU: it may join them
     for (const MemberPath& pool : pools) {
-      if (dtor_def && JoinedIn(dtor_def->getBody(), pool, 0)) continue;
+      if (dtor_def && JoinedIn(dtor_def->getBody(), pool, rd, 0)) continue;
+      if (pool.size() > 1 && OwnerStops(pool)) continue;
       std::vector<MemberPath> later;
       for (const auto& [path, at] : used)
         if (DestroyedBefore(path, pool)) later.push_back(path);
@@ -257,12 +258,23 @@ class ThreadMemberOrderCheck : public Check {
              later.front().back()->getNameAsString() + "'");
   }
 
+  // The owned class's own destructor stops its pool before its members go
+  // (g3log's `~LogWorkerImpl() { _bg.reset(); }`), or is defined elsewhere.
+  bool OwnerStops(const MemberPath& pool) {
+    const CXXRecordDecl* owned = OwnedRecord(pool.front());
+    const CXXDestructorDecl* dtor = owned ? owned->getDestructor() : nullptr;
+    const FunctionDecl* def = nullptr;
+    if (!dtor || !dtor->isUserProvided()) return false;
+    if (!dtor->hasBody(def) || !def) return true;
+    return JoinedIn(def->getBody(), {pool[1]}, owned, 0);
+  }
+
   // A method of the class (not the destructor) that stops the pool.
   std::string Stopper(const CXXRecordDecl* rd, const MemberPath& pool) {
     for (const CXXMethodDecl* m : rd->methods()) {
       const FunctionDecl* def = nullptr;
       if (!isa<CXXDestructorDecl>(m) && m->hasBody(def) && def &&
-          JoinedIn(def->getBody(), pool, 1))
+          JoinedIn(def->getBody(), pool, rd, 1))
         return m->getNameAsString();
     }
     return "";
@@ -288,7 +300,7 @@ class ThreadMemberOrderCheck : public Check {
   // The destructor stops pool's threads before it ends: join() on it (or on
   // each element), a pool's stop, or clear()/reset() that destroys them
   // there; in a method of the class it calls on this, two deep.
-  bool JoinedIn(const Stmt* s, const MemberPath& pool, unsigned depth) {
+  bool JoinedIn(const Stmt* s, const MemberPath& pool, const CXXRecordDecl* rd, unsigned depth) {
     if (!s || isa<LambdaExpr>(s)) return false;
     if (const auto* loop = dyn_cast<CXXForRangeStmt>(s);
         loop && PathOf(loop->getRangeInit()) == pool && JoinsEach(loop, {"join"}))
@@ -302,12 +314,12 @@ class ThreadMemberOrderCheck : public Check {
         return true;
       const FunctionDecl* def = nullptr;
       if (isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts()) && depth < 2 &&
-          mc->getMethodDecl()->getParent() == rd_ && mc->getMethodDecl()->hasBody(def) && def &&
-          JoinedIn(def->getBody(), pool, depth + 1))
+          mc->getMethodDecl()->getParent() == rd && mc->getMethodDecl()->hasBody(def) && def &&
+          JoinedIn(def->getBody(), pool, rd, depth + 1))
         return true;
     }
     for (const Stmt* child : s->children())
-      if (JoinedIn(child, pool, depth)) return true;
+      if (JoinedIn(child, pool, rd, depth)) return true;
     return false;
   }
 
