@@ -5,6 +5,7 @@
 #include <thread>
 
 #include <tether/context.hpp>
+#include <tether/scope.hpp>
 
 void Use(const tether::Context& ctx);
 
@@ -13,6 +14,24 @@ void Parameter(const tether::Context& ctx) {
   Use(tether::Background());
   // CHECK: :[[@LINE-1]]:7: warning: root context 'tether::Background()' created in 'Parameter', which can reach context 'ctx'; {{.*}} [tether-detached-context]
   // CHECK: note: context 'ctx' is reachable here (parameter)
+  // CHECK-FIXES: {{^}}  Use(ctx);{{$}}
+}
+
+// A function that owns a scope: the fix takes the scope's context, so the
+// scope's end still stops (and the tracer still sees) what the root's user starts.
+void OwnsScope(const tether::Context& ctx) {
+  tether::Scope build(ctx, "build");
+  Use(tether::Background());
+  // CHECK: :[[@LINE-1]]:7: warning: root context 'tether::Background()' created in 'OwnsScope', which can reach context 'ctx'
+  // CHECK: :[[@LINE-3]]:17: note: 'build' owns a scope here: pass on 'build.context()'
+  // CHECK-FIXES: {{^}}  Use(build.context());{{$}}
+}
+
+// A scope that has ended before the root: the parameter as usual.
+void ScopeEnded(const tether::Context& ctx) {
+  { tether::Scope step(ctx, "step"); }
+  Use(tether::Background());
+  // CHECK: :[[@LINE-1]]:7: warning: root context 'tether::Background()' created in 'ScopeEnded', which can reach context 'ctx'
   // CHECK-FIXES: {{^}}  Use(ctx);{{$}}
 }
 

@@ -66,10 +66,59 @@ class DetachedContextCheck : public Check {
     if (!f) return;
     for (const ReachableContext& r : reachable)
       note(f, r.where, "context '" + r.spelling + "' is reachable here (" + r.how + ")");
-    if (reachable.size() == 1) replace(f, root->getSourceRange(), reachable[0].spelling);
+    // A function that owns a scope (tether::Scope) runs its work in the
+    // scope's context: the fix takes that one, so the scope's end (and the
+    // tracer) still covers what the root's users start.
+    if (const VarDecl* scope = ScopeInForce(fn, root)) {
+      const std::string spelling = scope->getNameAsString() + ".context()";
+      note(f, scope->getLocation(),
+           "'" + scope->getNameAsString() + "' owns a scope here: pass on '" + spelling + "'");
+      replace(f, root->getSourceRange(), spelling);
+    } else if (reachable.size() == 1) {
+      replace(f, root->getSourceRange(), reachable[0].spelling);
+    }
   }
 
  private:
+  // A local object of fn, declared before root in a block that holds root,
+  // whose class gives out a context of root's type by context(): a scope the
+  // function owns (tether::Scope), or a project's own of the same shape.
+  const VarDecl* ScopeInForce(const FunctionDecl* fn, const Expr* root) {
+    const std::string context_type = RecordName(root->getType());
+    const SourceLocation at = sm().getExpansionLoc(root->getBeginLoc());
+    const VarDecl* found = nullptr;
+    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s || isa<LambdaExpr>(s)) return;
+      if (const auto* block = dyn_cast<CompoundStmt>(s)) {
+        const SourceRange range(sm().getExpansionLoc(block->getBeginLoc()),
+                                sm().getExpansionLoc(block->getEndLoc()));
+        if (!sm().isBeforeInTranslationUnit(range.getBegin(), at) ||
+            !sm().isBeforeInTranslationUnit(at, range.getEnd()))
+          return;
+        for (const Stmt* child : block->body())
+          if (const auto* ds = dyn_cast<DeclStmt>(child))
+            for (const Decl* d : ds->decls())
+              if (const auto* v = dyn_cast<VarDecl>(d);
+                  v && sm().isBeforeInTranslationUnit(sm().getExpansionLoc(v->getEndLoc()), at) &&
+                  GivesContext(v->getType(), context_type))
+                found = v;
+      }
+      for (const Stmt* child : s->children()) walk(child);
+    };
+    walk(fn->getBody());
+    return found;
+  }
+
+  static bool GivesContext(QualType t, const std::string& context_type) {
+    const CXXRecordDecl* rd = t.getNonReferenceType()->getAsCXXRecordDecl();
+    if (!rd || !rd->hasDefinition() || context_type.empty()) return false;
+    for (const CXXMethodDecl* m : rd->getDefinition()->methods())
+      if (m->getNameAsString() == "context" && m->getNumParams() == 0 &&
+          RecordName(m->getReturnType().getNonReferenceType()) == context_type)
+        return true;
+    return false;
+  }
+
   // The std form: a local stop_source, or a jthread started with a callable
   // that the function joins, has a stop state of its own. Where the function
   // can reach a context and no link object (std::stop_callback) built in the
