@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cmd/run.hpp"
+#include "git_commit.hpp"  // TETHER_GIT_COMMIT, regenerated on every build
 #include "cmd/serve.hpp"
 #include "cmd/validate.hpp"
 #include "tether/worker/pipeline.hpp"
@@ -18,6 +19,7 @@ const char kUsage[] =
     "  serve [options]                 run builds from a queue until SIGTERM (see: serve --help)\n"
     "  submit [--queue Q] PIPELINE.yml...  queue pipelines as builds; prints the job ids\n"
     "  status [--queue Q] JOB          a queued build's state and result\n"
+    "  version                         the version and the commit it was built from\n"
     "\n"
     "Exit status: 0 success, 1 a build failed, 2 usage or validation error,\n"
     "3 infrastructure error.\n";
@@ -31,6 +33,13 @@ int Dispatch(int argc, char** argv) {
   if (!std::strcmp(command, "--help") || !std::strcmp(command, "-h") ||
       !std::strcmp(command, "help")) {
     std::cout << kUsage;
+    return 0;
+  }
+  if (!std::strcmp(command, "--version") || !std::strcmp(command, "version")) {
+    // The form of `tether --version`: a bug report quotes these lines.
+    std::cout << "tether-worker " << TETHER_VERSION << "\n"
+              << "commit: " << TETHER_GIT_COMMIT << "\n"
+              << "compiler: " << TETHER_CXX_COMPILER << "\n";
     return 0;
   }
   if (!std::strcmp(command, "run")) return tether::worker::cmd::RunCommand(argc - 1, argv + 1);

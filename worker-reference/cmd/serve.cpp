@@ -34,7 +34,8 @@ const char kServeUsage[] =
     "  --api ADDR                   serve the HTTP API on ADDR (host:port)\n"
     "  --api-token-file F           bearer token of the API (required off loopback)\n"
     "  and the options of run: --results, --build-limit, --build-timeout, --kill-grace,\n"
-    "  --log-streaming-timeout, --shutdown-grace, --max-log-size, --workspace-root, --quiet\n"
+    "  --log-streaming-timeout, --shutdown-grace, --max-log-size, --workspace-root, --runtime,\n"
+    "  --network, --strict, --quiet (see: tether-worker run --help)\n"
     "\n"
     "Exit status: 0 after a shutdown, 2 usage error, 3 the queue is unreachable or unusable.\n";
 
