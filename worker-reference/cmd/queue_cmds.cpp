@@ -49,6 +49,8 @@ bool ParseClient(int argc, char** argv, ClientArgs* out, std::string* error) {
 int OpenFor(const char* command, const ClientArgs& args, std::unique_ptr<queue::Queue>* q) {
   queue::QueueOptions options;
   options.key = args.key;
+  // submit may make the spool it queues into; status only reads one.
+  options.create = std::string(command) == "submit";
   if (Error err = queue::OpenQueue(args.queue, options, q); !err.ok()) {
     std::cerr << "tether-worker " << command << ": " << err.message() << "\n";
     return err.Is(ErrorCode::kInvalidArgument) ? kExitUsage : kExitQueue;

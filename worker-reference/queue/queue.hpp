@@ -83,6 +83,7 @@ struct QueueOptions {
   Duration heartbeat_ttl = std::chrono::seconds(30);  // redis: a worker is dead after this
   std::string worker_name;                            // empty: host-pid-random
   int slots = 1;                                      // executor slots of this worker
+  bool create = true;  // spool: make the directory (serve, submit); false: it must exist (status)
 };
 
 // A durable queue (spool or Redis).

@@ -124,6 +124,12 @@ SpoolQueue::~SpoolQueue() {
 }
 
 Error SpoolQueue::Open() {
+  // A command that only reads the queue (status) must not make one out of a
+  // typo: a missing spool is an error, and nothing is created.
+  if (!options_.create && !fs::is_directory(root_ + "/pending")) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "no spool queue at " + root_ + " (" + root_ + "/pending is not a directory)");
+  }
   for (const char* sub : {"", "/tmp", "/pending", "/done", "/workers"}) {
     std::error_code ec;
     fs::create_directories(root_ + sub, ec);
