@@ -22,8 +22,33 @@ extern char** environ;
 
 namespace tether::worker::cmd {
 
+namespace {
+
+// A directory the worker makes for the user (--results, --workspace-root)
+// is made one level deep, never with its parents: a missing parent is a typo
+// (`/nonexsitent/ws`), refused before anything is created.
+bool ParentMissing(const char* command, const char* option, const std::string& dir) {
+  if (dir.empty()) return false;
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec)) return false;
+  std::filesystem::path parent = std::filesystem::path(dir).lexically_normal().parent_path();
+  if (parent.empty() || std::filesystem::is_directory(parent, ec)) return false;
+  std::cerr << "tether-worker " << command << ": " << option << " " << dir << ": its parent "
+            << parent.string() << " is not a directory (only the last part is created)\n";
+  return true;
+}
+
+}  // namespace
+
+bool RefuseMissingParents(const char* command, const RunOptions& options) {
+  return ParentMissing(command, "--results", options.results_dir) ||
+         ParentMissing(command, "--workspace-root", options.workspace_root);
+}
+
 int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_workspace_root,
                          std::unique_ptr<WorkspaceLedger>* ledger) {
+  if (RefuseMissingParents(command, *options))
+    return 2;  // a usage error: nothing created, nothing started
   // Before any thread exists: SIGINT/SIGTERM are read from a signalfd by the
   // signal task, SIGCHLD by the reaper task (every thread inherits the mask;
   // children get it cleared).

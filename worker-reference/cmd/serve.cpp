@@ -87,6 +87,8 @@ int ServeCommand(int argc, char** argv) {
     std::cout << kServeUsage;
     return 0;
   }
+  // Refused before the spool is made: a refused command leaves nothing.
+  if (RefuseMissingParents("serve", options.run)) return kExitUsage;
   std::unique_ptr<queue::Queue> q;
   if (Error err = queue::OpenQueue(options.queue, QueueOptionsOf(options), &q); !err.ok()) {
     std::cerr << "tether-worker serve: " << err.message() << "\n";
