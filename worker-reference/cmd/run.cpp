@@ -25,16 +25,18 @@ namespace tether::worker::cmd {
 namespace {
 
 // A directory the worker makes for the user (--results, --workspace-root)
-// is made one level deep, never with its parents: a missing parent is a typo
-// (`/nonexsitent/ws`), refused before anything is created.
+// is made one level deep, never with its parents: a parent that does not
+// exist is a typo
+// (`/nonexistent/ws`), refused before anything is created. A parent that is
+// not a directory is left to the creation, an infrastructure error (exit 3).
 bool ParentMissing(const char* command, const char* option, const std::string& dir) {
   if (dir.empty()) return false;
   std::error_code ec;
   if (std::filesystem::exists(dir, ec)) return false;
   std::filesystem::path parent = std::filesystem::path(dir).lexically_normal().parent_path();
-  if (parent.empty() || std::filesystem::is_directory(parent, ec)) return false;
+  if (parent.empty() || std::filesystem::exists(parent, ec)) return false;
   std::cerr << "tether-worker " << command << ": " << option << " " << dir << ": its parent "
-            << parent.string() << " is not a directory (only the last part is created)\n";
+            << parent.string() << " does not exist (only the last part is created)\n";
   return true;
 }
 
