@@ -39,6 +39,23 @@ const char kServeUsage[] =
     "\n"
     "Exit status: 0 after a shutdown, 2 usage error, 3 the queue is unreachable or unusable.\n";
 
+namespace {
+
+// Removes a workspace root this process made (empty: none), after closing
+// the ledger kept in it.
+struct OwnedWorkspaceRoot {
+  std::unique_ptr<WorkspaceLedger>* ledger;
+  std::string root;
+  ~OwnedWorkspaceRoot() {
+    if (root.empty()) return;
+    ledger->reset();
+    std::error_code ec;
+    std::filesystem::remove_all(root, ec);
+  }
+};
+
+}  // namespace
+
 Error ParseServeOptions(int argc, char** argv, ServeOptions* out) {
   cli::Options cli(cli::Style::kBare);
   DeclareRunOptions(&cli, &out->run);
@@ -100,11 +117,12 @@ int ServeCommand(int argc, char** argv) {
       status != 0) {
     return status;
   }
+  // The temporary workspace root this process made goes on every return (a
+  // refused --api too), after the ledger that lives in it; declared before
+  // the Worker, so it goes after the Worker too.
+  OwnedWorkspaceRoot owned{&ledger, own_workspace_root ? options.run.workspace_root : ""};
   if (Error err = q->Register(); !err.ok()) {
     std::cerr << "tether-worker serve: " << err.message() << "\n";
-    ledger.reset();
-    std::error_code ec;
-    if (own_workspace_root) std::filesystem::remove_all(options.run.workspace_root, ec);
     return ExitStatusOf(err);
   }
 
@@ -112,7 +130,6 @@ int ServeCommand(int argc, char** argv) {
   for (char** e = environ; *e != nullptr; ++e) worker_env.emplace_back(*e);
   bool tty = ::isatty(STDOUT_FILENO) == 1;
   executor::LiveOutput live(stdout, !options.run.quiet, tty);
-  const std::string workspace_root = options.run.workspace_root;
   Worker worker(options.run, q.get(), &live, std::move(worker_env), q->worker_name());
   worker.SetLedger(ledger.get());
 
@@ -129,9 +146,6 @@ int ServeCommand(int argc, char** argv) {
   std::cerr << "tether-worker serve: worker " << q->worker_name() << " on " << options.queue << ", "
             << options.run.build_limit << " slot(s)\n";
   worker.Start(Background(), std::move(side));
-  ledger.reset();  // before its root goes
-  std::error_code ec;
-  if (own_workspace_root) std::filesystem::remove_all(workspace_root, ec);
   return worker.InfrastructureFailed() ? kExitQueue : 0;
 }
 
