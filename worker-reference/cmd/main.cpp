@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "cmd/run.hpp"
-#include "git_commit.hpp"  // TETHER_GIT_COMMIT, regenerated on every build
 #include "cmd/serve.hpp"
 #include "cmd/validate.hpp"
+#include "git_commit.hpp"  // TETHER_GIT_COMMIT, regenerated on every build
 #include "tether/worker/pipeline.hpp"
 
 namespace {

@@ -155,9 +155,8 @@ class ThreadMemberOrderCheck : public Check {
       for (const auto& [path, at] : used)
         if (DestroyedBefore(path, pool)) later.push_back(path);
       if (later.empty()) continue;
-      std::sort(later.begin(), later.end(), [&](const MemberPath& a, const MemberPath& b) {
-        return Key(a) < Key(b);
-      });
+      std::sort(later.begin(), later.end(),
+                [&](const MemberPath& a, const MemberPath& b) { return Key(a) < Key(b); });
       bool local = pool.size() == 1;
       for (const MemberPath& p : later) local &= p.size() == 1;
       if (local)
@@ -202,16 +201,16 @@ class ThreadMemberOrderCheck : public Check {
   static std::string Names(const std::vector<MemberPath>& later) {
     std::string names;
     for (size_t k = 0; k < later.size() && k < 3; ++k)
-      names += (k ? (k + 1 == later.size() || k == 2 ? "' and '" : "', '") : "'") +
-               Spelled(later[k]);
+      names +=
+          (k ? (k + 1 == later.size() || k == 2 ? "' and '" : "', '") : "'") + Spelled(later[k]);
     names += "'";
     if (later.size() > 3) names += " (and " + std::to_string(later.size() - 3) + " more)";
     return names;
   }
 
   void Report(const CXXRecordDecl* rd, const FieldDecl* member,
-              const std::vector<MemberPath>& later, const std::map<MemberPath, SourceLocation>& used,
-              const FunctionDecl* dtor) {
+              const std::vector<MemberPath>& later,
+              const std::map<MemberPath, SourceLocation>& used, const FunctionDecl* dtor) {
     const std::string name = member->getNameAsString();
     const bool one = later.size() == 1;
     Finding* f =
@@ -240,16 +239,16 @@ class ThreadMemberOrderCheck : public Check {
     const std::string name = Spelled(pool);
     const std::string stopper = Stopper(rd, pool);
     const std::string cls = rd->getNameAsString();
-    Finding* f = diag(
-        dtor ? dtor->getLocation() : pool.back()->getLocation(),
-        (dtor ? "the destructor of '" + cls + "' does not stop '" + name + "'"
-              : "'" + cls + "' has no destructor to stop '" + name + "'") +
-            ", which joins its threads only when it is destroyed: " + Names(later) +
-            ", which its tasks use, " + (later.size() == 1 ? "is" : "are") +
-            " destroyed before it (members go in reverse order of declaration), while the "
-            "tasks may still run; stop '" +
-            name + "' first in the destructor" +
-            (stopper.empty() ? "" : ", as '" + stopper + "' does"));
+    Finding* f =
+        diag(dtor ? dtor->getLocation() : pool.back()->getLocation(),
+             (dtor ? "the destructor of '" + cls + "' does not stop '" + name + "'"
+                   : "'" + cls + "' has no destructor to stop '" + name + "'") +
+                 ", which joins its threads only when it is destroyed: " + Names(later) +
+                 ", which its tasks use, " + (later.size() == 1 ? "is" : "are") +
+                 " destroyed before it (members go in reverse order of declaration), while the "
+                 "tasks may still run; stop '" +
+                 name + "' first in the destructor" +
+                 (stopper.empty() ? "" : ", as '" + stopper + "' does"));
     if (!f) return;
     f->function = dtor ? DisplayName(dtor) : cls;
     note(f, used.at(later.front()), "a task uses '" + Spelled(later.front()) + "' here");
@@ -307,8 +306,8 @@ class ThreadMemberOrderCheck : public Check {
       return true;
     if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
       static const std::set<std::string> ends = {
-          "join",  "clear",    "reset", "pop_back",  "resize", "erase", "stop",
-          "wait",  "shutdown", "await", "terminate", "close",  "quit",  "request_stop"};
+          "join", "clear",    "reset", "pop_back",  "resize", "erase", "stop",
+          "wait", "shutdown", "await", "terminate", "close",  "quit",  "request_stop"};
       if (PathOf(mc->getImplicitObjectArgument()) == pool &&
           ends.count(mc->getMethodDecl()->getNameAsString()))
         return true;
