@@ -3,8 +3,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "commands.hpp"
@@ -14,6 +17,7 @@
 #include "tether/check/suppress.hpp"
 #include "tether/check/writers.hpp"
 #include "tether/cli/options.hpp"
+#include "tether/io/output_file.hpp"
 
 namespace tether::tool {
 namespace {
@@ -23,7 +27,7 @@ constexpr const char* kUsage =
     "                    [--format text|json|sarif] [--output F] [--export-fixes F] [--fix]\n"
     "                    [-j N] [--graph F.json] [--sarif-root DIR] [--exclude SUBSTR]...\n"
     "                    [--max-chain-depth N] [--baseline F] [--cache-dir DIR] [--quiet]\n"
-    "                    [--list-checks]\n"
+    "                    [--warnings-as-errors GLOB,...] [--list-checks]\n"
     "                    [FILES...] [-- COMPILER ARGS]\n"
     "\n"
     "Finds detached contexts and unwaited tasks (see docs/checker.md).\n"
@@ -32,7 +36,8 @@ constexpr const char* kUsage =
     "  --model FILE       an API model (JSON); repeat to merge several; replaces the default,\n"
     "                     builtin:libtether and builtin:std-stop-token "
     "(std::thread/jthread/stop_token)\n"
-    "  --checks GLOBS     clang-tidy style, e.g. -*,tether-lost-cancel (default tether-*)\n"
+    "  --checks GLOBS     clang-tidy style, e.g. -*,tether-lost-cancel (default tether-*);\n"
+    "                     a list that enables no check is an error\n"
     "  --format F         text (default), json or sarif\n"
     "  --output F         write the report to F instead of stdout\n"
     "  --export-fixes F   write fix-its as YAML for clang-apply-replacements\n"
@@ -45,7 +50,13 @@ constexpr const char* kUsage =
     "                     not reported again (matched by fingerprint, so line moves don't matter)\n"
     "  --cache-dir DIR    reuse the results of translation units whose files, flags and model\n"
     "                     are unchanged since an earlier run with the same DIR\n"
-    "Exit: 0 no findings, 1 findings, 2 analysis failed or usage error.\n";
+    "  --warnings-as-errors GLOBS\n"
+    "                     the findings of the checks GLOBS enables are errors, and only they\n"
+    "                     make the run exit 1 (the others are reported and exit 0)\n"
+    "--output, --export-fixes and --graph are checked before the analysis: a file that\n"
+    "cannot be written is an error at once.\n"
+    "Exit: 0 no findings, 1 findings (with --warnings-as-errors: findings of its checks),\n"
+    "2 analysis failed, or a usage or input error (options, models, compile database).\n";
 
 std::string GitToplevel() {
   FILE* p = popen("git rev-parse --show-toplevel 2>/dev/null", "r");
@@ -88,11 +99,15 @@ bool Under(const std::string& file, std::string root) {
 
 // "tether check: 3 findings in 2 translation units (1 justified); ...": on
 // stderr, and the last line of a text report written with --output.
-std::string SummaryLine(const check::RunSummary& run, bool have_baseline, unsigned stale) {
+std::string SummaryLine(const check::RunSummary& run, bool have_baseline, unsigned stale,
+                        unsigned errors) {
   std::string line = "tether check: " + std::to_string(run.findings.size()) + " finding" +
                      (run.findings.size() == 1 ? "" : "s") + " in " + std::to_string(run.units) +
                      " translation unit" + (run.units == 1 ? "" : "s");
   if (run.suppressed) line += " (" + std::to_string(run.suppressed) + " justified)";
+  if (errors)
+    line += "; " + std::to_string(errors) + (errors == 1 ? " is an error" : " are errors") +
+            " (--warnings-as-errors)";
   if (have_baseline)
     line += "; " + std::to_string(run.baselined) + " known from the baseline" +
             (stale ? ", " + std::to_string(stale) + " baseline entries no longer found" : "");
@@ -115,6 +130,8 @@ struct CheckArgs {
   check::RunOptions options;
   std::vector<std::string> models;
   std::string format = "text", output, export_fixes, graph, sarif_root, baseline_file;
+  std::string warnings_as_errors;
+  bool have_warnings_as_errors = false;  // given, even empty: then only its findings exit 1
   bool fix = false, list_checks = false;
 };
 
@@ -161,6 +178,8 @@ int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
   cli.Text("--baseline", &baseline_file, "--baseline needs a file");
   cli.Flag("--quiet", &quiet);
   cli.Flag("--list-checks", &list_checks);
+  CLI::Option* warnings_as_errors = cli.Text("--warnings-as-errors", &args->warnings_as_errors,
+                                             "--warnings-as-errors needs a glob list");
   cli.Operands(&options.files);
   cli.AfterDashes(&options.extra_args, &options.have_fixed_args);
   if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
@@ -169,9 +188,60 @@ int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
     return 0;
   }
   if (quiet) options.progress = false;
+  args->have_warnings_as_errors = warnings_as_errors->count() > 0;
   if (options.have_fixed_args && options.build_dir.empty() && options.files.empty())
     return Usage("give the FILES to check before --");
   return -1;
+}
+
+// --checks must enable a check: a list that enables none (a typo in its only
+// name) would check nothing and pass. Returns false (said on stderr) then.
+bool ChecksEnableOne(const std::string& checks) {
+  for (const auto& info : check::AllCheckInfos())
+    if (check::CheckEnabled(checks, info.name)) return true;
+  std::cerr << "tether check: error: no checks enabled by --checks '" << checks
+            << "' (tether check --list-checks lists them)\n";
+  return false;
+}
+
+// --warnings-as-errors that names none of the enabled checks makes every
+// finding a warning: legitimate ('' for a report that never fails), but a typo
+// looks the same, so say so.
+void NoteWarningsAsErrors(const CheckArgs& args) {
+  if (!args.have_warnings_as_errors) return;
+  for (const auto& info : check::AllCheckInfos())
+    if (check::CheckEnabled(args.options.checks, info.name) &&
+        check::CheckEnabled(args.warnings_as_errors, info.name))
+      return;
+  std::cerr << "tether check: note: --warnings-as-errors '" << args.warnings_as_errors
+            << "' matches none of the enabled checks: no finding fails the run\n";
+}
+
+// --output, --export-fixes and --graph, before the analysis: a run of many
+// minutes must not lose its report to a typo in a path. Nothing is created
+// or truncated here (io::CheckOutputFile). Returns false (said on stderr)
+// when one cannot be written, or two name the same file.
+bool CheckOutputFiles(const CheckArgs& args) {
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--output", &args.output}, {"--export-fixes", &args.export_fixes}, {"--graph", &args.graph}};
+  for (const auto& [option, path] : outputs) {
+    if (path->empty()) continue;
+    if (std::optional<io::OutputError> err = io::CheckOutputFile(*path)) {
+      std::cerr << "tether check: error: " << option << " " << *path << ": " << err->message
+                << "\n";
+      return false;
+    }
+  }
+  for (size_t i = 0; i < std::size(outputs); ++i)
+    for (size_t j = i + 1; j < std::size(outputs); ++j) {
+      const std::string &a = *outputs[i].second, &b = *outputs[j].second;
+      if (!a.empty() && !b.empty() && CanonicalDir(a) == CanonicalDir(b)) {
+        std::cerr << "tether check: error: " << outputs[i].first << " and " << outputs[j].first
+                  << " both name " << b << "\n";
+        return false;
+      }
+    }
+  return true;
 }
 
 // --model FILE..., or the default models. Returns false (said on stderr) when one does not load.
@@ -283,12 +353,15 @@ int RunCheck(int argc, char** argv) {
   CheckArgs args;
   if (int rc = ParseCheckArgs(argc, argv, &args); rc >= 0) return rc;
   const check::RunOptions& options = args.options;
+  if (!ChecksEnableOne(options.checks)) return 2;
   if (args.list_checks) {
     for (const auto& info : check::AllCheckInfos())
       if (check::CheckEnabled(options.checks, info.name))
         std::cout << info.name << ": " << info.summary << "\n";
     return 0;
   }
+  if (!CheckOutputFiles(args)) return 2;
+  NoteWarningsAsErrors(args);
   check::ApiModel model;
   if (!LoadModels(args.models, &model)) return 2;
 
@@ -311,15 +384,21 @@ int RunCheck(int argc, char** argv) {
     std::cerr << "tether check: cache: " << result.parsed << " parsed, " << result.reused
               << " reused of " << result.summary.units << " translation units\n";
   check::RunSummary& run = result.summary;
+  run.warnings_as_errors = args.warnings_as_errors;
   const std::string sarif_root = SarifRoot(args.sarif_root, args.format, run);
   check::AssignFingerprints(sarif_root, &run.findings);
   unsigned stale = args.baseline_file.empty() ? 0 : check::ApplyBaseline(baseline, &run);
   PrintFailedUnits(run);
-  const std::string summary = SummaryLine(run, !args.baseline_file.empty(), stale);
+  unsigned errors = 0;
+  for (const check::Finding& f : run.findings) errors += check::IsError(run, f);
+  const std::string summary = SummaryLine(run, !args.baseline_file.empty(), stale, errors);
 
   if (!WriteResults(args, result, sarif_root, summary)) return 2;
   std::cerr << summary << "\n";
   if (!run.failed.empty()) return 2;  // also a TU with compile errors, whose findings are reported
+  // With --warnings-as-errors only its findings fail the run (clang-tidy's
+  // meaning); without it every finding does.
+  if (args.have_warnings_as_errors) return errors ? 1 : 0;
   return run.findings.empty() ? 0 : 1;
 }
 

@@ -8,7 +8,6 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,12 +16,14 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
 #include "tether/cli/options.hpp"
 #include "tether/duration.hpp"
+#include "tether/io/output_file.hpp"
 #include "tether/trace/model.hpp"
 #include "tether/trace/report.hpp"
 #include "thread_sites.hpp"
@@ -229,37 +230,15 @@ bool RunProgram(const std::vector<std::string>& command, const std::vector<std::
 // --out is checked before the program runs: a build that ran for ten
 // minutes must not lose its trace to a typo in the path. The file may exist
 // (it is replaced) but must then be a regular file; its directory must exist
-// and be writable.
+// and take a new file (io::CheckOutputFile, as `tether check --output`).
 bool CheckTraceOut(const std::string& path, std::string* error) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      *error = path + ": error: is a directory; --out names the trace file to write";
-      return false;
-    }
-    if (!S_ISREG(st.st_mode)) {
-      *error = path +
-               ": error: is not a regular file (a FIFO, device or socket); --out names the trace "
-               "file to write";
-      return false;
-    }
-    if (::access(path.c_str(), W_OK) != 0) {
-      *error = path + ": error: cannot write: " + std::strerror(errno);
-      return false;
-    }
-    return true;
-  }
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    *error = path + ": error: the directory " + dir + " does not exist";
-    return false;
-  }
-  if (::access(dir.c_str(), W_OK) != 0) {
-    *error = path + ": error: cannot write in " + dir + ": " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  std::optional<io::OutputError> err = io::CheckOutputFile(path, {.regular_only = true});
+  if (!err) return true;
+  *error = err->ToString();
+  if (err->kind == io::OutputError::Kind::kDirectory ||
+      err->kind == io::OutputError::Kind::kNotRegular)
+    *error += "; --out names the trace file to write";
+  return false;
 }
 
 // A fresh temporary file for the trace.

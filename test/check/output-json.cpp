@@ -24,6 +24,7 @@ void Handler(const tether::Context& ctx) {
 // CHECK-NEXT:     "offset": {{[0-9]+}},
 // CHECK-NEXT:     "text": "ctx"
 // CHECK:      "function": "Handler",
+// CHECK-NEXT: "level": "warning",
 // CHECK-NEXT: "line": 11,
 // CHECK-NEXT: "message": "root context 'tether::Background()' created in 'Handler'{{.*}}",
 // CHECK-NEXT: "notes": [

@@ -2,6 +2,7 @@
 #include "compdb.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include <clang/Tooling/JSONCompilationDatabase.h>
 #include <llvm/Support/FileSystem.h>
@@ -68,11 +69,15 @@ std::vector<std::string> SelectFiles(const tooling::CompilationDatabase& db,
   return selected;
 }
 
+// ClangTool aborts the process ("Cannot chdir") on a compile command whose
+// directory is gone: such a unit is never run (StaleDirectoryError).
+bool DirectoryGone(const tooling::CompileCommand& cmd) {
+  return !cmd.Directory.empty() && !llvm::sys::fs::is_directory(cmd.Directory);
+}
+
 // The error that keeps a command from being run at all, or "".
 std::string UnrunnableReason(const tooling::CompileCommand& cmd) {
-  // ClangTool aborts the process ("Cannot chdir") on a compile command whose
-  // directory is gone: say so for this unit instead.
-  if (!cmd.Directory.empty() && !llvm::sys::fs::is_directory(cmd.Directory))
+  if (DirectoryGone(cmd))
     return "error: the compile command's directory '" + cmd.Directory +
            "' does not exist (is compile_commands.json stale?)";
   // A database entry with an empty argument list: there is no compiler to
@@ -85,12 +90,21 @@ std::string UnrunnableReason(const tooling::CompileCommand& cmd) {
 
 std::unique_ptr<tooling::CompilationDatabase> LoadCompileCommands(
     llvm::StringRef json, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs, std::string* error) {
+  // LLVM reads the database as YAML, whose parser prints a syntax error with
+  // the whole line it is on (a one-line database of megabytes), then gives
+  // the entries before the error as if they were all: the JSON is checked
+  // first.
+  if (std::string syntax = JsonSyntaxError(std::string_view(json.data(), json.size()));
+      !syntax.empty()) {
+    *error = syntax;
+    return nullptr;
+  }
   std::string err;
   std::unique_ptr<tooling::CompilationDatabase> base =
       tooling::JSONCompilationDatabase::loadFromBuffer(json, err,
                                                        tooling::JSONCommandLineSyntax::AutoDetect);
   if (!base) {
-    *error = err;
+    *error = "not a compile database: " + err;
     return nullptr;
   }
   // The wrappers of LLVM's JSONCompilationDatabasePlugin::loadFromDirectory,
@@ -99,40 +113,118 @@ std::unique_ptr<tooling::CompilationDatabase> LoadCompileCommands(
       tooling::inferMissingCompileCommands(tooling::expandResponseFiles(std::move(base), fs)));
 }
 
-std::unique_ptr<tooling::CompilationDatabase> OpenDatabase(const RunOptions& options,
+namespace {
+
+// The compile_commands.json at `path` (which exists), or null with *error:
+// "PATH: why", "PATH:LINE:COL: why".
+std::unique_ptr<tooling::CompilationDatabase> LoadJsonFile(const std::string& path,
                                                            std::string* error) {
+  // LLVM reads compile_commands.json whatever it is: a FIFO would block it
+  // for ever, /dev/zero exhaust memory. Refuse those first, as every input.
+  if (std::string bad = RefuseUnreadableInput(path); !bad.empty()) {
+    *error = bad;
+    return nullptr;
+  }
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf) {
+    *error = path + ": " + buf.getError().message();
+    return nullptr;
+  }
   std::string err;
-  if (!options.build_dir.empty()) {
-    const std::string json_path = options.build_dir + "/compile_commands.json";
-    // LLVM reads compile_commands.json whatever it is: a FIFO would block it
-    // for ever, /dev/zero exhaust memory. Refuse those first, as every input.
-    if (std::string bad = RefuseUnreadableInput(json_path); !bad.empty()) {
-      *error = bad;
-      return nullptr;
-    }
-    std::unique_ptr<tooling::CompilationDatabase> db;
-    if (llvm::sys::fs::exists(json_path)) {
-      auto buf = llvm::MemoryBuffer::getFile(json_path, /*IsText=*/false,
-                                             /*RequiresNullTerminator=*/false);
-      if (!buf) {
-        err = buf.getError().message();
-      } else {
-        db = LoadCompileCommands((*buf)->getBuffer(), llvm::vfs::getRealFileSystem(), &err);
-      }
-    } else {
-      // No compile_commands.json: LLVM finds compile_flags.txt, or says why not.
-      db = tooling::CompilationDatabase::loadFromDirectory(options.build_dir, err);
-    }
-    if (!db) *error = options.build_dir + ": cannot load compile_commands.json: " + err;
+  std::unique_ptr<tooling::CompilationDatabase> db =
+      LoadCompileCommands((*buf)->getBuffer(), llvm::vfs::getRealFileSystem(), &err);
+  // "PATH:LINE:COL: not valid JSON: ...", "PATH: not a compile database: ...".
+  const bool at_position = !err.empty() && std::isdigit(static_cast<unsigned char>(err[0]));
+  if (!db) *error = path + (at_position ? ":" : ": ") + err;
+  return db;
+}
+
+// -p DIR: its compile_commands.json, else its compile_flags.txt.
+std::unique_ptr<tooling::CompilationDatabase> LoadBuildDir(const std::string& dir,
+                                                           std::string* error,
+                                                           std::string* source) {
+  const std::string json_path = dir + "/compile_commands.json";
+  *source = json_path;
+  if (llvm::sys::fs::exists(json_path)) return LoadJsonFile(json_path, error);
+  if (llvm::sys::fs::exists(dir + "/compile_flags.txt")) {
+    *source = dir + "/compile_flags.txt";
+    std::string err;
+    auto db = tooling::CompilationDatabase::loadFromDirectory(dir, err);
+    if (!db) *error = *source + ": " + err;
     return db;
   }
+  if (!llvm::sys::fs::exists(dir))
+    *error = json_path + ": no such file: the build directory " + dir + " does not exist";
+  else if (!llvm::sys::fs::is_directory(dir))
+    *error = json_path + ": no such file: " + dir +
+             " is not a directory (-p takes the build directory that holds compile_commands.json)";
+  else
+    *error = json_path +
+             ": no such file (configure the build with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON to "
+             "write it)";
+  return nullptr;
+}
+
+// The database above `probe`, as LLVM's autoDetectFromSource finds it (the
+// nearest directory with a compile_commands.json or a compile_flags.txt), but
+// a broken compile_commands.json is an error, not skipped for one further up.
+std::unique_ptr<tooling::CompilationDatabase> FindAbove(const std::string& probe,
+                                                        std::string* error, std::string* source) {
+  for (llvm::StringRef dir = llvm::sys::path::parent_path(probe); !dir.empty();
+       dir = llvm::sys::path::parent_path(dir)) {
+    const std::string json_path = (dir + "/compile_commands.json").str();
+    if (llvm::sys::fs::exists(json_path)) {
+      *source = json_path;
+      return LoadJsonFile(json_path, error);
+    }
+    if (llvm::sys::fs::exists(dir + "/compile_flags.txt")) {
+      *source = (dir + "/compile_flags.txt").str();
+      std::string err;
+      auto db = tooling::CompilationDatabase::loadFromDirectory(dir, err);
+      if (!db) *error = *source + ": " + err;
+      return db;
+    }
+  }
+  *error = "no compilation database: give -p BUILD_DIR, or compiler arguments after --";
+  return nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<tooling::CompilationDatabase> OpenDatabase(const RunOptions& options,
+                                                           std::string* error,
+                                                           std::string* source) {
+  source->clear();
+  if (!options.build_dir.empty()) return LoadBuildDir(options.build_dir, error, source);
   if (options.have_fixed_args)
     return std::make_unique<tooling::FixedCompilationDatabase>(".", options.extra_args);
-  std::string probe =
-      options.files.empty() ? Absolute("tether-probe.cpp") : Absolute(options.files[0]);
-  auto db = tooling::CompilationDatabase::autoDetectFromSource(probe, err);
-  if (!db) *error = "no compilation database: give -p BUILD_DIR, or compiler arguments after --";
-  return db;
+  return FindAbove(
+      options.files.empty() ? Absolute("tether-probe.cpp") : Absolute(options.files[0]), error,
+      source);
+}
+
+std::string StaleDirectoryError(const std::vector<Unit>& units, const std::string& source) {
+  const Unit* first = nullptr;
+  unsigned more = 0;
+  for (const Unit& u : units) {
+    if (!u.directory_gone) continue;
+    if (first == nullptr)
+      first = &u;
+    else
+      ++more;
+  }
+  if (first == nullptr) return "";
+  const tooling::CompileCommand& cmd = first->command;
+  std::string entry = cmd.Heuristic.empty()
+                          ? "the entry for " + cmd.Filename
+                          : "the command for " + first->key.file + " (" + cmd.Heuristic + ")";
+  std::string where = source.empty() ? std::string("the compile database") : source;
+  return where + ": the directory '" + cmd.Directory + "' of " + entry + " does not exist" +
+         (more ? " (nor that of " + std::to_string(more) + " more " +
+                     (more == 1 ? "entry" : "entries") + ")"
+               : "") +
+         "; is the database stale? (configure the build again to write it anew)";
 }
 
 tooling::ArgumentsAdjuster CheckerAdjuster(const RunOptions& options) {
@@ -234,6 +326,7 @@ std::vector<Unit> SelectUnits(const tooling::CompilationDatabase& db, const RunO
       u.note = note;
       u.system_note = ProjectSystemIncludeNote(cmd);
       u.error = UnrunnableReason(cmd);
+      u.directory_gone = DirectoryGone(cmd);
       if (u.error.empty()) cmd.CommandLine = adjust(cmd.CommandLine, cmd.Filename);
       u.key = {file, cmd.Directory, cmd.CommandLine};
       u.command = std::move(cmd);

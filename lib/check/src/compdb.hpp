@@ -29,20 +29,28 @@ struct Unit {
   // The command makes a directory of the file's own project a system include
   // directory (-isystem): findings in headers there are skipped, so say so.
   std::string system_note;
+  // Its command's directory does not exist (StaleDirectoryError).
+  bool directory_gone = false;
 };
 
 // A compile_commands.json's text as LLVM's JSON plugin loads it from a
 // directory: commands in either syntax, response files expanded through fs,
 // commands inferred for files it does not list, target and driver mode from
-// the compiler's name. Null with *error when the text is not a database.
+// the compiler's name. Null with *error when the text is not a database:
+// "LINE:COL: not valid JSON: ..." (JsonSyntaxError) or "not a compile
+// database: ..." (LLVM's reason).
 std::unique_ptr<clang::tooling::CompilationDatabase> LoadCompileCommands(
     llvm::StringRef json, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs, std::string* error);
 
 // The compile database the options name: -p's compile_commands.json (or its
 // compile_flags.txt), the arguments after `--`, or one found above the first
-// FILE. Null with *error.
+// FILE. *source is the file it was read from ("" for the arguments after
+// `--`). Null with *error, one line naming the file: "F: no such file (...)",
+// "F:LINE:COL: not valid JSON: ..." (never quoting the text), "F: not a
+// compile database: ...".
 std::unique_ptr<clang::tooling::CompilationDatabase> OpenDatabase(const RunOptions& options,
-                                                                  std::string* error);
+                                                                  std::string* error,
+                                                                  std::string* source);
 
 // What the checker does to every compile command, in this order: no output
 // file; Clang 16's resource directory, -fsyntax-only and -w right after the
@@ -58,5 +66,11 @@ clang::tooling::ArgumentsAdjuster CheckerAdjuster(const RunOptions& options);
 // not a clean result.
 std::vector<Unit> SelectUnits(const clang::tooling::CompilationDatabase& db,
                               const RunOptions& options, std::string* error);
+
+// One line when a unit's command names a directory that does not exist (a
+// database left from a build tree that moved): "SOURCE: the directory 'D' of
+// the entry for F does not exist (nor that of N more entries); ...", naming
+// the first such unit. "" when there is none. `source` is OpenDatabase's.
+std::string StaleDirectoryError(const std::vector<Unit>& units, const std::string& source);
 
 }  // namespace tether::check

@@ -442,10 +442,14 @@ void PrintRunTimes(const Stamp& run_start, const Stamp& db_loaded, const Stamp& 
 RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
   const Stamp run_start = Stamp::Now();
   RunResult result;
-  std::unique_ptr<tooling::CompilationDatabase> db = OpenDatabase(options, &result.error);
+  std::string source;
+  std::unique_ptr<tooling::CompilationDatabase> db = OpenDatabase(options, &result.error, &source);
   if (!db) return result;
   const std::vector<Unit> units = SelectUnits(*db, options, &result.error);
   if (units.empty()) return result;
+  // A stale database is an error of the database, before any parse.
+  result.error = StaleDirectoryError(units, source);
+  if (!result.error.empty()) return result;
   for (const CheckRegistration& r : CheckRegistry())
     if (CheckEnabled(options.checks, r.info.name)) result.summary.enabled_checks.push_back(r.info);
 

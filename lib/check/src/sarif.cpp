@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tether/check/suppress.hpp"
 #include "tether/check/writers.hpp"
 
 namespace tether::check {
@@ -82,6 +83,11 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
   std::map<std::string, int> rule_index;
   for (const CheckInfo& info : run.enabled_checks) {
     rule_index[info.name] = static_cast<int>(rules.size());
+    // In this run, per --warnings-as-errors.
+    const char* level =
+        !run.warnings_as_errors.empty() && CheckEnabled(run.warnings_as_errors, info.name)
+            ? "error"
+            : "warning";
     std::string doc = info.name.substr(std::string("tether-").size());
     rules.push_back(
         {{"id", info.name},
@@ -91,11 +97,11 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
          {"help",
           {{"text", info.help}, {"markdown", info.help + "\n\nSee docs/checks/" + doc + ".md."}}},
          {"helpUri", kCheckDocsBase + doc + ".md"},
-         {"defaultConfiguration", {{"level", "warning"}}},
+         {"defaultConfiguration", {{"level", level}}},
          {"properties",
           {{"tags", {"concurrency", "context"}},
            {"precision", info.precision},
-           {"problem.severity", "warning"}}}});
+           {"problem.severity", level}}}});
   }
   json results = json::array();
   std::map<std::string, int> occurrences;  // same rule + line text in one file
@@ -108,7 +114,7 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
                   static_cast<unsigned long long>(Fnv1a(f.check + "\n" + Trimmed(f.line_text))),
                   occurrence);
     json result = {{"ruleId", f.check},
-                   {"level", "warning"},
+                   {"level", IsError(run, f) ? "error" : "warning"},
                    {"message", {{"text", f.message}}},
                    {"locations", json::array({Location(f.file, sarif_root, f.line, f.col)})},
                    {"partialFingerprints", {{"primaryLocationLineHash", hash}}}};

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tether/check/suppress.hpp"
+
 namespace tether::check {
 namespace {
 
@@ -31,11 +33,17 @@ std::string YamlQuote(const std::string& s) {
 
 }  // namespace
 
+bool IsError(const RunSummary& run, const Finding& f) {
+  return !run.warnings_as_errors.empty() && CheckEnabled(run.warnings_as_errors, f.check);
+}
+
 std::string TextReport(const RunSummary& run) {
   std::ostringstream out;
   for (const Finding& f : run.findings) {
-    out << f.file << ":" << f.line << ":" << f.col << ": warning: " << f.message << " [" << f.check
-        << "]\n";
+    // clang-tidy's form for a warning made an error.
+    const bool error = IsError(run, f);
+    out << f.file << ":" << f.line << ":" << f.col << (error ? ": error: " : ": warning: ")
+        << f.message << " [" << f.check << (error ? ",-warnings-as-errors" : "") << "]\n";
     if (!f.line_text.empty() || f.line) {
       out << f.line_text << "\n" << CaretLine(f.line_text, f.col) << "\n";
       for (const Replacement& r : f.fixes) {
@@ -68,6 +76,7 @@ std::string JsonReport(const RunSummary& run) {
                         {"col", f.col},
                         {"message", f.message},
                         {"function", f.function},
+                        {"level", IsError(run, f) ? "error" : "warning"},
                         {"fingerprint", f.fingerprint},
                         {"notes", notes},
                         {"fixes", fixes}});
@@ -106,7 +115,7 @@ std::string ExportFixesYaml(const RunSummary& run, const std::string& main_file,
           << "          Length:          " << r.length << "\n"
           << "          ReplacementText: " << YamlQuote(r.text) << "\n";
     }
-    out << "    Level:           Warning\n"
+    out << "    Level:           " << (IsError(run, f) ? "Error" : "Warning") << "\n"
         << "    BuildDirectory:  " << YamlQuote(build_dir) << "\n";
   }
   if (!any) out.seekp(-1, std::ios_base::cur), out << " []\n";

@@ -25,7 +25,14 @@ struct RunSummary {
   unsigned suppressed = 0;
   unsigned baselined = 0;                 // findings left out because --baseline lists them
   std::vector<CheckInfo> enabled_checks;  // in registration order: the SARIF rules
+  // --warnings-as-errors: the findings of the checks this glob list enables
+  // are errors (text "error: ... [check,-warnings-as-errors]", level "error"
+  // in JSON, SARIF and the fixes YAML). "": none.
+  std::string warnings_as_errors;
 };
+
+// Whether `f` is an error of `run` (RunSummary::warnings_as_errors).
+bool IsError(const RunSummary& run, const Finding& f);
 
 std::string TextReport(const RunSummary& run);
 std::string JsonReport(const RunSummary& run);

@@ -193,6 +193,12 @@ class Options {
       if (arg == "--" || (command_ && (arg.empty() || arg[0] != '-'))) break;
       if (i + 1 < argc && argv[i + 1][0] == '-' && TakesValue(arg)) {
         args.push_back(arg + (arg.rfind("--", 0) == 0 ? "=" : "") + argv[++i]);
+      } else if (arg.size() > 3 && arg.rfind("--", 0) == 0 && arg.back() == '=' &&
+                 TakesValue(arg.substr(0, arg.size() - 1))) {
+        // "--f=": an empty value (`--warnings-as-errors=`). CLI11 would
+        // take the next word for the value; it gets the empty word instead.
+        args.push_back(arg.substr(0, arg.size() - 1));
+        args.push_back("");
       } else {
         args.push_back(arg);
       }
