@@ -19,7 +19,7 @@ constexpr const char* kUsage =
     "  report   render a trace or a static graph as JSON, DOT, SVG, HTML or Perfetto\n"
     "  version  print the version, the git commit and the Clang it was built with\n"
     "\n"
-    "Run `tether <command> --help` for a command's options.\n";
+    "Run `tether <command> --help` (or `tether help <command>`) for a command's options.\n";
 
 }  // namespace
 
@@ -38,6 +38,17 @@ int Dispatch(int argc, char** argv) {
   if (cmd == "trace") return tether::tool::RunTrace(sub_argc, sub_argv);
   if (cmd == "report") return tether::tool::RunReport(sub_argc, sub_argv);
   if (cmd == "version" || cmd == "--version") return tether::tool::PrintVersion(std::cout);
+  if (cmd == "help" && argc > 2) {
+    // `tether help check` is `tether check --help`, as git and go have it.
+    std::string_view topic = argv[2];
+    char help_flag[] = "--help";
+    char* help_argv[] = {argv[2], help_flag, nullptr};
+    if (topic == "check") return tether::tool::RunCheck(2, help_argv);
+    if (topic == "trace") return tether::tool::RunTrace(2, help_argv);
+    if (topic == "report") return tether::tool::RunReport(2, help_argv);
+    std::cerr << "tether help: unknown command '" << topic << "'\n" << kUsage;
+    return 2;
+  }
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {
     std::cout << kUsage;
     return 0;
