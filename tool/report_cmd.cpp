@@ -1,4 +1,4 @@
-// `tether report INPUT --format json|dot|svg|html|perfetto|timeline-svg [-o OUT]`: renders a
+// `tether report INPUT --format json|dot|svg|html|perfetto|timeline-svg|text [-o OUT]`: renders a
 // trace or a static graph (docs/reports.md). Exit: 0 no findings, 1 the input
 // has findings (zombies, leaks, unwaited groups, checker findings), 2 usage,
 // input or tool error (the report is then not written).
@@ -28,8 +28,9 @@ namespace tether::tool {
 namespace {
 
 constexpr const char* kReportUsage =
-    "usage: tether report INPUT [--format json|dot|svg|html|perfetto|timeline-svg] [-o OUT]\n"
-    "                           [--grace DURATION] [--group-above N] [--static GRAPH.json]\n"
+    "usage: tether report INPUT [--format json|dot|svg|html|perfetto|timeline-svg|text]\n"
+    "                           [-o OUT] [--grace DURATION] [--group-above N]\n"
+    "                           [--static GRAPH.json]\n"
     "\n"
     "INPUT is a trace (TETHER_TRACE=..., docs/trace-format.md) or a static graph\n"
     "(tether check --graph F.json); the kind is detected from the first record.\n"
