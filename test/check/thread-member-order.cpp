@@ -278,3 +278,81 @@ void Sink::Write(int line) {
     impl_->lines.push_back(line);
   });
 }
+
+// The destructor hands the pimpl's pool a task that uses the pimpl and
+// returns: the pool drains its queue while the pimpl is being destroyed
+// (g3log's ~LogWorker sent a sink-clearing task to its background worker).
+class Journal {
+ public:
+  Journal();
+  ~Journal();
+
+ private:
+  struct Impl {
+    ~Impl() { pool.reset(); }
+    std::unique_ptr<TaskPool> pool;
+    std::deque<int> entries;
+  };
+  std::unique_ptr<Impl> impl_;
+};
+
+Journal::Journal() : impl_(new Impl) { impl_->pool.reset(new TaskPool(1)); }
+Journal::~Journal() {
+  impl_->pool->add([this] { impl_->entries.clear(); });
+  // CHECK: :[[@LINE-1]]:16: warning: the destructor of 'Journal' hands 'impl_->pool' a task that uses 'impl_' and returns without waiting for it: the task runs on the pool's thread while 'impl_', whose destruction stops 'impl_->pool', is being destroyed; wait for the task (or stop 'impl_->pool') before the destructor returns [tether-thread-member-order]
+  // CHECK: :[[@LINE-2]]:29: note: the task uses 'impl_' here
+}
+
+// The same hand-off, then the destructor joins the pool: the task has run
+// before the destructor returns.
+class WaitingJournal {
+ public:
+  WaitingJournal();
+  ~WaitingJournal();
+
+ private:
+  struct Impl {
+    std::unique_ptr<TaskPool> pool;
+    std::deque<int> entries;
+  };
+  std::unique_ptr<Impl> impl_;
+};
+
+WaitingJournal::WaitingJournal() : impl_(new Impl) { impl_->pool.reset(new TaskPool(1)); }
+WaitingJournal::~WaitingJournal() {
+  impl_->pool->add([this] { impl_->entries.clear(); });
+  impl_->pool->join();
+}
+
+// A pool the class does not own: the task may run after the object is gone.
+// A task that uses nothing of the object is fine.
+class Uploader {
+ public:
+  explicit Uploader(TaskPool* pool) : pool_(pool) {}
+  ~Uploader() {
+    pool_->add([] {});
+    pool_->add([this] { ++sent_; });
+    // CHECK: :[[@LINE-1]]:12: warning: the destructor of 'Uploader' hands 'pool_' a task that uses 'sent_' and returns without waiting for it: the task runs on the pool's thread after the object is gone ('pool_' is not the object's to stop); wait for the task (or stop 'pool_') before the destructor returns [tether-thread-member-order]
+    // CHECK: :[[@LINE-2]]:27: note: the task uses 'sent_' here
+  }
+
+ private:
+  TaskPool* pool_;
+  int sent_ = 0;
+};
+
+// The pool is declared last, so it is destroyed (and drains its queue) first,
+// while the members the destructor's task uses are still alive.
+class FlushOnClose {
+ public:
+  FlushOnClose() : pool_(1) {}
+  ~FlushOnClose() {
+    pool_.add([this] { buffered_.clear(); });
+  }
+
+ private:
+  std::deque<int> buffered_;
+  TaskPool pool_;
+};
+// CHECK-NOT: warning: the destructor of 'WaitingJournal'
+// CHECK-NOT: warning: the destructor of 'FlushOnClose'

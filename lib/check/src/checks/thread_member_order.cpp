@@ -124,14 +124,15 @@ class ThreadMemberOrderCheck : public Check {
     rd_ = rd;
     // The members that join their threads only when destroyed: the class's
     // own, and those of a class it owns (a pimpl's pool).
-    std::vector<MemberPath> pools;
+    std::vector<MemberPath> pools, unowned;
     for (const FieldDecl* f : rd->fields()) {
       if (JoinsOnDestruction(f->getType())) pools.push_back({f});
       if (const CXXRecordDecl* owned = OwnedRecord(f); owned && owned != rd)
         for (const FieldDecl* g : owned->fields())
           if (JoinsOnDestruction(g->getType())) pools.push_back({f, g});
+      if (ReachesUnownedPool(f)) unowned.push_back({f});
     }
-    if (pools.empty()) return;
+    if (pools.empty() && unowned.empty()) return;
     // The code those threads run: the class's thread entries, and the tasks
     // its methods hand to a pool (`pool.add([this] {...})`).
     std::vector<const Stmt*> code;
@@ -140,14 +141,14 @@ class ThreadMemberOrderCheck : public Check {
       const FunctionDecl* def = nullptr;
       if (m->hasBody(def) && def) Tasks(def->getBody(), pools, &code);
     }
-    if (code.empty()) return;
-    std::map<MemberPath, SourceLocation> used;  // by the threads, first use
-    std::set<const FunctionDecl*> seen;
-    for (const Stmt* body : code) Uses(body, 0, &seen, &used);
     const CXXDestructorDecl* dtor = rd->getDestructor();
     const FunctionDecl* dtor_def = nullptr;
     if (dtor && dtor->isUserProvided() && !dtor->hasBody(dtor_def))
       return;  // defined in another TU: it may join them
+    std::set<MemberPath> reported;
+    std::map<MemberPath, SourceLocation> used;  // by the threads, first use
+    std::set<const FunctionDecl*> seen;
+    for (const Stmt* body : code) Uses(body, 0, &seen, &used);
     for (const MemberPath& pool : pools) {
       if (dtor_def && JoinedIn(dtor_def->getBody(), pool, rd, 0)) continue;
       if (pool.size() > 1 && OwnerStops(pool)) continue;
@@ -159,11 +160,13 @@ class ThreadMemberOrderCheck : public Check {
                 [&](const MemberPath& a, const MemberPath& b) { return Key(a) < Key(b); });
       bool local = pool.size() == 1;
       for (const MemberPath& p : later) local &= p.size() == 1;
+      reported.insert(pool);
       if (local)
         Report(rd, pool.front(), later, used, dtor_def);
       else
         ReportOwned(rd, pool, later, used, dtor_def);
     }
+    if (dtor_def) CheckHandOffs(dtor_def, pools, unowned, reported);
   }
 
  private:
@@ -184,6 +187,105 @@ class ThreadMemberOrderCheck : public Check {
     const FieldDecl* leaf = path.back();
     if (JoinsOnDestruction(leaf->getType()) || !DestructionMatters(leaf->getType())) return false;
     return Key(path) > Key(pool);
+  }
+
+  // A member that reaches a pool the class does not own: a raw pointer, a
+  // reference or a std::shared_ptr to a class that joins its threads when it
+  // is destroyed. Its tasks may run after the object is gone.
+  static bool ReachesUnownedPool(const FieldDecl* f) {
+    QualType t = f->getType().getCanonicalType();
+    if (t->isPointerType() || t->isReferenceType()) {
+      t = t->getPointeeType();
+    } else if (const auto* spec =
+                   dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+               spec && QualifiedName(spec->getSpecializedTemplate()) == "std::shared_ptr" &&
+               spec->getTemplateArgs().size() > 0 &&
+               spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type) {
+      t = spec->getTemplateArgs()[0].getAsType();
+    } else {
+      return false;
+    }
+    return t->getAsCXXRecordDecl() && JoinsOnDestruction(t);
+  }
+
+  // A task handed off by the destructor: the destructor gives a pool a task
+  // that uses this object's members and returns without waiting for it (the
+  // call's result dropped, the pool not stopped in the destructor). The task
+  // runs on the pool's thread after the destructor's body: while the member
+  // that owns the pool is being destroyed (g3log's ~LogWorker sent
+  // `[this] { _pimpl->_sinks.clear(); }` to `_pimpl->_bg`), after members the
+  // pool outlives are destroyed, or, for a pool the class does not own, after
+  // the object is gone.
+  void CheckHandOffs(const FunctionDecl* dtor, const std::vector<MemberPath>& pools,
+                     const std::vector<MemberPath>& unowned, const std::set<MemberPath>& reported) {
+    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s || isa<LambdaExpr>(s)) return;
+      for (const Stmt* child : s->children()) walk(child);
+      const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+      if (!mc || !ResultDropped(mc)) return;
+      const MemberPath pool = PathOf(mc->getImplicitObjectArgument());
+      const bool owned = std::find(pools.begin(), pools.end(), pool) != pools.end();
+      if (pool.empty() || reported.count(pool) ||
+          (!owned && std::find(unowned.begin(), unowned.end(), pool) == unowned.end()) ||
+          JoinedIn(dtor->getBody(), pool, rd_, 0))
+        return;
+      for (const Expr* arg : mc->arguments()) {
+        const LambdaExpr* lambda = LambdaArgument(arg);
+        if (!lambda) continue;
+        std::map<MemberPath, SourceLocation> used;
+        std::set<const FunctionDecl*> seen;
+        Uses(lambda->getBody(), 0, &seen, &used);
+        for (const auto& [path, at] : used) {
+          // Owned: what is destroyed before the pool drains its queue, or
+          // the member whose destruction drains it (a pimpl).
+          const bool dies = !owned || DestroyedBefore(path, pool) ||
+                            (pool.size() > 1 && path.size() == 1 && path == MemberPath{pool[0]});
+          if (!dies) continue;
+          ReportHandOff(dtor, mc, pool, path, at, owned);
+          return;
+        }
+      }
+    };
+    walk(dtor->getBody());
+  }
+
+  // The call is a statement of its own: nothing keeps its result (a future,
+  // a token) to wait on.
+  bool ResultDropped(const Expr* call) {
+    const Stmt* s = call;
+    for (;;) {
+      DynTypedNodeList parents = ast().getParents(*s);
+      if (parents.empty()) return false;
+      const Stmt* parent = parents[0].get<Stmt>();
+      if (!parent) return false;
+      if (isa<CompoundStmt>(parent)) return true;
+      if (!isa<ExprWithCleanups, ImplicitCastExpr, CXXBindTemporaryExpr, MaterializeTemporaryExpr,
+               ParenExpr>(parent))
+        return false;
+      s = parent;
+    }
+  }
+
+  void ReportHandOff(const FunctionDecl* dtor, const CXXMemberCallExpr* call,
+                     const MemberPath& pool, const MemberPath& path, SourceLocation at,
+                     bool owned) {
+    const std::string name = Spelled(pool);
+    const std::string member = Spelled(path);
+    const std::string when =
+        !owned ? "after the object is gone ('" + name + "' is not the object's to stop)"
+        : path.size() == 1 && pool.size() > 1 && path.front() == pool.front()
+            ? "while '" + member + "', whose destruction stops '" + name + "', is being destroyed"
+            : "after '" + member + "' is destroyed (members go in reverse order of declaration)";
+    Finding* f = diag(call->getExprLoc(),
+                      "the destructor of '" + rd_->getNameAsString() + "' hands '" + name +
+                          "' a task that uses '" + member +
+                          "' and returns without waiting for it: the task runs on the pool's "
+                          "thread " +
+                          when + "; wait for the task (or stop '" + name +
+                          "') before the destructor returns");
+    if (!f) return;
+    f->function = DisplayName(dtor);
+    note(f, at, "the task uses '" + member + "' here");
   }
 
   // Tasks handed to a pool: a lambda given to a method called on a pool's path.
