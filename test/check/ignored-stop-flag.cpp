@@ -11,6 +11,7 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -451,3 +452,123 @@ class StoppableHandler {
   std::atomic<bool> accepting_{true};
   std::atomic<int> spawns_{0};
 };
+
+// A pool that joins its workers when destroyed, and a stop that waits for the
+// running tasks (a project's own, like PDAL's ThreadPool).
+class TilePool {
+ public:
+  TilePool() { workers_.push_back(std::thread([this] { Run(); })); }
+  ~TilePool() { stop(); }
+  void add(std::function<void()> task) {
+    std::lock_guard<std::mutex> lock(mu_);
+    tasks_.push_back(std::move(task));
+  }
+  void stop() {
+    for (std::thread& t : workers_)
+      if (t.joinable()) t.join();
+  }
+
+ private:
+  void Run() {}
+  std::mutex mu_;
+  std::deque<std::function<void()>> tasks_;
+  std::vector<std::thread> workers_;
+};
+
+// Each task waits for room in the reader's queue, which only the reader's own
+// Next() makes; Fail() stops the pool from the reader's side: the stop waits
+// for a task that waits for the reader (PDAL's EptReader, 027a283).
+class TileReader {
+ public:
+  TileReader() : state_(new State) { state_->pool.reset(new TilePool); }
+  void Load(int tile) {
+    state_->pool->add([this, tile] {
+      for (;;) {
+        // CHECK: :[[@LINE-1]]:7: warning: a task handed to 'state_->pool' waits in this loop until 'state_->ready' changes and tests no stop: 'Fail' stops 'state_->pool' (it waits for the running tasks) without changing anything the loop tests, and 'state_->ready' is changed by the class's own code ('Next'), so a stop made while the task waits can wait for it forever; have 'Fail' set a flag that the loop tests [tether-ignored-stop-flag]
+        {
+          std::lock_guard<std::mutex> lock(state_->mu);
+          if (state_->ready.size() < 4) {
+            // CHECK: :[[@LINE-1]]:23: note: the loop tests 'state_->ready' here
+            state_->ready.push_back(tile);
+            break;
+          }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    });
+  }
+  int Next() {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    int tile = state_->ready.front();
+    state_->ready.pop_front();
+    return tile;
+  }
+  void Fail() { state_->pool->stop(); }
+  // CHECK: :[[@LINE-1]]:31: note: 'Fail' stops 'state_->pool' here
+
+ private:
+  struct State {
+    std::mutex mu;
+    std::deque<int> ready;
+    std::unique_ptr<TilePool> pool;
+  };
+  std::unique_ptr<State> state_;
+};
+
+// Negative: the fix: the stop sets a flag that the loop tests.
+class StoppableTileReader {
+ public:
+  StoppableTileReader() : state_(new State) { state_->pool.reset(new TilePool); }
+  void Load(int tile) {
+    state_->pool->add([this, tile] {
+      while (!state_->done) {
+        {
+          std::lock_guard<std::mutex> lock(state_->mu);
+          if (state_->ready.size() < 4) {
+            state_->ready.push_back(tile);
+            break;
+          }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    });
+  }
+  int Next() {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    int tile = state_->ready.front();
+    state_->ready.pop_front();
+    return tile;
+  }
+  void Fail() {
+    state_->done = true;
+    state_->pool->stop();
+  }
+
+ private:
+  struct State {
+    std::mutex mu;
+    std::deque<int> ready;
+    std::atomic<bool> done{false};
+    std::unique_ptr<TilePool> pool;
+  };
+  std::unique_ptr<State> state_;
+};
+
+// Negative: a bounded retry loop (a local counter ends it).
+class RetryingUploader {
+ public:
+  RetryingUploader() : pool_(new TilePool) {}
+  void Upload() {
+    pool_->add([this] {
+      for (int attempt = 0; attempt < 3 && !sent_; ++attempt)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    });
+  }
+  void Ack() { sent_ = true; }
+  void Cancel() { pool_->stop(); }
+
+ private:
+  std::atomic<bool> sent_{false};
+  std::unique_ptr<TilePool> pool_;
+};
+// CHECK-NOT: warning: a task handed to

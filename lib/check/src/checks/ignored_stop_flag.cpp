@@ -16,6 +16,7 @@
 #include "../check_base.hpp"
 #include "../member_reach.hpp"
 #include "../obligation.hpp"
+#include "../pool_tasks.hpp"
 
 namespace tether::check {
 namespace {
@@ -64,6 +65,7 @@ class IgnoredStopFlagCheck : public Check {
       methods.push_back(std::move(method));
     }
     CheckStartAfterStop(methods);
+    for (const PollingTask& t : PollingTasks(rd, ast(), model())) ReportPollingTask(t);
     if (entries.empty()) return;
     // The setters: methods that set a flag. The stoppers among them: the
     // destructor, and methods that set a flag and join.
@@ -209,6 +211,26 @@ class IgnoredStopFlagCheck : public Check {
                    starter->getNameAsString() + "' tests");
       }
     }
+  }
+
+  // A pool task that polls through a stop (PollingTasks): the stop waits for
+  // the task, and the task waits for the class's own code, which is in the stop.
+  void ReportPollingTask(const PollingTask& t) {
+    const std::string pool = Spelled(t.pool), polled = Spelled(t.polled);
+    const std::string stopper = t.stopper->getNameAsString();
+    const std::string changer = t.changer->getNameAsString();
+    Finding* f = diag(
+        t.loop->getBeginLoc(),
+        "a task handed to '" + pool + "' waits in this loop until '" + polled +
+            "' changes and tests no stop: '" + stopper + "' stops '" + pool +
+            "' (it waits for the running tasks) without changing anything the loop tests, and '" +
+            polled + "' is changed by the class's own code ('" + changer +
+            "'), so a stop made while the task waits can wait for it forever; have '" + stopper +
+            "' set a flag that the loop tests");
+    attribute(f, t.loop);
+    if (!f) return;
+    note(f, t.polled_at, "the loop tests '" + polled + "' here");
+    note(f, t.stop->getExprLoc(), "'" + stopper + "' stops '" + pool + "' here");
   }
 
   // A thread started on each call: a local std::thread that is detached (its

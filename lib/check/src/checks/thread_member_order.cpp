@@ -12,6 +12,7 @@
 #include "../ast_util.hpp"
 #include "../check_base.hpp"
 #include "../obligation.hpp"
+#include "../pool_tasks.hpp"
 
 namespace tether::check {
 namespace {
@@ -33,82 +34,6 @@ bool DestructionMatters(QualType t) {
   return t.isDestructedType() != QualType::DK_none;
 }
 
-// A member of this as the code reaches it, outermost first and at most two
-// deep: `mu_` is {mu_}, `d->pool` and `m_p->pool->add(...)`'s object are
-// {d, pool} (a pimpl's member). Empty when the expression does not start
-// at this.
-using MemberPath = std::vector<const FieldDecl*>;
-
-MemberPath PathOf(const Expr* e) {
-  MemberPath path;
-  while (e) {
-    e = e->IgnoreParenImpCasts();
-    if (isa<CXXThisExpr>(e)) {
-      std::reverse(path.begin(), path.end());
-      if (path.size() > 2) path.resize(2);
-      return path;
-    }
-    if (const auto* arrow = dyn_cast<CXXOperatorCallExpr>(e);
-        arrow && arrow->getOperator() == OO_Arrow) {
-      e = arrow->getArg(0);
-      continue;
-    }
-    const auto* me = dyn_cast<MemberExpr>(e);
-    const auto* f = me ? dyn_cast<FieldDecl>(me->getMemberDecl()) : nullptr;
-    if (!f) return {};
-    path.push_back(f);
-    e = me->getBase();
-  }
-  return {};
-}
-
-// The class a member owns and destroys with itself: a project's class held by
-// value or by std::unique_ptr (a pimpl). Raw pointers own nothing we can see.
-const CXXRecordDecl* OwnedRecord(const FieldDecl* f) {
-  QualType t = f->getType().getCanonicalType();
-  if (const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
-      spec && QualifiedName(spec->getSpecializedTemplate()) == "std::unique_ptr" &&
-      spec->getTemplateArgs().size() > 0 &&
-      spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
-    t = spec->getTemplateArgs()[0].getAsType().getCanonicalType();
-  const CXXRecordDecl* rd = t->getAsCXXRecordDecl();
-  if (!rd || !rd->hasDefinition() || QualifiedName(rd).rfind("std::", 0) == 0) return nullptr;
-  return rd->getDefinition();
-}
-
-// How the user writes a path: `mu_`, `d->mutex`, `state.queue`.
-std::string Spelled(const MemberPath& p) {
-  std::string out = p.front()->getNameAsString();
-  if (p.size() > 1)
-    out += (p.front()->getType()->isPointerType() ||
-                    RecordName(p.front()->getType()) == "std::unique_ptr"
-                ? "->"
-                : ".") +
-           p[1]->getNameAsString();
-  return out;
-}
-
-// The lambda an argument holds: as written, or converted to a std::function
-// (or another callable wrapper) by a constructor.
-const LambdaExpr* LambdaArgument(const Expr* e) {
-  for (int i = 0; e && i < 6; ++i) {
-    e = e->IgnoreImplicit()->IgnoreParens();
-    if (const auto* lambda = dyn_cast<LambdaExpr>(e)) return lambda;
-    if (const auto* mte = dyn_cast<MaterializeTemporaryExpr>(e)) {
-      e = mte->getSubExpr();
-    } else if (const auto* bind = dyn_cast<CXXBindTemporaryExpr>(e)) {
-      e = bind->getSubExpr();
-    } else if (const auto* ce = dyn_cast<CXXConstructExpr>(e); ce && ce->getNumArgs() >= 1) {
-      e = ce->getArg(0);
-    } else if (const auto* cast = dyn_cast<CastExpr>(e)) {
-      e = cast->getSubExpr();
-    } else {
-      return nullptr;
-    }
-  }
-  return nullptr;
-}
-
 class ThreadMemberOrderCheck : public Check {
  public:
   using Check::Check;
@@ -124,14 +49,9 @@ class ThreadMemberOrderCheck : public Check {
     rd_ = rd;
     // The members that join their threads only when destroyed: the class's
     // own, and those of a class it owns (a pimpl's pool).
-    std::vector<MemberPath> pools, unowned;
-    for (const FieldDecl* f : rd->fields()) {
-      if (JoinsOnDestruction(f->getType())) pools.push_back({f});
-      if (const CXXRecordDecl* owned = OwnedRecord(f); owned && owned != rd)
-        for (const FieldDecl* g : owned->fields())
-          if (JoinsOnDestruction(g->getType())) pools.push_back({f, g});
+    std::vector<MemberPath> pools = OwnedPools(rd), unowned;
+    for (const FieldDecl* f : rd->fields())
       if (ReachesUnownedPool(f)) unowned.push_back({f});
-    }
     if (pools.empty() && unowned.empty()) return;
     // The code those threads run: the class's thread entries, and the tasks
     // its methods hand to a pool (`pool.add([this] {...})`).
