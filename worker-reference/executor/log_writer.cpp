@@ -93,13 +93,22 @@ void LogWriter::Write(std::string_view data) {
   const bool plain =
       (options_.masker == nullptr || options_.masker->empty()) && options_.live == nullptr;
   while (!data.empty()) {
+    if (dropping_) {  // the rest of a line that was cut: up to its newline
+      const char* end = static_cast<const char*>(std::memchr(data.data(), '\n', data.size()));
+      if (end == nullptr) break;
+      data.remove_prefix(static_cast<std::size_t>(end - data.data()) + 1);
+      dropping_ = false;
+      continue;
+    }
     if (plain && carry_.empty() && !truncated_) {
       // (data is not empty, so begin is never null; said for GCC, whose
       // -Wnonnull under the sanitizers' instrumentation cannot see it.)
       const char* begin = data.data();
       const void* last = begin != nullptr ? ::memrchr(begin, '\n', data.size()) : nullptr;
       std::size_t len = last ? static_cast<const char*>(last) - data.data() + 1 : 0;
-      if (len > 0 && (options_.max_bytes == 0 || bytes_ + len <= options_.max_bytes)) {
+      // (A chunk no longer than the line limit holds no line to cut.)
+      if (len > 0 &&
+          (options_.max_bytes == 0 || (bytes_ + len <= options_.max_bytes && len <= LineLimit()))) {
         AppendToFile(data.substr(0, len));
         bytes_ += len;
         data.remove_prefix(len);
@@ -109,11 +118,18 @@ void LogWriter::Write(std::string_view data) {
     const char* nl = static_cast<const char*>(std::memchr(data.data(), '\n', data.size()));
     if (nl == nullptr) {
       carry_.append(data);
-      if (carry_.size() >= kMaxLine) SplitLongCarry();
+      if (options_.max_bytes != 0) {
+        if (carry_.size() >= LineLimit() + Lookahead()) CutLine(false);
+      } else if (carry_.size() >= kMaxLine) {
+        SplitLongCarry();
+      }
       break;
     }
     std::size_t len = static_cast<std::size_t>(nl - data.data());
-    if (carry_.empty()) {
+    if (options_.max_bytes != 0 && carry_.size() + len > LineLimit()) {
+      carry_.append(data.substr(0, len));
+      CutLine(true);
+    } else if (carry_.empty()) {
       EmitLine(data.substr(0, len));
     } else {
       carry_.append(data.substr(0, len));
@@ -148,6 +164,38 @@ void LogWriter::SplitLongCarry() {
   if (at == 0) return;  // all of it may be one secret's start: wait for more
   EmitLine(std::string_view(carry_).substr(0, at));
   carry_.erase(0, at);
+}
+
+std::size_t LogWriter::LineLimit() const {
+  if (options_.max_bytes == 0) return kMaxLine;
+  return static_cast<std::size_t>(
+      std::min<std::uint64_t>(kMaxLine, std::max<std::uint64_t>(options_.max_bytes / 4, 80)));
+}
+
+// What must be seen past a cut before it is made: a secret that starts
+// before the cut ends within the longest secret's length.
+std::size_t LogWriter::Lookahead() const {
+  const Masker* masker = options_.masker;
+  return masker != nullptr && !masker->empty() ? masker->longest() - 1 : 0;
+}
+
+// carry_ holds a line (whole, or its start) longer than LineLimit(): its
+// first LineLimit() bytes are kept (a secret across the cut is kept whole, so
+// it is masked whole), the rest is dropped up to its newline, and a note says
+// so. Later lines are kept.
+void LogWriter::CutLine(bool whole) {
+  dropping_ = !whole;
+  if (truncated_) {  // past --max-log-size: nothing more is kept, nor noted
+    carry_.clear();
+    return;
+  }
+  std::size_t at = std::min(LineLimit(), carry_.size());
+  if (options_.masker != nullptr && !options_.masker->empty())
+    at = options_.masker->SafeSplit(carry_, at);
+  EmitLine(std::string_view(carry_).substr(0, at));
+  Note("[tether-worker] line cut: it is longer than " + std::to_string(LineLimit()) +
+       " bytes (a quarter of --max-log-size, at most 1 MiB); the rest of the line was dropped");
+  carry_.clear();
 }
 
 void LogWriter::EmitLine(std::string_view line) {
@@ -217,7 +265,9 @@ void LogWriter::FlushFile() {
 
 void LogWriter::Close() {
   if (closed_) return;
-  if (!carry_.empty()) {
+  if (options_.max_bytes != 0 && carry_.size() > LineLimit()) {
+    CutLine(true);
+  } else if (!carry_.empty()) {
     EmitLine(carry_);
     carry_.clear();
   }

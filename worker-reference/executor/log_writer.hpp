@@ -64,16 +64,22 @@ class LogWriter {
 
   std::uint64_t bytes() const { return bytes_; }  // bytes of output kept in the file
   bool truncated() const { return truncated_; }
-  // Longer lines are split into pieces of about this size (each its own line
-  // in the file). Masking comes first: a split never falls inside a secret,
-  // and the last longest-secret-minus-one bytes wait for the next write, so a
-  // secret that is still arriving is masked whole too.
+  // Without --max-log-size, longer lines are split into pieces of about this
+  // size (each its own line in the file). With it, a line longer than a
+  // quarter of the limit (at most this) is cut with a note and the rest of
+  // the line dropped, so one long line cannot use up the log and the step's
+  // later lines are kept. Masking comes first: a split or cut never falls
+  // inside a secret, and the last longest-secret-minus-one bytes wait for the
+  // next write, so a secret that is still arriving is masked whole too.
   static constexpr std::size_t kMaxLine = 1 << 20;
 
  private:
   explicit LogWriter(Options options, int fd) : options_(std::move(options)), fd_(fd) {}
   void EmitLine(std::string_view line);
   void SplitLongCarry();
+  void CutLine(bool whole);
+  std::size_t LineLimit() const;
+  std::size_t Lookahead() const;
   void FlushFile();
   void AppendToFile(std::string_view bytes);
   void WriteAll(std::string_view bytes);
@@ -85,6 +91,7 @@ class LogWriter {
   std::string live_buf_;  // pending lines for the live output
   std::uint64_t bytes_ = 0;
   bool truncated_ = false;
+  bool dropping_ = false;  // the rest of a cut line is being dropped
   bool closed_ = false;
   bool writing_ = false;  // inside Write: its notes are flushed with its lines
 };

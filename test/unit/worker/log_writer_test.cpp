@@ -125,6 +125,58 @@ TEST_F(LogWriterTest, MaxSizeKeepsWholeLinesAndLeavesAMarker) {
             "the rest of this output was dropped\n");
 }
 
+// With --max-log-size, one line longer than a quarter of the limit is cut
+// with a note, and the step's later lines are kept (a 5 MB line used to use
+// up the whole log). The line arrives in pipe-sized reads.
+TEST_F(LogWriterTest, OverLongLineIsCutAndLaterLinesKept) {
+  const std::uint64_t limit = 4096;
+  std::unique_ptr<LogWriter> w;
+  ASSERT_TRUE(LogWriter::Open({path_, "", nullptr, limit, nullptr}, &w).ok());
+  const std::string huge(50000, 'x');
+  w->Write("before\n");
+  for (std::size_t i = 0; i < huge.size(); i += 4096) w->Write(std::string_view(huge).substr(i, 4096));
+  w->Write("\nafter 1\nafter 2\n");
+  w->Close();
+  EXPECT_FALSE(w->truncated());
+  EXPECT_EQ(Read(), "before\n" + std::string(1024, 'x') +
+                        "\n[tether-worker] line cut: it is longer than 1024 bytes (a quarter of "
+                        "--max-log-size, at most 1 MiB); the rest of the line was dropped\n"
+                        "after 1\nafter 2\n");
+}
+
+// The same cut when the whole line comes in one write, and for a last line
+// without a newline.
+TEST_F(LogWriterTest, OverLongLineInOneWriteAndAtTheEndAreCut) {
+  std::unique_ptr<LogWriter> w;
+  ASSERT_TRUE(LogWriter::Open({path_, "", nullptr, 400, nullptr}, &w).ok());
+  w->Write(std::string(300, 'a') + "\nok\n" + std::string(200, 'b'));
+  w->Close();
+  const std::string log = Read();
+  EXPECT_EQ(log.find(std::string(100, 'a') + "\n[tether-worker] line cut: it is longer than 100 bytes"), 0u)
+      << log;
+  EXPECT_NE(log.find("\nok\n" + std::string(100, 'b') + "\n[tether-worker] line cut"), std::string::npos)
+      << log;
+  EXPECT_EQ(log.find(std::string(101, 'a')), std::string::npos);
+}
+
+// A secret across the cut is masked whole, never kept in part.
+TEST_F(LogWriterTest, SecretAcrossTheCutIsMasked) {
+  const std::string canary = "CANARY-s3cr3t";
+  Masker masker({canary});
+  for (std::size_t start = 1024 - canary.size(); start <= 1024; ++start) {
+    std::string line(start, 'x');
+    line += canary + std::string(3000, 'x') + "\nnext\n";
+    std::unique_ptr<LogWriter> w;
+    ASSERT_TRUE(LogWriter::Open({path_, "", &masker, 4096, nullptr}, &w).ok());
+    for (std::size_t i = 0; i < line.size(); i += 512) w->Write(std::string_view(line).substr(i, 512));
+    w->Close();
+    const std::string log = Read();
+    EXPECT_EQ(log.find("CANARY"), std::string::npos) << "canary at " << start;
+    EXPECT_EQ(log.find("s3cr"), std::string::npos) << "canary at " << start;
+    EXPECT_NE(log.find("\nnext\n"), std::string::npos) << "canary at " << start;
+  }
+}
+
 TEST_F(LogWriterTest, LiveCopyIsPrefixedAndMasked) {
   char buf[4096] = {};
   std::FILE* mem = fmemopen(buf, sizeof buf, "w");
