@@ -117,6 +117,26 @@ void Engine::Finish(ContainerState& c, Status status, std::optional<int> exit_co
     c.record.finished = WallClock::now();
   }
   SetStatus(c, status, std::move(reason));
+  ShowResultWhenDone(c, /*ended=*/true, /*streamed=*/false);
+}
+
+// "[b-1/flaky] step failure exit 3 (continue)", "[b-1/db] service success:
+// stopped when the build ended": the result as build.json records it.
+void Engine::ShowResultWhenDone(ContainerState& c, bool ended, bool streamed) {
+  std::string line;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    c.ended |= ended;
+    c.streamed |= streamed || !c.started || !c.log;
+    if (!c.ended || !c.streamed || c.result_shown) return;
+    c.result_shown = true;
+    const ContainerRecord& r = c.record;
+    line = c.kind + " " + std::string(StatusName(r.status));
+    if (r.exit_code) line += " exit " + std::to_string(*r.exit_code);
+    if (r.status == Status::kFailure && r.continue_on_failure) line += " (continue)";
+    if (!r.reason.empty()) line += ": " + r.reason;
+  }
+  if (config_.live != nullptr) config_.live->ContainerDone(config_.build_id, c.spec.name, line);
 }
 
 std::string Engine::ContextReason(const Context& ctx) const {
@@ -192,8 +212,15 @@ Error Engine::Exec(const Context& ctx, ContainerState& c, bool wait) {
 // stopped when the build ended" if the worker stopped it, or its own exit
 // status if it ended by itself (a service that exits 3 fails the build).
 void Engine::RecordStopped(ContainerState& c, const runtime::ExitStatus& status) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (c.record.status != Status::kRunning || !status.exited) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (c.record.status != Status::kRunning || !status.exited) return;
+    RecordStoppedLocked(c, status);
+  }
+  ShowResultWhenDone(c, /*ended=*/true, /*streamed=*/false);
+}
+
+void Engine::RecordStoppedLocked(ContainerState& c, const runtime::ExitStatus& status) {
   c.record.exit_code = status.code;
   c.record.finished = WallClock::now();
   if (killed_ && status.signal == SIGPIPE) {
@@ -244,6 +271,7 @@ Error Engine::Destroy(const Context& ctx, ContainerState& c) {
     c.record.log_bytes = c.log->bytes();
     c.record.log_truncated = c.log->truncated();
   }
+  ShowResultWhenDone(c, /*ended=*/false, /*streamed=*/true);
   return err;
 }
 

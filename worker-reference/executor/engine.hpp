@@ -74,6 +74,9 @@ struct ContainerState {
   std::unique_ptr<LogWriter> log;  // see LogWriter's one-user rule
   bool started = false;            // the process was started (RunContainer ok)
   ContainerRecord record;          // guarded by Engine::mu_
+  // The result line is shown once the result is known and the log stream is
+  // done (its last lines come first). Guarded by Engine::mu_.
+  bool ended = false, streamed = false, result_shown = false;
 };
 
 struct StageState {
@@ -143,8 +146,12 @@ class Engine {
   Error Destroy(const Context& ctx, ContainerState& c);
   void StopBackground(const Context& ctx);
   void RecordStopped(ContainerState& c, const runtime::ExitStatus& status);
+  void RecordStoppedLocked(ContainerState& c, const runtime::ExitStatus& status);
   void Finish(ContainerState& c, Status status, std::optional<int> exit_code, std::string reason);
   void SetStatus(ContainerState& c, Status status, std::string reason);
+  // Marks the result known (ended) or the log streamed, and shows the result
+  // line on the live output once both hold.
+  void ShowResultWhenDone(ContainerState& c, bool ended, bool streamed);
   std::string ContextReason(const Context& ctx) const;
   void FinalizeStatus();
   std::optional<std::string> WorkerEnv(const std::string& name) const;

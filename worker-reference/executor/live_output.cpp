@@ -44,6 +44,17 @@ void LiveOutput::SetStatus(const std::string& build, const std::string& name,
   std::fflush(out_);
 }
 
+void LiveOutput::ContainerDone(const std::string& build, const std::string& name,
+                               std::string_view text) {
+  if (!lines_ && !progress_) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (progress_) ClearBlockLocked();
+  std::fprintf(out_, "[%s/%s] %.*s\n", build.c_str(), name.c_str(), static_cast<int>(text.size()),
+               text.data());
+  if (progress_) DrawBlockLocked();
+  std::fflush(out_);
+}
+
 void LiveOutput::BuildDone(const std::string& build, std::string_view status,
                            std::string_view detail) {
   std::lock_guard<std::mutex> lock(mu_);

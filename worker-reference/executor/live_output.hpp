@@ -22,6 +22,9 @@ class LiveOutput {
   void Write(std::string_view text);
   // A step's or service's status changed (progress block only).
   void SetStatus(const std::string& build, const std::string& name, std::string_view status);
+  // A step or service ended and its log is complete: one result line,
+  // "[build/name] text".
+  void ContainerDone(const std::string& build, const std::string& name, std::string_view text);
   // A build finished: its rows leave the progress block; one summary line.
   void BuildDone(const std::string& build, std::string_view status, std::string_view detail);
 

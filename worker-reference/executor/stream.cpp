@@ -104,6 +104,7 @@ Error Engine::Stream(const Context& ctx, ContainerState& c) {
     break;
   }
   c.log->Close();
+  ShowResultWhenDone(c, /*ended=*/false, /*streamed=*/true);
   return Error();
 }
 
