@@ -247,3 +247,14 @@ void OwnDerivationCalled(const tether::Context& parent) {
   (void)Work(b.ctx);
   b.cancel();
 }
+
+// libtether's own guard, as docs/checks/lost-cancel.md advises: called on
+// every path, nothing to report.
+#include <tether/scope_exit.hpp>
+tether::Error Guarded(const tether::Context& ctx, bool early) {
+  auto [gctx, done] = tether::WithCancel(ctx);
+  tether::ScopeExit release{[&] { done(); }};
+  if (early) return tether::Error();
+  return Work(gctx);
+}
+// CHECK-NOT: :[[@LINE-5]]:{{[0-9]+}}: warning

@@ -5,6 +5,7 @@
 #include "tether/context.hpp"
 #include "tether/error.hpp"
 #include "tether/scope.hpp"
+#include "tether/scope_exit.hpp"
 #include "tether/select.hpp"
 #include "tether/signal.hpp"
 #include "tether/task.hpp"
