@@ -4,6 +4,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cmd/flags.hpp"
 #include "cmd/serve.hpp"
 #include "executor/result.hpp"
@@ -23,9 +25,12 @@ const char kSubmitUsage[] =
     "Exit status: 0 queued, 2 usage error or invalid pipeline, 3 queue unreachable.\n";
 
 const char kStatusUsage[] =
-    "usage: tether-worker status [--queue Q] [--queue-key K] JOB\n"
+    "usage: tether-worker status [--queue Q] [--queue-key K] [--json] JOB\n"
     "\n"
     "Prints a job's state (queued, running, done) and, when done, its result.\n"
+    "--json prints one JSON object instead: {\"job\", \"state\", \"pipeline\",\n"
+    "\"attempts\", \"worker\", \"result\": {\"status\", \"reason\", \"worker\", \"started\",\n"
+    "\"finished\", \"results\"} or null}; absent values are null.\n"
     "Exit status: 0 found, 2 usage error, 3 queue unreachable, 4 no such job,\n"
     "5 the job's record is corrupt.\n";
 
@@ -33,13 +38,16 @@ struct ClientArgs {
   std::string queue = "dir:tether-spool";
   std::string key = "tether";
   bool help = false;
+  bool json = false;  // status --json
   std::vector<std::string> args;
 };
 
-bool ParseClient(int argc, char** argv, ClientArgs* out, std::string* error) {
+bool ParseClient(int argc, char** argv, ClientArgs* out, std::string* error,
+                 bool json_flag = false) {
   cli::Options cli(cli::Style::kBare);
   TextOption(&cli, "--queue", &out->queue, "empty value");
   TextOption(&cli, "--queue-key", &out->key, "empty value");
+  if (json_flag) cli.Flag("--json", &out->json);
   cli.Operands(&out->args);
   *error = cli.Parse(argc, argv);
   out->help = cli.Help();
@@ -60,6 +68,33 @@ int OpenFor(const char* command, const ClientArgs& args, std::unique_ptr<queue::
 
 std::string When(const std::optional<queue::WallClock::time_point>& t) {
   return t ? executor::FormatTime(*t) : "-";
+}
+
+nlohmann::json JsonTime(const std::optional<queue::WallClock::time_point>& t) {
+  return t ? nlohmann::json(executor::FormatTime(*t)) : nlohmann::json(nullptr);
+}
+
+nlohmann::json JsonText(const std::string& s) {
+  return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
+}
+
+// status --json: the same fields as the text form, one object, for scripts.
+nlohmann::json StatusJson(const queue::JobStatus& st) {
+  nlohmann::json out = {{"job", st.id},
+                        {"state", st.state},
+                        {"pipeline", st.pipeline_file},
+                        {"attempts", st.attempts},
+                        {"worker", JsonText(st.worker)},
+                        {"result", nullptr}};
+  if (st.result) {
+    out["result"] = {{"status", st.result->status},
+                     {"reason", JsonText(st.result->reason)},
+                     {"worker", JsonText(st.result->worker)},
+                     {"started", JsonTime(st.result->started)},
+                     {"finished", JsonTime(st.result->finished)},
+                     {"results", JsonText(st.result->result_dir)}};
+  }
+  return out;
 }
 
 }  // namespace
@@ -116,7 +151,8 @@ int SubmitCommand(int argc, char** argv) {
 int StatusCommand(int argc, char** argv) {
   ClientArgs args;
   std::string error;
-  if (!ParseClient(argc, argv, &args, &error) || (!args.help && args.args.size() != 1)) {
+  if (!ParseClient(argc, argv, &args, &error, /*json_flag=*/true) ||
+      (!args.help && args.args.size() != 1)) {
     std::cerr << "tether-worker status: " << (error.empty() ? "give exactly one job id" : error)
               << "\n"
               << kStatusUsage;
@@ -137,6 +173,10 @@ int StatusCommand(int argc, char** argv) {
   if (!found) {
     std::cerr << "tether-worker status: no job " << args.args[0] << " in " << args.queue << "\n";
     return kExitNoSuchJob;
+  }
+  if (args.json) {
+    std::cout << StatusJson(st).dump() << "\n";
+    return 0;
   }
   std::cout << "job: " << st.id << "\n"
             << "state: " << st.state << "\n"
