@@ -15,6 +15,10 @@
 //    queue like any other. It returns at once; the build ends shortly after.
 //    kIdle when slot n runs nothing (a finished build cannot be cancelled),
 //    kNoSuchSlot when n is out of range. *build_id names the build cancelled.
+//  - CancelBuild(id) cancels build id wherever it is: running here, as
+//    CancelSlot does; queued, through the queue (it never starts); running on
+//    another worker of the queue, by asking it (it cancels within about a
+//    second). It may do the queue's I/O (a spool rename, one Redis script).
 //  - Stats() is a snapshot: counters only grow, `running` is current.
 #pragma once
 
@@ -23,6 +27,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include "tether/error.hpp"
 
 namespace tether::worker::api {
 
@@ -68,10 +74,13 @@ struct WorkerStats {
 class WorkerControl {
  public:
   enum class CancelResult { kCanceled, kIdle, kNoSuchSlot };
+  enum class BuildCancelResult { kRunningHere, kQueued, kRunningElsewhere, kEnded, kNoSuchBuild };
 
   virtual ~WorkerControl() = default;
   virtual std::vector<SlotInfo> Slots() const = 0;
   virtual CancelResult CancelSlot(int slot, std::string* build_id) = 0;
+  // Fails only when the queue does (kIo and the like); *out says what was found.
+  virtual Error CancelBuild(const std::string& id, BuildCancelResult* out) = 0;
   virtual WorkerStats Stats() const = 0;
 };
 

@@ -298,6 +298,45 @@ class HttpApi::Impl {
                    }
                    LogChange(req, res);
                  });
+    // A build by its id, wherever it is: running here, queued, or running
+    // on another worker of the queue (which is asked to cancel it).
+    http_.Delete(R"(/api/v1/builds/([A-Za-z0-9._-]{1,200}))",
+                 [this](const httplib::Request& req, httplib::Response& res) {
+                   const std::string id = req.matches[1];
+                   WorkerControl::BuildCancelResult result;
+                   if (Error err = worker_.CancelBuild(id, &result); !err.ok()) {
+                     ReplyError(res, 503, "cannot cancel " + id + ": " + err.message());
+                   } else {
+                     CancelReply(id, result, res);
+                   }
+                   LogChange(req, res);
+                 });
+  }
+
+  void CancelReply(const std::string& id, WorkerControl::BuildCancelResult result,
+                   httplib::Response& res) {
+    using R = WorkerControl::BuildCancelResult;
+    switch (result) {
+      case R::kRunningHere:
+      case R::kRunningElsewhere:
+        api_cancels_.fetch_add(1, std::memory_order_relaxed);
+        std::cerr << "tether-worker: api: canceling build " << id << "\n";
+        Reply(res, 202,
+              {{"build", id},
+               {"state", "canceling"},
+               {"where", result == R::kRunningHere ? "this worker" : "another worker"}});
+        break;
+      case R::kQueued:
+        api_cancels_.fetch_add(1, std::memory_order_relaxed);
+        Reply(res, 200, {{"build", id}, {"state", "canceled"}, {"where", "queue"}});
+        break;
+      case R::kEnded:
+        ReplyError(res, 409, "build " + id + " has already ended");
+        break;
+      case R::kNoSuchBuild:
+        ReplyError(res, 404, "no build " + id);
+        break;
+    }
   }
 
   // Every request that may change something is logged, before its answer is

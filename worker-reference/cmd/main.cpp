@@ -18,7 +18,8 @@ const char kUsage[] =
     "  validate PIPELINE.yml...        check pipelines without running them\n"
     "  serve [options]                 run builds from a queue until SIGTERM (see: serve --help)\n"
     "  submit [--queue Q] PIPELINE.yml...  queue pipelines as builds; prints the job ids\n"
-    "  status [--queue Q] JOB          a queued build's state and result\n"
+    "  status [--queue Q] [--json] JOB  a queued build's state and result\n"
+    "  cancel [--queue Q] JOB          cancel a queued or running build\n"
     "  version                         the version and the commit it was built from\n"
     "\n"
     "Exit status: 0 success, 1 a build failed, 2 usage or validation error,\n"
@@ -48,6 +49,8 @@ int Dispatch(int argc, char** argv) {
     return tether::worker::cmd::SubmitCommand(argc - 1, argv + 1);
   if (!std::strcmp(command, "status"))
     return tether::worker::cmd::StatusCommand(argc - 1, argv + 1);
+  if (!std::strcmp(command, "cancel"))
+    return tether::worker::cmd::CancelCommand(argc - 1, argv + 1);
   if (!std::strcmp(command, "validate"))
     return tether::worker::cmd::RunValidate(argc - 1, argv + 1);
   std::cerr << "tether-worker: unknown command '" << command << "'\n" << kUsage;

@@ -1,4 +1,4 @@
-// `tether-worker submit` and `tether-worker status`: the clients of a durable queue.
+// `tether-worker submit`, `status` and `cancel`: the clients of a durable queue.
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -34,6 +34,15 @@ const char kStatusUsage[] =
     "Exit status: 0 found, 2 usage error, 3 queue unreachable, 4 no such job,\n"
     "5 the job's record is corrupt.\n";
 
+const char kCancelUsage[] =
+    "usage: tether-worker cancel [--queue Q] [--queue-key K] JOB\n"
+    "\n"
+    "Cancels a job: a queued job never starts (its result is canceled at once);\n"
+    "a running one is canceled by the worker that runs it, within about a second\n"
+    "(its steps are stopped as on a second SIGTERM, its result is canceled).\n"
+    "Exit status: 0 canceled (or asked), 2 usage error, 3 queue unreachable,\n"
+    "4 no such job, 6 the job had already ended.\n";
+
 struct ClientArgs {
   std::string queue = "dir:tether-spool";
   std::string key = "tether";
@@ -57,7 +66,7 @@ bool ParseClient(int argc, char** argv, ClientArgs* out, std::string* error,
 int OpenFor(const char* command, const ClientArgs& args, std::unique_ptr<queue::Queue>* q) {
   queue::QueueOptions options;
   options.key = args.key;
-  // submit may make the spool it queues into; status only reads one.
+  // submit may make the spool it queues into; status and cancel need one.
   options.create = std::string(command) == "submit";
   if (Error err = queue::OpenQueue(args.queue, options, q); !err.ok()) {
     std::cerr << "tether-worker " << command << ": " << err.message() << "\n";
@@ -191,6 +200,44 @@ int StatusCommand(int argc, char** argv) {
     if (!st.result->result_dir.empty()) std::cout << "results: " << st.result->result_dir << "\n";
   }
   return 0;
+}
+
+int CancelCommand(int argc, char** argv) {
+  ClientArgs args;
+  std::string error;
+  if (!ParseClient(argc, argv, &args, &error) || (!args.help && args.args.size() != 1)) {
+    std::cerr << "tether-worker cancel: " << (error.empty() ? "give exactly one job id" : error)
+              << "\n"
+              << kCancelUsage;
+    return kExitUsage;
+  }
+  if (args.help) {
+    std::cout << kCancelUsage;
+    return 0;
+  }
+  std::unique_ptr<queue::Queue> q;
+  if (int status = OpenFor("cancel", args, &q); status != 0) return status;
+  const std::string& id = args.args[0];
+  queue::CancelOutcome outcome;
+  if (Error err = q->Cancel(id, &outcome); !err.ok()) {
+    std::cerr << "tether-worker cancel: " << err.message() << "\n";
+    return err.Is(ErrorCode::kInvalidArgument) ? kExitCorrupt : kExitQueue;
+  }
+  switch (outcome) {
+    case queue::CancelOutcome::kQueued:
+      std::cout << id << ": canceled before it started\n";
+      return 0;
+    case queue::CancelOutcome::kRunning:
+      std::cout << id << ": running; its worker was asked to cancel it\n";
+      return 0;
+    case queue::CancelOutcome::kDone:
+      std::cerr << "tether-worker cancel: " << id << " has already ended; nothing to cancel\n";
+      return kExitAlreadyDone;
+    case queue::CancelOutcome::kNoSuchJob:
+      break;
+  }
+  std::cerr << "tether-worker cancel: no job " << id << " in " << args.queue << "\n";
+  return kExitNoSuchJob;
 }
 
 }  // namespace tether::worker::cmd

@@ -135,6 +135,7 @@ int ServeCommand(int argc, char** argv) {
 
   std::vector<SideTask> side;
   side.push_back({"queue", [&q](const Context& ctx) { return q->Serve(ctx); }});
+  side.push_back({"cancels", [&worker](const Context& ctx) { return worker.WatchCancels(ctx); }});
   std::unique_ptr<ApiServer> api;
   if (!options.api.empty()) {
     if (Error err = NewApiServer(options, worker, &api); !err.ok()) {

@@ -30,6 +30,7 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitQueue = 3;
 inline constexpr int kExitNoSuchJob = 4;
 inline constexpr int kExitCorrupt = 5;
+inline constexpr int kExitAlreadyDone = 6;  // cancel: the job had ended
 
 struct ServeOptions {
   RunOptions run;
@@ -60,5 +61,6 @@ extern const char kServeUsage[];
 int ServeCommand(int argc, char** argv);
 int SubmitCommand(int argc, char** argv);
 int StatusCommand(int argc, char** argv);
+int CancelCommand(int argc, char** argv);
 
 }  // namespace tether::worker::cmd

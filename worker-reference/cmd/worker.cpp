@@ -72,6 +72,52 @@ api::WorkerControl::CancelResult RunningBuilds::Cancel(int slot, std::string* bu
   return api::WorkerControl::CancelResult::kCanceled;
 }
 
+bool RunningBuilds::CancelBuild(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (Entry& e : slots_) {
+    if (!e.info.busy || e.info.build_id != id) continue;
+    e.cancel();
+    return true;
+  }
+  return false;
+}
+
+Error Worker::CancelBuild(const std::string& id, BuildCancelResult* out) {
+  if (builds_.CancelBuild(id)) {
+    *out = BuildCancelResult::kRunningHere;
+    return Error();
+  }
+  queue::CancelOutcome outcome = queue::CancelOutcome::kNoSuchJob;
+  if (Error err = queue_->Cancel(id, &outcome); !err.ok()) return err;
+  switch (outcome) {
+    case queue::CancelOutcome::kQueued:
+      *out = BuildCancelResult::kQueued;
+      break;
+    case queue::CancelOutcome::kRunning:
+      // Claimed by this worker between the two looks, or by another one:
+      // the cancel watcher of whichever runs it acts on it.
+      *out = builds_.CancelBuild(id) ? BuildCancelResult::kRunningHere
+                                     : BuildCancelResult::kRunningElsewhere;
+      break;
+    case queue::CancelOutcome::kDone:
+      *out = BuildCancelResult::kEnded;
+      break;
+    case queue::CancelOutcome::kNoSuchJob:
+      *out = BuildCancelResult::kNoSuchBuild;
+      break;
+  }
+  return Error();
+}
+
+Error Worker::WatchCancels(const Context& ctx) {
+  while (!ctx.Done().WaitFor(std::chrono::milliseconds(500))) {
+    for (const api::SlotInfo& s : builds_.Slots()) {
+      if (s.busy && queue_->CancelRequested(s.build_id)) builds_.CancelBuild(s.build_id);
+    }
+  }
+  return Error();
+}
+
 std::vector<api::SlotInfo> RunningBuilds::Slots() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<api::SlotInfo> out;

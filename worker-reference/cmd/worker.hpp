@@ -56,6 +56,8 @@ class RunningBuilds {
   void CancelAll();
   void KillAll();
   api::WorkerControl::CancelResult Cancel(int slot, std::string* build_id);
+  // Cancels build id if a slot runs it; false if none does.
+  bool CancelBuild(const std::string& id);
   std::vector<api::SlotInfo> Slots() const;
 
  private:
@@ -95,7 +97,12 @@ class Worker : public api::WorkerControl {
   CancelResult CancelSlot(int slot, std::string* build_id) override {
     return builds_.Cancel(slot, build_id);
   }
+  Error CancelBuild(const std::string& id, BuildCancelResult* out) override;
   api::WorkerStats Stats() const override;
+  // A side task (serve): cancels asked through the queue for the builds this
+  // worker runs (`tether-worker cancel`, another worker's API) are acted on;
+  // each running build is asked about every 500 ms until ctx is done.
+  Error WatchCancels(const Context& ctx);
   // After Start: it returned because of an infrastructure error (a queue
   // that failed, results that could not be written), not a shutdown.
   bool InfrastructureFailed() const;

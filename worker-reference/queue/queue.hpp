@@ -46,6 +46,11 @@ struct JobResult {
   std::optional<WallClock::time_point> started, finished;
 };
 
+// What a cancel found: the job was queued (it will never start: its result
+// is `canceled` now), running (its worker is asked to cancel it), already
+// done (nothing to cancel), or there is no such job.
+enum class CancelOutcome { kQueued, kRunning, kDone, kNoSuchJob };
+
 class BuildSource {
  public:
   virtual ~BuildSource() = default;
@@ -59,6 +64,16 @@ class BuildSource {
   // Builds that were popped by nobody and must be recorded as not started
   // after a shutdown (only the in-memory queue: a durable queue keeps them).
   virtual std::vector<BuildItem> Drain() { return {}; }
+  // Whether a cancel of the running build id was asked for (`tether-worker
+  // cancel`, the API of another worker). The worker that runs it asks about
+  // its builds about once a second. Sources without cancels say no.
+  virtual bool CancelRequested(const std::string& id) { return false; }
+  // Cancels a job the source holds (durable queues: Queue::Cancel). Sources
+  // without cancels by id know no job.
+  virtual Error Cancel(const std::string& id, CancelOutcome* out) {
+    *out = CancelOutcome::kNoSuchJob;
+    return Error();
+  }
 };
 
 // What `tether-worker status` prints about a job.
@@ -94,6 +109,9 @@ class Queue : public BuildSource {
   // *found is false for an unknown id. A record that cannot be read is an
   // error of kind kInvalidArgument naming it ("corrupt").
   virtual Error Status(const std::string& id, JobStatus* out, bool* found) = 0;
+  // Cancels job id (CancelOutcome says how). Idempotent: a second cancel of a
+  // running job asks again; of a job canceled while queued, says kDone.
+  Error Cancel(const std::string& id, CancelOutcome* out) override = 0;
   // Becomes a worker (serve): registers, recovers the claims of dead
   // workers. Tasks that must run while serving (the Redis heartbeat) run in
   // Serve(ctx), which returns when ctx is done.

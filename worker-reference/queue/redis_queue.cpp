@@ -16,13 +16,15 @@ namespace tether::worker::queue {
 
 namespace {
 
-// Acknowledges a job: the first result wins; the claim is dropped either way.
-// KEYS: job hash, processing list. ARGV: result, id.
+// Acknowledges a job: the first result wins; the claim is dropped either way,
+// and so is a cancel asked for it (it is answered).
+// KEYS: job hash, processing list, cancel key. ARGV: result, id.
 const char kFinishScript[] = R"lua(
 if redis.call('HEXISTS', KEYS[1], 'result') == 0 then
   redis.call('HSET', KEYS[1], 'result', ARGV[1])
 end
 redis.call('LREM', KEYS[2], 0, ARGV[2])
+redis.call('DEL', KEYS[3])
 return 1
 )lua";
 
@@ -582,8 +584,8 @@ Error RedisQueue::Finish(const Context& ctx, const BuildItem& item, const JobRes
   std::unique_ptr<RedisConnection> conn = Take();
   RedisConnection::Reply r;
   Error err = Retry(ctx, *conn,
-                    {"EVAL", kFinishScript, "2", key_ + ":job:" + item.id, ProcList(list),
-                     EncodeResult(job, result), item.id},
+                    {"EVAL", kFinishScript, "3", key_ + ":job:" + item.id, ProcList(list),
+                     key_ + ":cancel:" + item.id, EncodeResult(job, result), item.id},
                     &r);
   Give(std::move(conn));
   // On failure the claim stays in the list: the next Pop on it sees the

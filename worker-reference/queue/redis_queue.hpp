@@ -6,6 +6,7 @@
 //   set once) tether:proc:<worker>:<n>     processing list n of a worker: the job it claimed and
 //   has not acked tether:workers               hash: worker -> how many processing lists it has
 //   tether:hb:<worker>           the worker's heartbeat, with a TTL (--heartbeat-ttl)
+//   tether:cancel:<id>           a cancel asked for a running job (a day's TTL; deleted at its ack)
 //
 // Claim: BLMOVE tether -> a free processing list of this worker (unlike
 // Vela's BLPOP, the job is never only in the worker's memory). Ack (Finish):
@@ -85,6 +86,9 @@ class RedisQueue : public Queue {
 
   Error Submit(const JobSpec& job, std::string* id) override;
   Error Status(const std::string& id, JobStatus* out, bool* found) override;
+  // redis_cancel.cpp
+  Error Cancel(const std::string& id, CancelOutcome* out) override;
+  bool CancelRequested(const std::string& id) override;
   Error Register() override;
   // The heartbeat and the recovery of dead workers, every TTL/3 until ctx is done.
   Error Serve(const Context& ctx) override;

@@ -130,7 +130,7 @@ Error SpoolQueue::Open() {
     return Error(ErrorCode::kInvalidArgument,
                  "no spool queue at " + root_ + " (" + root_ + "/pending is not a directory)");
   }
-  for (const char* sub : {"", "/tmp", "/pending", "/done", "/workers"}) {
+  for (const char* sub : {"", "/tmp", "/pending", "/done", "/workers", "/cancel"}) {
     std::error_code ec;
     fs::create_directories(root_ + sub, ec);
     if (ec)
@@ -204,6 +204,56 @@ Error SpoolQueue::Status(const std::string& id, JobStatus* out, bool* found) {
     }
   }
   return read_done();  // it may have finished while we looked
+}
+
+Error SpoolQueue::Cancel(const std::string& id, CancelOutcome* out) {
+  *out = CancelOutcome::kNoSuchJob;
+  if (id.empty() || id.find('/') != std::string::npos || id[0] == '.') return Error();
+  const std::string done = root_ + "/done/" + id + ".json";
+  if (::access(done.c_str(), F_OK) == 0) {
+    *out = CancelOutcome::kDone;
+    return Error();
+  }
+  const std::string suffix = "-" + id + ".job";
+  // Queued: taken out of pending/ by a rename, as a claim is, so exactly one
+  // of a worker's claim and this cancel gets it.
+  for (const std::string& n : ListDir(root_ + "/pending", suffix)) {
+    const std::string taken = root_ + "/tmp/canceled-" + n;
+    if (::rename((root_ + "/pending/" + n).c_str(), taken.c_str()) != 0) {
+      if (errno == ENOENT) continue;  // a worker claimed it first: running
+      return Sys("cannot cancel " + root_ + "/pending/" + n);
+    }
+    std::string text;
+    JobRecord job;
+    if (!ReadFile(taken, &text, nullptr).ok() || !DecodeJob(text, taken, &job).ok()) {
+      job.id = id;
+      job.spec.pipeline_file = "?";
+    }
+    JobResult result;
+    result.status = "canceled";
+    result.reason = "canceled before it started";
+    result.finished = WallClock::now();
+    if (Error err = WriteResult(job, result); !err.ok()) return err;
+    ::unlink(taken.c_str());
+    *out = CancelOutcome::kQueued;
+    return Error();
+  }
+  // Running: a marker that the worker running it polls for.
+  for (const std::string& w : ListDir(root_ + "/workers", "")) {
+    if (ListDir(root_ + "/workers/" + w + "/claimed", suffix).empty()) continue;
+    const std::string marker = root_ + "/cancel/" + id;
+    int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return Sys("cannot write " + marker);
+    ::close(fd);
+    *out = CancelOutcome::kRunning;
+    return Error();
+  }
+  if (::access(done.c_str(), F_OK) == 0) *out = CancelOutcome::kDone;  // it ended meanwhile
+  return Error();
+}
+
+bool SpoolQueue::CancelRequested(const std::string& id) {
+  return ::access((root_ + "/cancel/" + id).c_str(), F_OK) == 0;
 }
 
 Error SpoolQueue::Register() {
@@ -426,6 +476,7 @@ Error SpoolQueue::Finish(const Context&, const BuildItem& item, const JobResult&
   for (const std::string& n : ListDir(claimed_dir_, "-" + item.id + ".job")) {
     ::unlink((claimed_dir_ + "/" + n).c_str());
   }
+  ::unlink((root_ + "/cancel/" + item.id).c_str());  // a cancel asked for it is answered
   return Error();
 }
 

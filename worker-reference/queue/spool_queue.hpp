@@ -7,6 +7,7 @@
 //   PATH/workers/<worker>/lock         flock(LOCK_EX) held by the live worker
 //   PATH/workers/<worker>/claimed/     its running jobs (rename from pending/)
 //   PATH/done/<id>.json                the one terminal result (link(2): the first wins)
+//   PATH/cancel/<id>                   a cancel asked for a running job (removed at its end)
 //
 // A worker that dies releases its lock (the kernel drops it with the last
 // descriptor, which is close-on-exec so no step inherits it); the next worker
@@ -38,6 +39,8 @@ class SpoolQueue : public Queue {
 
   Error Submit(const JobSpec& job, std::string* id) override;
   Error Status(const std::string& id, JobStatus* out, bool* found) override;
+  Error Cancel(const std::string& id, CancelOutcome* out) override;
+  bool CancelRequested(const std::string& id) override;
   Error Register() override;
   Error Serve(const Context&) override { return Error(); }
   const std::string& worker_name() const override { return name_; }

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -79,12 +80,36 @@ class TestSlots : public api::WorkerControl {
     cancels_[slot]();
     return CancelResult::kCanceled;
   }
+  // A queue behind the slots: ids queued (a cancel ends them at once) and
+  // ids that ended.
+  Error CancelBuild(const std::string& id, BuildCancelResult* out) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+      if (slots_[i].busy && slots_[i].build_id == id) {
+        cancels_[i]();
+        *out = BuildCancelResult::kRunningHere;
+        return Error();
+      }
+    }
+    if (queued_.erase(id) > 0) {
+      ended_.insert(id);
+      *out = BuildCancelResult::kQueued;
+    } else {
+      *out = ended_.count(id) ? BuildCancelResult::kEnded : BuildCancelResult::kNoSuchBuild;
+    }
+    return Error();
+  }
+  void Queue(const std::string& id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    queued_.insert(id);
+  }
   api::WorkerStats Stats() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return stats_;
   }
 
  private:
+  std::set<std::string> queued_, ended_;
   mutable std::mutex mu_;
   std::vector<api::SlotInfo> slots_;
   std::vector<CancelFunc> cancels_;
@@ -245,6 +270,41 @@ TEST_F(ApiServerTest, CancelRunningBuildThenFinishedBuild) {
   EXPECT_NE(res->body.find("tether_worker_builds_running 0\n"), std::string::npos);
   // At least the task serving the API is alive.
   EXPECT_EQ(res->body.find("tether_tasks_alive 0\n"), std::string::npos);
+}
+
+// DELETE /api/v1/builds/{id}: a build by its id, running or queued; an
+// ended or unknown one cancels nothing.
+TEST_F(ApiServerTest, CancelBuildById) {
+  Start();
+  slots_.Queue("queued-1");
+  StartBuild("api-2");
+  pid_t pid = StepPid("api-2");
+  ASSERT_GT(pid, 0);
+
+  auto res = client_->Delete("/api/v1/builds/queued-1");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(json::parse(res->body)["state"], "canceled");
+  res = client_->Delete("/api/v1/builds/queued-1");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 409);
+  res = client_->Delete("/api/v1/builds/no-such-build");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  EXPECT_EQ(json::parse(res->body)["error"], "no build no-such-build");
+  EXPECT_EQ(::kill(pid, 0), 0) << "the running build must still run";
+
+  res = client_->Delete("/api/v1/builds/api-2");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 202);
+  json reply = json::parse(res->body);
+  EXPECT_EQ(reply["build"], "api-2");
+  EXPECT_EQ(reply["state"], "canceling");
+  std::string build_json = dir_ + "/api-2/build.json";
+  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(build_json); }));
+  EXPECT_EQ(json::parse(Slurp(build_json))["status"], "canceled");
+  EXPECT_FALSE(std::filesystem::exists("/proc/" + std::to_string(pid))) << "the step was reaped";
+  builds_.Wait();
 }
 
 TEST_F(ApiServerTest, BearerToken) {
