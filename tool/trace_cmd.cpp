@@ -133,7 +133,11 @@ volatile sig_atomic_t g_pending_signal = 0;
 
 // SIGTERM/SIGHUP to the tool go to the program: the tool stays to report
 // what the program left behind and to remove its temporary trace (a tool
-// that died here would leave both the program and the file behind).
+// that died here would leave both the program and the file behind). Before
+// the program starts the signal waits for it; after it ended, the signal is
+// only noted: `timeout` and CI runners signal the whole process group, and
+// the copy that reaches the tool after the program died must not cut the
+// report short.
 void ForwardToProgram(int sig) {
   const pid_t child = g_child;
   if (child > 0) {
@@ -141,6 +145,31 @@ void ForwardToProgram(int sig) {
   } else {
     g_pending_signal = sig;
   }
+}
+
+// The tool's dispositions from before its temporary trace is made until it
+// exits (never restored: a signal between a restore and the exit would still
+// kill the tool after its report): like system(3), SIGINT and SIGQUIT are the
+// program's to handle (the tool ignores them); SIGTERM and SIGHUP are
+// forwarded (above). The program itself starts with the defaults.
+void HoldTerminationSignals() {
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGINT, &ignore, nullptr);
+  sigaction(SIGQUIT, &ignore, nullptr);
+  struct sigaction forward {};
+  forward.sa_handler = ForwardToProgram;
+  sigemptyset(&forward.sa_mask);
+  g_child = 0;
+  g_pending_signal = 0;
+  sigaction(SIGTERM, &forward, nullptr);
+  sigaction(SIGHUP, &forward, nullptr);
+}
+
+// In the forked child, before exec: the program gets the defaults.
+void DefaultSignalsInChild() {
+  for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
 }
 
 std::int64_t MonotonicNowNs() {
@@ -163,37 +192,14 @@ bool RunProgram(const std::vector<std::string>& command, const std::vector<std::
   for (const std::string& w : command) argv.push_back(const_cast<char*>(w.c_str()));
   argv.push_back(nullptr);
 
-  // Like system(3): while the program runs, Ctrl-C is its to handle; we
-  // stay to report what it left behind.
-  struct sigaction ignore {
-  }, old_int{}, old_quit{};
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGQUIT, &ignore, &old_quit);
-  struct sigaction forward {
-  }, old_term{}, old_hup{};
-  forward.sa_handler = ForwardToProgram;
-  sigemptyset(&forward.sa_mask);
-  g_child = 0;
-  g_pending_signal = 0;
-  sigaction(SIGTERM, &forward, &old_term);
-  sigaction(SIGHUP, &forward, &old_hup);
-  auto restore_signals = [&] {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGQUIT, &old_quit, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    sigaction(SIGHUP, &old_hup, nullptr);
-  };
-
+  // The caller called HoldTerminationSignals.
   pid_t pid = fork();
   if (pid < 0) {
     *error = std::string("fork: ") + std::strerror(errno);
-    restore_signals();
     return false;
   }
   if (pid == 0) {
-    restore_signals();
+    DefaultSignalsInChild();
     close(exec_pipe[0]);
     for (const std::string& entry : env) putenv(const_cast<char*>(entry.c_str()));
     execvp(argv[0], argv.data());
@@ -216,8 +222,7 @@ bool RunProgram(const std::vector<std::string>& command, const std::vector<std::
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   outcome->ended_ns = MonotonicNowNs();
-  g_child = 0;
-  restore_signals();
+  g_child = 0;  // from here a SIGTERM or SIGHUP is only noted
   if (n == static_cast<ssize_t>(sizeof exec_errno)) {
     *error = "cannot run '" + command[0] + "': " + std::strerror(exec_errno);
     return false;
@@ -408,6 +413,8 @@ int RunTrace(int argc, char** argv) {
   std::string trace_path = !opt.load.empty() ? opt.load : opt.out;
   bool remove_after = false;
   std::string threads_path;  // where libtether_threads.so wrote (empty: not preloaded)
+  // From before the temporary trace exists until the tool exits.
+  if (opt.load.empty()) HoldTerminationSignals();
   if (opt.load.empty()) {
     if (int rc = RunTraced(opt, &trace_path, &remove_after, &threads_path, &input); rc != kClean)
       return rc;
