@@ -36,6 +36,14 @@ ordered_json FindingJson(const ReportInput& in, const Finding& f) {
         task["callers"] = std::move(callers);
       }
       task["result"] = t->second.result;
+      if (t->second.kind == "thread") {
+        // A plain thread's own state (the finding's "detached" says whether a
+        // task was spawned on a root context, which a thread never is).
+        task["kind"] = "thread";
+        task["thread"] = {{"detached", t->second.detached_thread},
+                          {"joined", t->second.joined},
+                          {"finished", t->second.end_ns.has_value()}};
+      }
       if (const TaskRecord* creator = detail::CreatingTask(trace, t->second)) {
         task["created_by"] = {{"id", creator->id},
                               {"name", creator->name},
