@@ -1,10 +1,13 @@
 // `tether check`: the command line of the static checker (lib/check).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +15,7 @@
 
 #include "commands.hpp"
 #include "tether/check/baseline.hpp"
+#include "tether/check/line_filter.hpp"
 #include "tether/check/model.hpp"
 #include "tether/check/runner.hpp"
 #include "tether/check/suppress.hpp"
@@ -27,7 +31,8 @@ constexpr const char* kUsage =
     "                    [--format text|json|sarif] [--output F] [--export-fixes F] [--fix]\n"
     "                    [-j N] [--graph F.json] [--sarif-root DIR] [--exclude SUBSTR]...\n"
     "                    [--max-chain-depth N] [--baseline F] [--cache-dir DIR] [--quiet]\n"
-    "                    [--warnings-as-errors GLOB,...] [--list-checks]\n"
+    "                    [--warnings-as-errors GLOB,...] [--line-filter JSON] [--diff F]\n"
+    "                    [--list-checks]\n"
     "                    [FILES...] [-- COMPILER ARGS]\n"
     "\n"
     "Finds detached contexts and unwaited tasks (see docs/checker.md).\n"
@@ -53,6 +58,10 @@ constexpr const char* kUsage =
     "  --warnings-as-errors GLOBS\n"
     "                     the findings of the checks GLOBS enables are errors, and only they\n"
     "                     make the run exit 1 (the others are reported and exit 0)\n"
+    "  --line-filter JSON report only on these lines, as clang-tidy's option:\n"
+    "                     [{\"name\":\"src/a.cpp\",\"lines\":[[1,3],[5,5]]},{\"name\":\"b.h\"}]\n"
+    "  --diff F           report only on the lines a unified diff adds or changes (F, or - for\n"
+    "                     stdin): git diff -U0 origin/main | tether check --diff - -p build\n"
     "--output, --export-fixes and --graph are checked before the analysis: a file that\n"
     "cannot be written is an error at once.\n"
     "Exit: 0 no findings, 1 findings (with --warnings-as-errors: findings of its checks),\n"
@@ -132,6 +141,7 @@ struct CheckArgs {
   std::string format = "text", output, export_fixes, graph, sarif_root, baseline_file;
   std::string warnings_as_errors;
   bool have_warnings_as_errors = false;  // given, even empty: then only its findings exit 1
+  std::string line_filter, diff;         // --line-filter JSON, --diff FILE
   bool fix = false, list_checks = false;
 };
 
@@ -180,6 +190,8 @@ int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
   cli.Flag("--list-checks", &list_checks);
   CLI::Option* warnings_as_errors = cli.Text("--warnings-as-errors", &args->warnings_as_errors,
                                              "--warnings-as-errors needs a glob list");
+  cli.Text("--line-filter", &args->line_filter, "--line-filter needs a JSON list");
+  cli.Text("--diff", &args->diff, "--diff needs a file (- for stdin)");
   cli.Operands(&options.files);
   cli.AfterDashes(&options.extra_args, &options.have_fixed_args);
   if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
@@ -191,7 +203,42 @@ int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
   args->have_warnings_as_errors = warnings_as_errors->count() > 0;
   if (options.have_fixed_args && options.build_dir.empty() && options.files.empty())
     return Usage("give the FILES to check before --");
+  if (!args->line_filter.empty() && !args->diff.empty())
+    return Usage("--line-filter and --diff both say which lines to report on: give one");
   return -1;
+}
+
+// --line-filter or --diff, read before the analysis (a bad one is an error at
+// once, exit 2). *have is false when neither was given.
+bool LoadLineFilter(const CheckArgs& args, check::LineFilter* out, bool* have) {
+  *have = !args.line_filter.empty() || !args.diff.empty();
+  if (!*have) return true;
+  std::string error;
+  if (!args.line_filter.empty()) {
+    if (check::LineFilter::FromJson(args.line_filter, "--line-filter", out, &error)) return true;
+    std::cerr << "tether check: " << error << "\n";
+    return false;
+  }
+  std::string text;
+  const std::string where = args.diff == "-" ? "<stdin>" : args.diff;
+  if (args.diff == "-") {
+    std::ostringstream in;
+    in << std::cin.rdbuf();
+    text = in.str();
+  } else {
+    std::ifstream in(args.diff, std::ios::binary);
+    if (!in) {
+      std::cerr << "tether check: " << args.diff
+                << ": error: cannot read the diff: " << std::strerror(errno) << "\n";
+      return false;
+    }
+    std::ostringstream all;
+    all << in.rdbuf();
+    text = all.str();
+  }
+  if (check::LineFilter::FromUnifiedDiff(text, where, out, &error)) return true;
+  std::cerr << "tether check: " << error << "\n";
+  return false;
 }
 
 // --checks must enable a check: a list that enables none (a typo in its only
@@ -361,6 +408,9 @@ int RunCheck(int argc, char** argv) {
     return 0;
   }
   if (!CheckOutputFiles(args)) return 2;
+  check::LineFilter line_filter;
+  bool have_line_filter = false;
+  if (!LoadLineFilter(args, &line_filter, &have_line_filter)) return 2;
   NoteWarningsAsErrors(args);
   check::ApiModel model;
   if (!LoadModels(args.models, &model)) return 2;
@@ -388,10 +438,14 @@ int RunCheck(int argc, char** argv) {
   const std::string sarif_root = SarifRoot(args.sarif_root, args.format, run);
   check::AssignFingerprints(sarif_root, &run.findings);
   unsigned stale = args.baseline_file.empty() ? 0 : check::ApplyBaseline(baseline, &run);
+  const unsigned off_lines = have_line_filter ? line_filter.Apply(&run) : 0;
   PrintFailedUnits(run);
   unsigned errors = 0;
   for (const check::Finding& f : run.findings) errors += check::IsError(run, f);
-  const std::string summary = SummaryLine(run, !args.baseline_file.empty(), stale, errors);
+  std::string summary = SummaryLine(run, !args.baseline_file.empty(), stale, errors);
+  if (have_line_filter)
+    summary += "; " + std::to_string(off_lines) + " outside the " +
+               (args.diff.empty() ? "--line-filter lines" : "changed lines");
 
   if (!WriteResults(args, result, sarif_root, summary)) return 2;
   std::cerr << summary << "\n";
