@@ -35,6 +35,17 @@ timeout 300 "$prefix/bin/tether" check "$here/Inputs/consumer/main.cpp" -- -std=
   -I"$prefix/include" >"$log" 2>&1 || rc=$?
 grep -E "^tether check:" "$log" || true
 echo "install: check exit $rc"
+# Its SARIF links each check to its page in the installed docs, and the pages exist.
+timeout 300 "$prefix/bin/tether" check --quiet --format sarif --output "$work/check.sarif" \
+  "$here/Inputs/consumer/main.cpp" -- -std=c++20 -I"$prefix/include" >"$log" 2>&1 || true
+python3 - "$work/check.sarif" "$prefix" <<'PY'
+import json, os, sys, urllib.parse
+driver = json.load(open(sys.argv[1]))["runs"][0]["tool"]["driver"]
+uris = [driver["informationUri"]] + [r["helpUri"] for r in driver["rules"]]
+base = "file://" + sys.argv[2] + "/share/doc/tether/"
+bad = [u for u in uris if not u.startswith(base) or not os.path.isfile(urllib.parse.unquote(u[7:]))]
+print("install: sarif links %d pages in PREFIX/share/doc/tether, missing: %s" % (len(uris), bad))
+PY
 
 # find_package(Tether CONFIG): configure and build the consumer project.
 timeout 300 cmake -S "$here/Inputs/consumer" -B "$work/cmake-build" -G Ninja \

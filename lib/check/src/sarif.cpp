@@ -5,6 +5,7 @@
 // shifts.
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <string_view>
 
@@ -18,13 +19,38 @@ namespace {
 
 using nlohmann::json;
 
-// The project's home (CMake's TETHER_REPO_URL) and, under it, the one page
-// per check: the SARIF informationUri and each rule's helpUri.
+// CMake's TETHER_REPO_URL (empty unless a packager sets the project's public
+// repository), the installed docs' directory under the prefix, and the
+// source tree's docs.
 #ifndef TETHER_REPO_URL
-#define TETHER_REPO_URL "https://example.org/tether"
+#define TETHER_REPO_URL ""
 #endif
-constexpr const char* kInformationUri = TETHER_REPO_URL;
-constexpr const char* kCheckDocsBase = TETHER_REPO_URL "/blob/main/docs/checks/";
+#ifndef TETHER_DOCDIR_REL
+#define TETHER_DOCDIR_REL "share/doc/tether"
+#endif
+#ifndef TETHER_SOURCE_DOCS
+#define TETHER_SOURCE_DOCS ""
+#endif
+
+std::string PercentEncoded(std::string_view path);
+
+// Where the docs are, as a URI base that resolves (ends in '/'): the public
+// repository's docs when one is configured; else the docs installed with this
+// binary (PREFIX/share/doc/tether beside PREFIX/bin/tether); else the source
+// tree's (a build-tree binary). The last two are file:// URIs, which resolve
+// on the machine that ran the check (a dead example.org link did not).
+std::string DocsBase() {
+  const std::string repo = TETHER_REPO_URL;
+  if (!repo.empty()) return repo + "/blob/main/docs/";
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path installed = self.parent_path().parent_path() / TETHER_DOCDIR_REL;
+    if (std::filesystem::is_regular_file(installed / "checker.md", ec))
+      return "file://" + PercentEncoded(installed.string()) + "/";
+  }
+  return "file://" + PercentEncoded(TETHER_SOURCE_DOCS) + "/";
+}
 
 std::string PercentEncoded(std::string_view path) {
   std::string out;
@@ -81,6 +107,7 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
                         const std::string& tool_version) {
   json rules = json::array();
   std::map<std::string, int> rule_index;
+  const std::string docs = DocsBase();
   for (const CheckInfo& info : run.enabled_checks) {
     rule_index[info.name] = static_cast<int>(rules.size());
     // In this run, per --warnings-as-errors.
@@ -96,7 +123,7 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
          {"fullDescription", {{"text", info.description}}},
          {"help",
           {{"text", info.help}, {"markdown", info.help + "\n\nSee docs/checks/" + doc + ".md."}}},
-         {"helpUri", kCheckDocsBase + doc + ".md"},
+         {"helpUri", docs + "checks/" + doc + ".md"},
          {"defaultConfiguration", {{"level", level}}},
          {"properties",
           {{"tags", {"concurrency", "context"}},
@@ -149,7 +176,7 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
                        {"fullName", "tether check"},
                        {"version", tool_version},
                        {"semanticVersion", tool_version},
-                       {"informationUri", kInformationUri},
+                       {"informationUri", docs + "checker.md"},
                        {"rules", rules}}}}},
                    {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", root_uri}}}}},
                    {"invocations", json::array({{{"executionSuccessful", run.failed.empty()},
