@@ -14,10 +14,13 @@
 // RUN: grep -v CHECK %s > %t.cpp
 // RUN: clang-tidy-16 --load=%tidyplugin --checks='-*,tether-detached-context' --fix %t.cpp -- %libtether_flags
 // RUN: FileCheck --check-prefix=CHECK-FIXES %s --input-file=%t.cpp
-// A bad model is a configuration error:
-// RUN: not clang-tidy-16 --load=%tidyplugin --checks='-*,tether-lost-cancel' --config="{CheckOptions: {TetherModel: %t.no-such-model.json}}" %s -- %libtether_flags 2>&1 \
-// RUN:   | FileCheck --check-prefix=BAD-MODEL %s
-// BAD-MODEL: error: tether-lost-cancel: bad model: {{.*}}no-such-model.json: error: no such file
+// A bad model is a configuration error, said once however many tether
+// checks run (it was said 18 times with all of them):
+// RUN: not clang-tidy-16 --load=%tidyplugin --checks='-*,tether-*' --config="{CheckOptions: {TetherModel: %t.no-such-model.json}}" %s -- %libtether_flags > %t.bad 2>&1
+// RUN: FileCheck --check-prefix=BAD-MODEL %s --input-file=%t.bad
+// RUN: grep -c 'bad model' %t.bad | FileCheck --check-prefix=ONCE %s
+// BAD-MODEL: error: TetherModel: bad model (every tether check): {{.*}}no-such-model.json: error: no such file
+// ONCE: {{^}}1{{$}}
 // Both shipped models by default, as in `tether check`: std-only code is checked.
 // RUN: clang-tidy-16 --load=%tidyplugin --checks='-*,tether-*' %S/default-models.cpp -- -std=c++20 2>&1 \
 // RUN:   | FileCheck --check-prefix=TIDY %S/default-models.cpp -implicit-check-not="warning:"

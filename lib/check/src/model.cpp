@@ -250,6 +250,12 @@ bool ParseModel(std::string_view text, std::string_view source, ApiModel* model,
 bool LoadModel(const std::string& path, ApiModel* model, std::string* error) {
   if (path == "builtin:libtether") return ParseModel(kLibtetherModelJson, path, model, error);
   if (path == "builtin:std-stop-token") return ParseModel(kStopTokenModelJson, path, model, error);
+  if (path.rfind("builtin:", 0) == 0) {
+    *error = path +
+             ": error: no such built-in model; the built-in models are builtin:libtether "
+             "and builtin:std-stop-token (or give a model file's path)";
+    return false;
+  }
   std::string text;
   if (std::optional<io::ReadError> err = io::ReadInputFile(path, &text)) {
     *error = err->ToString();

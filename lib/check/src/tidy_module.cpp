@@ -11,6 +11,10 @@
 // clang-tidy sees one TU at a time, so a check's cross-TU half (Check::Finish,
 // the transitive form of context-not-forwarded) is given that TU's facts only
 // (a callee whose body is in another TU is not followed).
+#include <mutex>
+#include <set>
+#include <string>
+
 #include <clang-tidy/ClangTidyCheck.h>
 #include <clang-tidy/ClangTidyModule.h>
 #include <clang-tidy/ClangTidyModuleRegistry.h>
@@ -42,9 +46,20 @@ class TetherTidyCheck : public tidy::ClangTidyCheck {
       auto [one, tail] = rest.split(';');
       rest = tail;
       std::string error;
-      if (!one.trim().empty() && !LoadModel(one.trim().str(), &model_, &error))
-        configurationDiag("%0: bad model: %1", DiagnosticIDs::Error) << name_ << error;
+      if (!one.trim().empty() && !LoadModel(one.trim().str(), &model_, &error) &&
+          FirstReport(error))
+        configurationDiag("TetherModel: bad model (every tether check): %0", DiagnosticIDs::Error)
+            << error;
     }
+  }
+
+  // Every tether check loads the same models, and clang-tidy makes each check
+  // more than once: a bad model is said once per process, not 18 times.
+  static bool FirstReport(const std::string& error) {
+    static std::mutex mu;
+    static std::set<std::string> said;
+    std::lock_guard<std::mutex> lock(mu);
+    return said.insert(error).second;
   }
 
   bool isLanguageVersionSupported(const LangOptions& lang) const override { return lang.CPlusPlus; }
