@@ -396,7 +396,7 @@ bool WriteResults(const CheckArgs& args, const check::RunResult& result,
 
 }  // namespace
 
-int RunCheck(int argc, char** argv) {
+int RunCheckCommand(int argc, char** argv) {
   CheckArgs args;
   if (int rc = ParseCheckArgs(argc, argv, &args); rc >= 0) return rc;
   const check::RunOptions& options = args.options;

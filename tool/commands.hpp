@@ -7,9 +7,14 @@
 
 namespace tether::tool {
 
-int RunCheck(int argc, char** argv);   // check_cmd.cpp (or check_disabled.cpp)
+// llvm_module.cpp: loads libtether_llvm.so and runs its RunCheckCommand.
+int RunCheck(int argc, char** argv);
 int RunTrace(int argc, char** argv);   // trace_cmd.cpp
 int RunReport(int argc, char** argv);  // report_cmd.cpp
 int PrintVersion(std::ostream& out);   // version.cpp
+
+// In libtether_llvm.so (check_cmd.cpp), reached through RunCheck above: the
+// checker itself, which needs LLVM and Clang.
+int RunCheckCommand(int argc, char** argv);
 
 }  // namespace tether::tool

@@ -7,7 +7,7 @@ extern "C" {
 
 #ifdef TETHER_HAVE_CHECKER
 __attribute__((visibility("default"))) int tether_llvm_run_check(int argc, char** argv) {
-  return tether::tool::RunCheck(argc, argv);
+  return tether::tool::RunCheckCommand(argc, argv);
 }
 #endif
 
