@@ -20,11 +20,15 @@
 //    another worker of the queue, by asking it (it cancels within about a
 //    second). It may do the queue's I/O (a spool rename, one Redis script).
 //  - Stats() is a snapshot: counters only grow, `running` is current.
+//  - Builds() is a snapshot too: a build is in it from its start, as
+//    `running`, and stays (with its result) until kBuildHistory newer builds
+//    ended.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +75,19 @@ struct WorkerStats {
   Histogram build_duration_seconds;  // claim to result
 };
 
+// A build this worker runs or ran, for GET /api/v1/builds.
+struct BuildInfo {
+  std::string id;
+  std::string pipeline;
+  std::string status;  // running | success | failure | error | canceled
+  std::string reason;
+  int slot = -1;  // running: its executor slot
+  int attempt = 1;
+  WallClock::time_point started;
+  std::optional<WallClock::time_point> finished;
+  std::string result_dir;  // build.json and the step and service logs
+};
+
 class WorkerControl {
  public:
   enum class CancelResult { kCanceled, kIdle, kNoSuchSlot };
@@ -82,6 +99,10 @@ class WorkerControl {
   // Fails only when the queue does (kIo and the like); *out says what was found.
   virtual Error CancelBuild(const std::string& id, BuildCancelResult* out) = 0;
   virtual WorkerStats Stats() const = 0;
+  // The builds running now (slot order), then the last ones that ended
+  // (newest first, at most kBuildHistory).
+  static constexpr std::size_t kBuildHistory = 100;
+  virtual std::vector<BuildInfo> Builds() const = 0;
 };
 
 }  // namespace tether::worker::api

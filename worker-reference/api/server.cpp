@@ -11,10 +11,12 @@
 #include <iostream>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "api/build_logs.hpp"
 #include "api/metrics.hpp"
 #include "executor/result.hpp"
 #include "tether/io/read_file.hpp"
@@ -46,6 +48,20 @@ bool SameSecret(const std::string& a, const std::string& b) {
   for (std::size_t i = 0; i < a.size(); ++i)
     diff |= static_cast<unsigned char>(a[i] ^ b[i % (b.size() | 1)]);
   return diff == 0;
+}
+
+nlohmann::json BuildJson(const BuildInfo& b) {
+  nlohmann::json j = {
+      {"id", b.id},
+      {"pipeline", b.pipeline},
+      {"status", b.status},
+      {"reason", b.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.reason)},
+      {"slot", b.slot >= 0 ? nlohmann::json(b.slot) : nlohmann::json(nullptr)},
+      {"attempt", b.attempt},
+      {"started", executor::FormatTime(b.started)},
+      {"finished",
+       b.finished ? nlohmann::json(executor::FormatTime(*b.finished)) : nlohmann::json(nullptr)}};
+  return j;
 }
 
 nlohmann::json SlotJson(const SlotInfo& s) {
@@ -202,7 +218,8 @@ class HttpApi::Impl {
     };
     auto state = std::make_shared<StopState>();
     state->serving = &http_;
-    auto unregister = AfterFunc(ctx, [state] {
+    auto unregister = AfterFunc(ctx, [this, state] {
+      stopping_.store(true);  // log followers end their streams
       std::lock_guard<std::mutex> lock(state->mu);
       if (state->serving != nullptr) state->serving->StopListening();
     });
@@ -298,6 +315,15 @@ class HttpApi::Impl {
                    }
                    LogChange(req, res);
                  });
+    http_.Get("/api/v1/builds", [this](const httplib::Request&, httplib::Response& res) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const BuildInfo& b : worker_.Builds()) list.push_back(BuildJson(b));
+      Reply(res, 200, {{"builds", std::move(list)}});
+    });
+    http_.Get(R"(/api/v1/builds/([A-Za-z0-9._-]{1,200})/logs)",
+              [this](const httplib::Request& req, httplib::Response& res) {
+                ServeLogs(req.matches[1], req.get_param_value("follow") == "1", res);
+              });
     // A build by its id, wherever it is: running here, queued, or running
     // on another worker of the queue (which is asked to cancel it).
     http_.Delete(R"(/api/v1/builds/([A-Za-z0-9._-]{1,200}))",
@@ -311,6 +337,41 @@ class HttpApi::Impl {
                    }
                    LogChange(req, res);
                  });
+  }
+
+  // A build's logs, "[step] line" each; with follow, streamed (chunked) as
+  // they grow until the build ends or the server stops.
+  void ServeLogs(const std::string& id, bool follow, httplib::Response& res) {
+    std::string dir;
+    bool running = false;
+    for (const BuildInfo& b : worker_.Builds()) {
+      if (b.id != id) continue;
+      dir = b.result_dir;
+      running = b.status == "running";
+      break;
+    }
+    if (dir.empty()) return ReplyError(res, 404, "no build " + id + " on this worker");
+    auto reader = std::make_shared<BuildLogReader>(dir);
+    if (!follow || !running) {
+      res.set_content(reader->ReadNew(/*last=*/true), "text/plain; charset=utf-8");
+      return;
+    }
+    res.set_chunked_content_provider(
+        "text/plain; charset=utf-8", [this, reader, id](std::size_t, httplib::DataSink& sink) {
+          std::string chunk = reader->ReadNew();
+          if (!chunk.empty() && !sink.write(chunk.data(), chunk.size())) return false;
+          bool still_running = false;
+          for (const BuildInfo& b : worker_.Builds())
+            still_running |= b.id == id && b.status == "running";
+          if (!still_running || stopping_.load()) {
+            std::string rest = reader->ReadNew(/*last=*/true);
+            if (!rest.empty() && !sink.write(rest.data(), rest.size())) return false;
+            sink.done();
+            return true;
+          }
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          return true;
+        });
   }
 
   void CancelReply(const std::string& id, WorkerControl::BuildCancelResult result,
@@ -355,6 +416,7 @@ class HttpApi::Impl {
   const std::string token_;  // empty: no token required
   WorkerControl& worker_;
   std::atomic<std::uint64_t> api_cancels_{0};
+  std::atomic<bool> stopping_{false};  // Run's ctx is done
   HttpServer http_;
 };
 

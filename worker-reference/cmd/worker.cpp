@@ -109,6 +109,25 @@ Error Worker::CancelBuild(const std::string& id, BuildCancelResult* out) {
   return Error();
 }
 
+std::vector<api::BuildInfo> Worker::Builds() const {
+  std::vector<api::BuildInfo> out;
+  for (const api::SlotInfo& s : builds_.Slots()) {
+    if (!s.busy) continue;
+    api::BuildInfo b;
+    b.id = s.build_id;
+    b.pipeline = s.pipeline;
+    b.status = "running";
+    b.slot = s.slot;
+    b.attempt = s.attempt;
+    b.started = s.started;
+    b.result_dir = options_.results_dir + "/" + s.build_id;
+    out.push_back(std::move(b));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  out.insert(out.end(), ended_.begin(), ended_.end());
+  return out;
+}
+
 Error Worker::WatchCancels(const Context& ctx) {
   while (!ctx.Done().WaitFor(std::chrono::milliseconds(500))) {
     for (const api::SlotInfo& s : builds_.Slots()) {
@@ -301,6 +320,17 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
     std::lock_guard<std::mutex> lock(mu_);
     --stats_.running;
     stats_.build_duration_seconds.Observe(Seconds(api::WallClock::now() - claimed));
+    api::BuildInfo ended;
+    ended.id = item.id;
+    ended.pipeline = item.pipeline.file;
+    ended.status = record.status;
+    ended.reason = record.reason;
+    ended.attempt = item.attempt;
+    ended.started = claimed;
+    ended.finished = result.finished;
+    ended.result_dir = result_dir;
+    ended_.push_front(std::move(ended));
+    if (ended_.size() > kBuildHistory) ended_.pop_back();
   }
   scope.End();
   if (!ack_err.ok()) {

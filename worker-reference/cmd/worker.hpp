@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -98,6 +99,7 @@ class Worker : public api::WorkerControl {
     return builds_.Cancel(slot, build_id);
   }
   Error CancelBuild(const std::string& id, BuildCancelResult* out) override;
+  std::vector<api::BuildInfo> Builds() const override;
   api::WorkerStats Stats() const override;
   // A side task (serve): cancels asked through the queue for the builds this
   // worker runs (`tether-worker cancel`, another worker's API) are acted on;
@@ -122,8 +124,9 @@ class Worker : public api::WorkerControl {
   WorkspaceLedger* ledger_ = nullptr;  // set before Start, then only read
   RunningBuilds builds_;
   mutable std::mutex mu_;
-  api::WorkerStats stats_;     // guarded by mu_
-  bool infra_failed_ = false;  // guarded by mu_
+  api::WorkerStats stats_;            // guarded by mu_
+  std::deque<api::BuildInfo> ended_;  // guarded by mu_: newest first, kBuildHistory at most
+  bool infra_failed_ = false;         // guarded by mu_
 };
 
 }  // namespace tether::worker::cmd

@@ -60,6 +60,15 @@ class TestSlots : public api::WorkerControl {
   }
   void End(int slot, const executor::BuildRecord& record) {
     std::lock_guard<std::mutex> lock(mu_);
+    api::BuildInfo ended;
+    ended.id = slots_[slot].build_id;
+    ended.pipeline = slots_[slot].pipeline;
+    ended.status = record.status;
+    ended.reason = record.reason;
+    ended.started = slots_[slot].started;
+    ended.finished = api::WallClock::now();
+    ended.result_dir = results_root_ + "/" + ended.id;
+    ended_.insert(ended_.begin(), ended);
     slots_[slot] = api::SlotInfo();
     slots_[slot].slot = slot;
     cancels_[slot] = CancelFunc();
@@ -92,12 +101,33 @@ class TestSlots : public api::WorkerControl {
       }
     }
     if (queued_.erase(id) > 0) {
-      ended_.insert(id);
+      ended_ids_.insert(id);
       *out = BuildCancelResult::kQueued;
     } else {
-      *out = ended_.count(id) ? BuildCancelResult::kEnded : BuildCancelResult::kNoSuchBuild;
+      *out = ended_ids_.count(id) ? BuildCancelResult::kEnded : BuildCancelResult::kNoSuchBuild;
     }
     return Error();
+  }
+  std::vector<api::BuildInfo> Builds() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<api::BuildInfo> out;
+    for (const api::SlotInfo& s : slots_) {
+      if (!s.busy) continue;
+      api::BuildInfo b;
+      b.id = s.build_id;
+      b.pipeline = s.pipeline;
+      b.status = "running";
+      b.slot = s.slot;
+      b.started = s.started;
+      b.result_dir = results_root_ + "/" + s.build_id;
+      out.push_back(b);
+    }
+    out.insert(out.end(), ended_.begin(), ended_.end());
+    return out;
+  }
+  void SetResultsRoot(const std::string& root) {
+    std::lock_guard<std::mutex> lock(mu_);
+    results_root_ = root;
   }
   void Queue(const std::string& id) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -109,7 +139,9 @@ class TestSlots : public api::WorkerControl {
   }
 
  private:
-  std::set<std::string> queued_, ended_;
+  std::set<std::string> queued_, ended_ids_;
+  std::vector<api::BuildInfo> ended_;  // newest first
+  std::string results_root_;
   mutable std::mutex mu_;
   std::vector<api::SlotInfo> slots_;
   std::vector<CancelFunc> cancels_;
@@ -305,6 +337,60 @@ TEST_F(ApiServerTest, CancelBuildById) {
   EXPECT_EQ(json::parse(Slurp(build_json))["status"], "canceled");
   EXPECT_FALSE(std::filesystem::exists("/proc/" + std::to_string(pid))) << "the step was reaped";
   builds_.Wait();
+}
+
+// GET /api/v1/builds lists running then ended builds; GET .../logs serves a
+// build's logs, "[step] line" each, and with ?follow=1 streams them until the
+// build ends (here: canceled while a client follows).
+TEST_F(ApiServerTest, BuildsListAndLogsFollowedToTheEnd) {
+  slots_.SetResultsRoot(dir_);
+  Start();
+  StartBuild("api-3");
+  pid_t pid = StepPid("api-3");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitFor([&] { return Slurp(dir_ + "/api-3/sleeper.log").find("exec sleep") != std::string::npos; }));
+
+  auto res = client_->Get("/api/v1/builds");
+  ASSERT_TRUE(res);
+  json list = json::parse(res->body)["builds"];
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["id"], "api-3");
+  EXPECT_EQ(list[0]["status"], "running");
+  EXPECT_EQ(list[0]["slot"], 0);
+  EXPECT_TRUE(list[0]["finished"].is_null());
+
+  res = client_->Get("/api/v1/builds/api-3/logs");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_NE(res->body.find("[sleeper] $ exec sleep 1000\n"), std::string::npos) << res->body;
+  res = client_->Get("/api/v1/builds/nope/logs");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+
+  // A follower gets the lines so far, then the rest, and its response ends
+  // when the build does.
+  std::string followed;
+  std::thread follower([&] {
+    httplib::Client c("127.0.0.1", server_->port());
+    c.set_read_timeout(30);
+    auto r = c.Get("/api/v1/builds/api-3/logs?follow=1");
+    if (r) followed = r->body;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  res = client_->Delete("/api/v1/builds/api-3");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 202);
+  follower.join();
+  EXPECT_NE(followed.find("[sleeper] $ exec sleep 1000\n"), std::string::npos) << followed;
+  builds_.Wait();
+
+  res = client_->Get("/api/v1/builds");
+  ASSERT_TRUE(res);
+  list = json::parse(res->body)["builds"];
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["status"], "canceled");
+  EXPECT_FALSE(list[0]["finished"].is_null());
+  EXPECT_TRUE(list[0]["slot"].is_null());
 }
 
 TEST_F(ApiServerTest, BearerToken) {

@@ -12,6 +12,9 @@ Scenarios:
   metrics  /metrics once every job is done, parsed by prometheus_client
   token    requests without, with a wrong and with the right bearer token
            (the token is in OUT/token)
+  builds   GET /api/v1/builds while the first job runs; follow its logs with
+           curl (?follow=1) while DELETE /api/v1/builds/ID cancels it by its
+           id; the list and the logs after it ended; 409 and 404
 """
 import json
 import os
@@ -137,6 +140,36 @@ def metrics():
                 print("  %s{%s} %g" % (s.name, labels, s.value))
 
 
+def builds():
+    wait_for("job 1 running", lambda: running(ids[0]))
+    wait_for("the step's children", lambda: os.path.exists(os.path.join(out, "started")))
+    listed = get_json("/api/v1/builds")["builds"]
+    print("builds: %d, job 1 %s in slot %s, finished=%s" % (
+        len(listed), listed[0]["status"], listed[0]["slot"], listed[0]["finished"]))
+    follow = subprocess.Popen(["curl", "-sN", "--max-time", "30",
+                               base + "/api/v1/builds/%s/logs?follow=1" % ids[0]],
+                              stdout=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    status, body, _ = request("DELETE", "/api/v1/builds/" + ids[0])
+    reply = json.loads(body)
+    print("cancel by id: %d state=%s where=%s" % (status, reply.get("state"), reply.get("where")))
+    followed, _ = follow.communicate(timeout=40)
+    print("follow: curl exit=%d, %d lines, first: %s" % (
+        follow.returncode, len(followed.splitlines()), followed.splitlines()[0] if followed else "-"))
+    print("follow: the step's last line: %s" % ("[busy] $ sleep 1000" in followed.splitlines()))
+    state = wait_for("job 1 done", lambda: (lambda s: s if s.get("state") == "done" else None)(job_state(ids[0])))
+    print("job 1: status=%s reason=%s" % (state.get("status"), state.get("reason")))
+    b = wait_for("job 1 listed as ended",
+                 lambda: [x for x in get_json("/api/v1/builds")["builds"] if x["id"] == ids[0] and x["status"] != "running"])[0]
+    print("listed: %s reason=%s slot=%s finished=%s" % (b["status"], b["reason"], b["slot"], b["finished"] is not None))
+    status, body, _ = request("GET", "/api/v1/builds/%s/logs" % ids[0])
+    print("logs after: %d, same as followed: %s" % (status, body == followed))
+    status, body, _ = request("DELETE", "/api/v1/builds/" + ids[0])
+    print("cancel again: %d %s" % (status, json.loads(body).get("error", "").replace(ids[0], "JOB1")))
+    status, body, _ = request("GET", "/api/v1/builds/nosuch-1/logs")
+    print("logs of nosuch-1: %d %s" % (status, json.loads(body).get("error")))
+
+
 def token_check():
     for name, kwargs in [("no token", {"auth": False}), ("wrong token", {"bearer": token + "x"}),
                          ("right token", {})]:
@@ -163,7 +196,8 @@ try:
         m = re.search(r"API on (http://\S+)", open(os.path.join(out, "serve.err")).read())
         return m.group(1) if m else None
     base = wait_for("the API's URL", url, 30)
-    {"listing": listing, "cancel": cancel, "metrics": metrics, "token": token_check}[scenario]()
+    {"listing": listing, "cancel": cancel, "metrics": metrics, "token": token_check,
+     "builds": builds}[scenario]()
 finally:
     if serve.poll() is None:
         serve.send_signal(signal.SIGTERM)
