@@ -222,7 +222,10 @@ void Engine::RecordStopped(ContainerState& c, const runtime::ExitStatus& status)
 
 void Engine::RecordStoppedLocked(ContainerState& c, const runtime::ExitStatus& status) {
   c.record.exit_code = status.code;
-  c.record.finished = WallClock::now();
+  // One that ended by itself ended when its output did (it was recorded as
+  // ending with the build); one the worker stopped ends now.
+  c.record.finished =
+      !status.stopped_by_worker && c.output_ended ? *c.output_ended : WallClock::now();
   if (killed_ && status.signal == SIGPIPE) {
     // Kill cut its log while it still wrote (the kill stage of a shutdown,
     // racing the stop of services at the end of ExecBuild): the worker ended

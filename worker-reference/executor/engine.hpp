@@ -77,6 +77,10 @@ struct ContainerState {
   // The result line is shown once the result is known and the log stream is
   // done (its last lines come first). Guarded by Engine::mu_.
   bool ended = false, streamed = false, result_shown = false;
+  // When its output reached end of file (the process and whatever it left
+  // holding the pipe ended): the end time of a service or detached step
+  // that ends by itself, which nobody waits for. Guarded by Engine::mu_.
+  std::optional<WallClock::time_point> output_ended;
 };
 
 struct StageState {

@@ -88,6 +88,10 @@ Error Engine::Stream(const Context& ctx, ContainerState& c) {
     Error err = tail->Read(ctx, chunk.get(), kReadChunk, &n);
     if (n > 0) c.log->Write(std::string_view(chunk.get(), n));
     if (err.ok()) continue;
+    if (err.Is(ErrorCode::kClosed)) {
+      std::lock_guard<std::mutex> lock(mu_);
+      c.output_ended = WallClock::now();
+    }
     if (err.IsContextError()) {
       bool killed;
       {
