@@ -273,6 +273,7 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   config.build_id = item.id;
   config.result_dir = result_dir;
   config.workspace_root = options_.workspace_root;
+  if (ledger_ != nullptr) config.workspace_owner = ledger_->tag();
   config.kill_grace = options_.kill_grace;
   config.log_streaming_timeout = options_.log_streaming_timeout;
   config.max_log_size = options_.max_log_size;

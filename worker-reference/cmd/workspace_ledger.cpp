@@ -28,9 +28,12 @@ bool EndsWith(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-// A dead worker's build: its workspace ROOT/<id>-XXXXXX removed, and for a
-// `run` build without build.json, the record of how it ended.
-void RecoverBuild(const std::string& root, const std::string& id, const std::string& entry) {
+// A dead worker's build: its workspace ROOT/<id>-<tag>-XXXXXX removed (only
+// the dead worker's: a live worker may run the same build id again under the
+// same root), and for a `run` build without build.json, the record of how it
+// ended.
+void RecoverBuild(const std::string& root, const std::string& tag, const std::string& id,
+                  const std::string& entry) {
   std::ifstream in(entry);
   std::string record, pipeline, result_dir;
   std::getline(in, record);
@@ -39,7 +42,8 @@ void RecoverBuild(const std::string& root, const std::string& id, const std::str
   std::error_code ec;
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.size() == id.size() + 7 && name.compare(0, id.size() + 1, id + "-") == 0) {
+    const std::string owned = id + "-" + tag + "-";
+    if (name.size() == owned.size() + 6 && name.compare(0, owned.size(), owned) == 0) {
       std::error_code rm;
       fs::remove_all(it->path(), rm);
       std::cerr << "tether-worker: removed workspace " << it->path().string() << " of build " << id
@@ -107,6 +111,10 @@ Error WorkspaceLedger::Begin(const std::string& id, const std::string& pipeline_
   return Error();
 }
 
+std::string WorkspaceLedger::tag() const {
+  return base_.substr(base_.rfind('/') + 1 + std::strlen(kPrefix));
+}
+
 void WorkspaceLedger::End(const std::string& id) {
   std::lock_guard<std::mutex> lock(mu_);
   ::unlink((base_ + ".d/" + id).c_str());
@@ -130,7 +138,8 @@ int WorkspaceLedger::RecoverDead(const std::string& root, int* ledgers) {
     std::error_code dir_ec;
     for (fs::directory_iterator e(base + ".d", dir_ec), e_end; !dir_ec && e != e_end;
          e.increment(dir_ec)) {
-      RecoverBuild(root, e->path().filename().string(), e->path().string());
+      const std::string tag = base.substr(base.rfind('/') + 1 + std::strlen(kPrefix));
+      RecoverBuild(root, tag, e->path().filename().string(), e->path().string());
       ++recovered;
     }
     fs::remove_all(base + ".d", dir_ec);

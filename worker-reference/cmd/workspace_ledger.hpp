@@ -4,7 +4,7 @@
 //
 //   ROOT/.tether-owner-<tag>.lock    flock(LOCK_EX) held for the life of the worker
 //   ROOT/.tether-owner-<tag>.d/<id>  one entry per running build: written before
-//                                    its workspace ROOT/<id>-XXXXXX is created,
+//                                    its workspace ROOT/<id>-<tag>-XXXXXX is created,
 //                                    removed after DestroyBuild removed it
 //
 // A worker that dies (SIGKILL) releases its lock. The next worker on that
@@ -44,6 +44,10 @@ class WorkspaceLedger {
   Error Begin(const std::string& id, const std::string& pipeline_file,
               const std::string& result_dir);
   void End(const std::string& id);
+  // This worker's tag: its builds' workspaces are ROOT/<id>-<tag>-XXXXXX
+  // (ProcessRuntime::Options::workspace_owner), which is how recovery tells
+  // them from another worker's workspace of the same build id.
+  std::string tag() const;
 
  private:
   WorkspaceLedger(std::string root, std::string base, int fd, bool record)

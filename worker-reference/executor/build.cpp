@@ -37,7 +37,8 @@ Engine::Engine(const Pipeline& pipeline, BuildConfig config)
     : pipeline_(pipeline),
       config_(std::move(config)),
       runtime_(runtime::ProcessRuntime::Options{config_.workspace_root, config_.kill_grace,
-                                                config_.isolation, config_.network_none}),
+                                                config_.isolation, config_.network_none,
+                                                config_.workspace_owner}),
       requests_(16) {
   build_.id = config_.build_id;
   build_.pipeline_file = pipeline_.file;

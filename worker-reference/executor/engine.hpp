@@ -54,6 +54,7 @@ struct BuildConfig {
   std::string build_id;
   std::string result_dir;  // <results>/<build-id>, existing
   std::string workspace_root;
+  std::string workspace_owner;  // ProcessRuntime::Options::workspace_owner
   Duration kill_grace = std::chrono::seconds(10);
   Duration log_streaming_timeout = std::chrono::minutes(5);
   std::uint64_t max_log_size = 0;  // 0: unlimited

@@ -318,7 +318,9 @@ Error ProcessRuntime::SetupBuild(const Context& ctx, const std::string& build_id
   if (ec) {
     return Error(ErrorCode::kIo, "workspace root " + options_.workspace_root + ": " + ec.message());
   }
-  std::string templ = options_.workspace_root + "/" + build_id + "-XXXXXX";
+  std::string templ = options_.workspace_root + "/" + build_id + "-" +
+                      (options_.workspace_owner.empty() ? "" : options_.workspace_owner + "-") +
+                      "XXXXXX";
   if (::mkdtemp(templ.data()) == nullptr) return Errno("workspace " + templ);
   workspace_ = templ;
   // Containment: one cgroup per build, one per container inside it. Without
