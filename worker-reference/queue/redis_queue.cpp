@@ -346,26 +346,6 @@ Error RedisQueue::Status(const std::string& id, JobStatus* out, bool* found) {
   return Error();
 }
 
-Error RedisQueue::Heartbeat(RedisConnection& conn) {
-  RedisConnection::Reply r;
-  long long ttl_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(options_.heartbeat_ttl).count();
-  std::size_t lists;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    lists = list_busy_.size();
-  }
-  // A new value every beat: a worker that starts under this name tells a
-  // live holder (the value changes) from a dead one (it expires).
-  const std::string beat = token_ + ":" + std::to_string(++beats_);
-  if (Error err = conn.Command(
-          {"SET", key_ + ":hb:" + name_, beat, "PX", std::to_string(std::max(1LL, ttl_ms))}, &r);
-      !err.ok()) {
-    return err;
-  }
-  return conn.Command({"HSET", key_ + ":workers", name_, std::to_string(lists)}, &r);
-}
-
 Error RedisQueue::ClaimName(RedisConnection& conn) {
   const std::string hb = key_ + ":hb:" + name_;
   const long long ttl_ms = std::max(
@@ -459,7 +439,12 @@ Error RedisQueue::Serve(const Context& ctx) {
   auto period = std::chrono::duration_cast<std::chrono::milliseconds>(options_.heartbeat_ttl) / 3;
   if (period < std::chrono::milliseconds(50)) period = std::chrono::milliseconds(50);
   while (ctx.Err().ok()) {
-    if (Heartbeat(conn).ok()) RecoverDead(conn);
+    bool lost = false;
+    Error beat = Heartbeat(conn, &lost);
+    // Another worker holds this name now (this one was stalled past its
+    // TTL): stop taking builds, and leave its heartbeat alone.
+    if (lost) return beat;
+    if (beat.ok()) RecoverDead(conn);
     SleepCtx(ctx, period);
   }
   // A clean exit: the heartbeat goes now, not a TTL later. Claims are acked.

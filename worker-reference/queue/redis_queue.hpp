@@ -113,7 +113,8 @@ class RedisQueue : public Queue {
   int TakeList();
   void GiveList(int list);
   std::string ProcList(int list) const;
-  Error Heartbeat(RedisConnection& conn);
+  // redis_heartbeat.cpp. *lost (if given): another worker holds this name now.
+  Error Heartbeat(RedisConnection& conn, bool* lost = nullptr);
   // Takes this worker's name: SET NX of its heartbeat. A fresh heartbeat of
   // the name is watched until it expires (its worker died: the name is ours)
   // or is renewed (kIo: a live worker holds the name).
