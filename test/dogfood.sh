@@ -40,8 +40,10 @@ if ((${#files[@]} == 0)); then
   exit 2
 fi
 echo "dogfood: tether check over ${#files[@]} translation units" >&2
+# With progress ([i/N] FILE on stderr, one line a unit as it starts): the step
+# takes minutes on a fresh machine (./run demo), and a silent one looks hung.
 set +e
-"$tether" check -p "$build" -j "${TETHER_JOBS:-2}" --quiet "${files[@]}"
+"$tether" check -p "$build" -j "${TETHER_JOBS:-2}" "${files[@]}"
 rc=$?
 set -e
 case $rc in
