@@ -7,7 +7,7 @@
 # benchmark dependency only.
 # Usage: bench/vs-go.bench.sh BUILD_DIR RESULTS_DIR [ROUNDS]
 set -euo pipefail
-build="${1:?usage: vs-go.bench.sh BUILD_DIR RESULTS_DIR [ROUNDS]}"
+build="$(cd "${1:?usage: vs-go.bench.sh BUILD_DIR RESULTS_DIR [ROUNDS]}" && pwd)"
 results="${2:?usage: vs-go.bench.sh BUILD_DIR RESULTS_DIR [ROUNDS]}"
 rounds="${3:-3}"
 src="$(cd "$(dirname "$0")/.." && pwd)"
@@ -44,7 +44,10 @@ for r in range(1, rounds + 1):
         for b in json.load(open("%s/%s.%d.json" % (work, kind, r)))["benchmarks"]:
             if b.get("run_type") != "iteration":
                 continue
-            cpp.setdefault((kind, b["name"]), []).append(b["real_time"] * scale[b["time_unit"]])
+            # "BM_GoTaskEnd/iterations:1/real_time" -> "BM_GoTaskEnd"; an Arg stays.
+            name = "/".join(p for p in b["name"].split("/")
+                            if p != "real_time" and not p.startswith("iterations:"))
+            cpp.setdefault((kind, name), []).append(b["real_time"] * scale[b["time_unit"]])
     for line in open("%s/go.%d.txt" % (work, r)):
         name, value, unit = line.split()
         go.setdefault(name, []).append(float(value))
