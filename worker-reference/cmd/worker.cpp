@@ -302,6 +302,22 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   Error write_err = executor::WriteBuildJson(record, result_dir + "/build.json");
   if (ledger_ != nullptr) ledger_->End(item.id);  // workspace removed, build.json written
   Recorded(record);
+  {
+    // Listed as ended at once (the ack below may take its retries): the API
+    // never loses sight of the build between its slot and its history.
+    api::BuildInfo ended;
+    ended.id = item.id;
+    ended.pipeline = item.pipeline.file;
+    ended.status = record.status;
+    ended.reason = record.reason;
+    ended.attempt = item.attempt;
+    ended.started = claimed;
+    ended.finished = api::WallClock::now();
+    ended.result_dir = result_dir;
+    std::lock_guard<std::mutex> lock(mu_);
+    ended_.push_front(std::move(ended));
+    if (ended_.size() > kBuildHistory) ended_.pop_back();
+  }
   if (live_) live_->BuildDone(item.id, record.status, record.reason);
 
   // The acknowledgement: only now may the queue forget the job.
@@ -321,17 +337,6 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
     std::lock_guard<std::mutex> lock(mu_);
     --stats_.running;
     stats_.build_duration_seconds.Observe(Seconds(api::WallClock::now() - claimed));
-    api::BuildInfo ended;
-    ended.id = item.id;
-    ended.pipeline = item.pipeline.file;
-    ended.status = record.status;
-    ended.reason = record.reason;
-    ended.attempt = item.attempt;
-    ended.started = claimed;
-    ended.finished = result.finished;
-    ended.result_dir = result_dir;
-    ended_.push_front(std::move(ended));
-    if (ended_.size() > kBuildHistory) ended_.pop_back();
   }
   scope.End();
   if (!ack_err.ok()) {
