@@ -87,7 +87,7 @@ class ProcessRuntime {
     // The worker's workspace ledger tag: the workspace is ROOT/<build>-<owner>-XXXXXX,
     // so a dead worker's recovery removes its own workspaces only, never a live
     // worker's of the same build id (a rerun) under a shared root. "": ROOT/<build>-XXXXXX.
-    std::string workspace_owner;
+    std::string workspace_owner = "";
   };
   explicit ProcessRuntime(Options options);
   // Safety net only: SIGKILLs and reaps any group still running.
