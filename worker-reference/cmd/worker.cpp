@@ -243,6 +243,42 @@ Error Worker::Operate(const Context& ctx) {
   return executors.Wait();
 }
 
+executor::BuildConfig Worker::BuildConfigFor(const std::string& build_id,
+                                             const std::string& result_dir) const {
+  executor::BuildConfig config;
+  config.build_id = build_id;
+  config.result_dir = result_dir;
+  config.workspace_root = options_.workspace_root;
+  if (ledger_ != nullptr) config.workspace_owner = ledger_->tag();
+  config.kill_grace = options_.kill_grace;
+  config.log_streaming_timeout = options_.log_streaming_timeout;
+  config.max_log_size = options_.max_log_size;
+  config.isolation = options_.bwrap ? runtime::ProcessRuntime::Isolation::kBwrap
+                                    : runtime::ProcessRuntime::Isolation::kProcess;
+  config.network_none = options_.network_none;
+  config.live = live_;
+  config.worker_env = worker_env_;
+  return config;
+}
+
+// Listed as ended at once (the ack may take its retries): the API never loses
+// sight of the build between its slot and its history.
+void Worker::ListEnded(const queue::BuildItem& item, const executor::BuildRecord& record,
+                       api::WallClock::time_point claimed, const std::string& result_dir) {
+  api::BuildInfo ended;
+  ended.id = item.id;
+  ended.pipeline = item.pipeline.file;
+  ended.status = record.status;
+  ended.reason = record.reason;
+  ended.attempt = item.attempt;
+  ended.started = claimed;
+  ended.finished = api::WallClock::now();
+  ended.result_dir = result_dir;
+  std::lock_guard<std::mutex> lock(mu_);
+  ended_.push_front(std::move(ended));
+  if (ended_.size() > kBuildHistory) ended_.pop_back();
+}
+
 Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   const std::string result_dir = options_.results_dir + "/" + item.id;
   const api::WallClock::time_point claimed = api::WallClock::now();
@@ -269,19 +305,7 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
       stats_.queue_wait_seconds.Observe(std::max(0.0, Seconds(claimed - *item.submitted)));
   }
 
-  executor::BuildConfig config;
-  config.build_id = item.id;
-  config.result_dir = result_dir;
-  config.workspace_root = options_.workspace_root;
-  if (ledger_ != nullptr) config.workspace_owner = ledger_->tag();
-  config.kill_grace = options_.kill_grace;
-  config.log_streaming_timeout = options_.log_streaming_timeout;
-  config.max_log_size = options_.max_log_size;
-  config.isolation = options_.bwrap ? runtime::ProcessRuntime::Isolation::kBwrap
-                                    : runtime::ProcessRuntime::Isolation::kProcess;
-  config.network_none = options_.network_none;
-  config.live = live_;
-  config.worker_env = worker_env_;
+  executor::BuildConfig config = BuildConfigFor(item.id, result_dir);
   if (ledger_ != nullptr) {
     if (Error err = ledger_->Begin(item.id, item.pipeline.file, result_dir); !err.ok()) {
       std::cerr << "tether-worker: build " << item.id << ": " << err.message() << "\n";
@@ -302,22 +326,7 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   Error write_err = executor::WriteBuildJson(record, result_dir + "/build.json");
   if (ledger_ != nullptr) ledger_->End(item.id);  // workspace removed, build.json written
   Recorded(record);
-  {
-    // Listed as ended at once (the ack below may take its retries): the API
-    // never loses sight of the build between its slot and its history.
-    api::BuildInfo ended;
-    ended.id = item.id;
-    ended.pipeline = item.pipeline.file;
-    ended.status = record.status;
-    ended.reason = record.reason;
-    ended.attempt = item.attempt;
-    ended.started = claimed;
-    ended.finished = api::WallClock::now();
-    ended.result_dir = result_dir;
-    std::lock_guard<std::mutex> lock(mu_);
-    ended_.push_front(std::move(ended));
-    if (ended_.size() > kBuildHistory) ended_.pop_back();
-  }
+  ListEnded(item, record, claimed, result_dir);
   if (live_) live_->BuildDone(item.id, record.status, record.reason);
 
   // The acknowledgement: only now may the queue forget the job.

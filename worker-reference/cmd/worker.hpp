@@ -35,6 +35,7 @@
 #include "api/control.hpp"
 #include "cmd/flags.hpp"
 #include "cmd/workspace_ledger.hpp"
+#include "executor/engine.hpp"
 #include "executor/live_output.hpp"
 #include "executor/result.hpp"
 #include "queue/queue.hpp"
@@ -115,6 +116,10 @@ class Worker : public api::WorkerControl {
   Error WatchSignals(const Context& ctx, const CancelFunc& stop_intake);
   Error ReapOrphans(const Context& ctx);
   void Recorded(const executor::BuildRecord& record);
+  executor::BuildConfig BuildConfigFor(const std::string& build_id,
+                                       const std::string& result_dir) const;
+  void ListEnded(const queue::BuildItem& item, const executor::BuildRecord& record,
+                 api::WallClock::time_point claimed, const std::string& result_dir);
 
   const RunOptions options_;
   queue::BuildSource* queue_;
