@@ -112,13 +112,19 @@ int JThread() {
 // A thread a scope started outlives it: a zombie of that scope, and so is
 // the thread that thread starts. Another scope's joined worker is clean.
 int ScopeZombie() {
+  // The inner thread must exist before main returns (else the trace may end
+  // first and see one zombie): set once it is created, waited for after the
+  // scope ended, so whether it came while or after the scope is still open.
+  static std::atomic<bool> inner_started{false};
   {
     TETHER_SCOPE("request 7");
     std::thread([] {
       std::thread(Forever).detach();
+      inner_started = true;
       Forever();
     }).detach();
   }
+  while (!inner_started) std::this_thread::yield();
   {
     TETHER_SCOPE("request 8");
     std::thread([] {}).join();
