@@ -176,6 +176,19 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
         out.push_back({d, owner, nullptr, g, armed, {}, false, true});
         return;
       }
+      if (const TaskGroupModel* c = ContainerOfFutures(t)) {
+        Obligation o{d, owner, nullptr, c, false, {}, true, false};
+        o.frame_tasks = true;  // task_use: set by CollectObligations
+        out.push_back(std::move(o));
+        return;
+      }
+      if (std::string use = IsFutureLike(t) ? FrameTaskUse(init) : ""; !use.empty()) {
+        Obligation o{d, owner, nullptr, FutureModel(), true, {}, false, false};
+        o.frame_tasks = true;
+        o.task_use = use;
+        out.push_back(std::move(o));
+        return;
+      }
       // `auto r = TaskGroup::WithContext(ctx); r.group.Go(..)`.
       if (derived && isa<VarDecl>(d))
         if (const FieldDecl* f = FieldOfKind(t, m_, true)) {
@@ -280,9 +293,17 @@ ObligationEvent Classify(ASTContext& ctx, const Expr* ref, const Obligation& o) 
       }
     }
   }
+  if (o.frame_tasks && WaitedThroughCall(ctx, ref)) return ObligationEvent::kDischarge;
   std::string method;
   if (!MethodCallOn(ctx, use, &method))
     return ObligationEvent::kEscape;  // passed, returned, moved, captured
+  if (o.frame_tasks && ApiModel::Contains(o.group->spawn, method)) {
+    // Only a task that uses the frame arms it: `fs.push_back(pool.Submit([&] {..}))`.
+    if (const auto* call = dyn_cast_or_null<CallExpr>(ParentOf(ctx, ParentOf(ctx, use))))
+      for (const Expr* arg : call->arguments())
+        if (!FrameTaskUse(arg).empty()) return ObligationEvent::kArm;
+    return ObligationEvent::kNone;
+  }
   if (ApiModel::Contains(o.group->spawn, method)) return ObligationEvent::kArm;
   if (ApiModel::Contains(o.group->join, method)) return ObligationEvent::kDischarge;
   if (ApiModel::Contains(o.group->neutral, method)) return ObligationEvent::kNone;
@@ -307,6 +328,29 @@ SourceLocation ExitLocation(const Stmt* trigger) {
 
 }  // namespace
 
+// A container of futures is one obligation only if a task that uses the
+// frame is put into it; task_use says what the first such task uses.
+static void SetTaskUses(const FunctionDecl* fn, std::vector<Obligation>* obligations) {
+  std::function<void(const Stmt*, Obligation&)> find = [&](const Stmt* s, Obligation& o) {
+    if (!s || !o.task_use.empty() || isa<LambdaExpr>(s)) return;
+    if (const auto* call = dyn_cast<CXXMemberCallExpr>(s)) {
+      const auto* ref = dyn_cast<DeclRefExpr>(call->getImplicitObjectArgument()->IgnoreImplicit());
+      if (ref && ref->getDecl() == o.decl && call->getMethodDecl() &&
+          ApiModel::Contains(o.group->spawn, call->getMethodDecl()->getNameAsString()))
+        for (const Expr* arg : call->arguments())
+          if (std::string use = FrameTaskUse(arg); !use.empty()) {
+            o.task_use = use;
+            return;
+          }
+    }
+    for (const Stmt* child : s->children()) find(child, o);
+  };
+  for (Obligation& o : *obligations)
+    if (o.frame_tasks && o.container) find(fn->getBody(), o);
+  std::erase_if(*obligations,
+                [](const Obligation& o) { return o.frame_tasks && o.task_use.empty(); });
+}
+
 std::string Obligation::Name() const {
   std::string name = decl->getNameAsString();
   if (field) name += "." + field->getNameAsString();
@@ -317,6 +361,7 @@ std::vector<Obligation> CollectObligations(const FunctionDecl* fn, const ApiMode
                                            bool cancels) {
   LocalCollector c(m, groups, cancels);
   if (fn->getBody()) c.TraverseStmt(fn->getBody());
+  SetTaskUses(fn, &c.out);
   // A cancel variable assigned more than once is one obligation per
   // assignment (as in vet, each definition is checked on its own; a later
   // assignment counts as a use of the earlier one).
@@ -382,7 +427,8 @@ class LeakFlow {
         reported_(n_, false),
         escaped_(n_, false),
         arming_call_(n_, nullptr),
-        armed_before_arm_(n_, false) {
+        armed_before_arm_(n_, false),
+        waited_(n_, false) {
     for (size_t i = 0; i < n_; ++i) {
       by_decl_.emplace(obligations[i].decl, i);
       by_owner_.emplace(obligations[i].owner, i);
@@ -413,7 +459,8 @@ class LeakFlow {
         bool changed = false;
         for (size_t i = 0; i < n_; ++i)
           if (state[i] && !target[i] &&
-              !(idle && obligations_[i].decl == tested && obligations_[i].IsThread()))
+              !(idle && obligations_[i].decl == tested &&
+                (obligations_[i].IsThread() || obligations_[i].frame_tasks)))
             target[i] = changed = true;
         if (changed && !queued[succ->getBlockID()]) {
           queued[succ->getBlockID()] = true;
@@ -427,7 +474,9 @@ class LeakFlow {
     }
     std::vector<Leak> owned;
     for (const Leak& l : leaks_)
-      if (!escaped_[l.obligation]) owned.push_back(l);
+      if (!escaped_[l.obligation] &&
+          (!obligations_[l.obligation].frame_tasks || waited_[l.obligation]))
+        owned.push_back(l);
     return owned;
   }
 
@@ -464,7 +513,8 @@ class LeakFlow {
     std::string why;
     bool checked = false, may_throw = false;
     for (size_t i = 0; i < n_; ++i) {
-      if (!armed[i] || reported_[i] || !obligations_[i].IsThread()) continue;
+      if (!armed[i] || reported_[i] || !(obligations_[i].IsThread() || obligations_[i].frame_tasks))
+        continue;
       if (arming_call_[i] == call && !armed_before_arm_[i]) continue;
       if (!checked) {
         checked = true;
@@ -515,6 +565,7 @@ class LeakFlow {
         if (first_arm_[i].isInvalid()) first_arm_[i] = ref->getBeginLoc();
       } else if (e == ObligationEvent::kDischarge) {
         armed[i] = false;
+        waited_[i] = true;
       } else if (e == ObligationEvent::kEscape) {
         armed[i] = false;
         escaped_[i] = true;
@@ -552,6 +603,7 @@ class LeakFlow {
   std::vector<bool> escaped_;             // on any path: the obligation is someone else's
   std::vector<const Stmt*> arming_call_;  // the latest arming, in the report pass
   std::vector<bool> armed_before_arm_;    // and whether it was armed before it
+  std::vector<bool> waited_;              // discharged on some path
   std::vector<Leak> leaks_;
 };
 

@@ -34,6 +34,13 @@ struct Obligation {
   // std::optional<std::thread> (emplace): its thread is the obligation,
   // `t->join()` discharges it.
   bool pointer = false;
+  // Futures (a container of them, or one) whose tasks use memory the
+  // function does not own by value (task_use says what): a future's
+  // destructor does not wait, so a throw that skips the wait leaves the
+  // tasks running against a frame that is gone. Only reported when the
+  // function waits for them on some path (it knows they must end first).
+  bool frame_tasks = false;
+  std::string task_use{};    // "'file' (a pointer)", "'this'"
   std::string Name() const;  // "cancel", "r.cancel"
   // A thread (std::thread, a container or pointer of them): a joinable one
   // destroyed calls std::terminate, so a throw that skips its join matters.
@@ -60,6 +67,8 @@ ObligationEvent Classify(clang::ASTContext& ctx, const clang::Expr* ref, const O
 
 // Threads and their owners, as the std-stop-token model's spawn_on_construct
 // groups (std::thread) describe them.
+// The element type of a std::vector/deque/list (null for anything else).
+clang::QualType SequenceElement(clang::QualType t);
 // std::vector/deque/list of such a thread: the container's own model.
 const TaskGroupModel* ContainerOfThreads(clang::QualType t, const ApiModel& m);
 // std::unique_ptr or std::optional of such a thread: the thread's model.
@@ -70,7 +79,8 @@ bool StartsThread(const clang::Expr* e, const TaskGroupModel& g);
 // (`for (auto& t : threads) t.join();`).
 bool JoinsEach(const clang::CXXForRangeStmt* loop, const std::vector<std::string>& join);
 // The thread (a local, or a member of this) that a branch condition tests:
-// `t.joinable()`, `!t.joinable()`, `p` or `p != nullptr` for a pointer.
+// `t.joinable()`, `!t.joinable()`, `p` or `p != nullptr` for a pointer,
+// `!ts.empty()` for a container.
 // *running is the successor (0 = the true branch) on which it may still run.
 const clang::ValueDecl* TestedThread(const clang::Expr* cond, unsigned* running);
 // t joins its thread when it is destroyed: std::jthread, a class of the
@@ -82,6 +92,22 @@ bool JoinsOnDestruction(clang::QualType t);
 // emplace_back on a container of threads (a lambda, or &Class::Method).
 std::vector<const clang::FunctionDecl*> ThreadEntries(const clang::CXXRecordDecl* rd,
                                                       const ApiModel& m);
+
+// Futures (frame_tasks.cpp): a class with wait() and get() taking no
+// argument (std::future, folly's, a project's own).
+bool IsFutureLike(clang::QualType t);
+// std::vector/deque/list of future-like handles: the container's model
+// (emplace_back/push_back put a task in, wait/get on each waits).
+const TaskGroupModel* ContainerOfFutures(clang::QualType t);
+// One future-like local: get() or wait() waits.
+const TaskGroupModel* FutureModel();
+// What the task(s) e starts use that e's function does not own by value:
+// the first lambda in e capturing by reference, `this`, or a pointer.
+// Empty when none, or when e is std::async (its future waits when destroyed).
+std::string FrameTaskUse(const clang::Expr* e);
+// ref lies in the arguments of a call whose result is waited for
+// (`collectAll(fs.begin(), fs.end()).wait()`, `whenAll(fs).get()`, `fs[i].get()`).
+bool WaitedThroughCall(clang::ASTContext& ctx, const clang::Expr* ref);
 
 // The locals of fn (not of nested lambdas) that the model tracks.
 std::vector<Obligation> CollectObligations(const clang::FunctionDecl* fn, const ApiModel& m,

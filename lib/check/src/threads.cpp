@@ -12,17 +12,25 @@ namespace tether::check {
 
 using namespace clang;
 
+QualType SequenceElement(QualType t) {
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+  if (!spec || spec->getTemplateArgs().size() == 0 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return {};
+  const std::string name = QualifiedName(spec->getSpecializedTemplate());
+  if (name != "std::vector" && name != "std::deque" && name != "std::list") return {};
+  return spec->getTemplateArgs()[0].getAsType();
+}
+
 // std::vector/std::deque/std::list of a group type built by construction
 // (std::thread): the container's own model, one per element model and
 // thread (checks run on several threads), kept for the thread's life.
 const TaskGroupModel* ContainerOfThreads(QualType t, const ApiModel& m) {
-  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
-  if (!spec || spec->getTemplateArgs().size() == 0 ||
-      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
-    return nullptr;
-  const std::string name = QualifiedName(spec->getSpecializedTemplate());
-  if (name != "std::vector" && name != "std::deque" && name != "std::list") return nullptr;
-  const TaskGroupModel* element = GroupOf(spec->getTemplateArgs()[0].getAsType(), m);
+  const QualType element_type = SequenceElement(t);
+  if (element_type.isNull()) return nullptr;
+  const std::string name = QualifiedName(
+      cast<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl())->getSpecializedTemplate());
+  const TaskGroupModel* element = GroupOf(element_type, m);
   if (!element || !element->spawn_on_construct) return nullptr;
   thread_local std::map<const TaskGroupModel*, TaskGroupModel> containers;
   auto [it, added] = containers.try_emplace(element);
@@ -110,8 +118,8 @@ bool JoinsEach(const CXXForRangeStmt* loop, const std::vector<std::string>& join
 }
 
 // The thread variable a branch condition tests: `t.joinable()`,
-// `!t.joinable()`, `p && p->joinable()`'s parts, `p` / `p != nullptr` for a
-// pointer. *running is the successor (0 = true) on which it may still run.
+// `!t.joinable()`, `!ts.empty()` for a container, `p && p->joinable()`'s parts, `p` / `p !=
+// nullptr` for a pointer. *running is the successor (0 = true) on which it may still run.
 const ValueDecl* TestedThread(const Expr* cond, unsigned* running) {
   if (!cond) return nullptr;
   cond = cond->IgnoreParenImpCasts();
@@ -123,7 +131,10 @@ const ValueDecl* TestedThread(const Expr* cond, unsigned* running) {
   const Expr* object = cond;
   if (const auto* call = dyn_cast<CXXMemberCallExpr>(cond)) {
     const CXXMethodDecl* m = call->getMethodDecl();
-    if (!m || !(m->getNameAsString() == "joinable" || isa<CXXConversionDecl>(m))) return nullptr;
+    if (!m || !(m->getNameAsString() == "joinable" || m->getNameAsString() == "empty" ||
+                isa<CXXConversionDecl>(m)))
+      return nullptr;
+    if (m->getNameAsString() == "empty") negated = !negated;  // a container: empty() holds none
     object = call->getImplicitObjectArgument()->IgnoreParenImpCasts();
     if (const auto* arrow = dyn_cast<CXXOperatorCallExpr>(object);
         arrow && arrow->getOperator() == OO_Arrow)

@@ -47,7 +47,11 @@ class UnwaitedGroupCheck : public Check {
       const std::string var = o.Name();
       const std::string& join = o.group->join.front();
       std::string exit_note;
-      if (!leak.thrower.empty())
+      if (!leak.thrower.empty() && o.frame_tasks)
+        exit_note = leak.thrower + " here: the exception leaves this function before '" + var +
+                    "' is waited for, while " + (o.container ? "its tasks" : "its task") +
+                    " may still run";
+      else if (!leak.thrower.empty())
         exit_note = leak.thrower + " here: the exception leaves '" + var + "' without " + join +
                     "()" + (o.IsThread() ? " (destroyed joinable: std::terminate)" : "");
       else if (leak.by_throw)
@@ -63,6 +67,13 @@ class UnwaitedGroupCheck : public Check {
   static std::string Message(const Obligation& o) {
     const std::string var = o.Name();
     const std::string& join = o.group->join.front();
+    if (o.frame_tasks)
+      return std::string(o.container ? "a task put into '" + var + "' here uses "
+                                     : "the task of future '" + var + "' uses ") +
+             o.task_use +
+             ", which this function does not own, and is waited for on some paths only: a "
+             "future's destructor does not wait, so the task may run on after the function has "
+             "left; wait on every path (a scope guard that waits covers the throws)";
     if (o.container)
       return "a thread put into '" + var +
              "' here is not joined on every path (a joinable thread destroyed with it calls "
