@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 // The shutdown hang: the destructor sets the flag and joins, but the thread
 // sleeps on cv_ and nobody wakes it.
 class Hang {
@@ -572,3 +574,133 @@ class RetryingUploader {
   std::unique_ptr<TilePool> pool_;
 };
 // CHECK-NOT: warning: a task handed to
+
+// Rule 9, a stop that does not wait for its loop (the class of trantor's
+// EventLoop, 4d0f72e). Run() is an event loop run by whichever thread calls
+// it; the destructor stops it and wakes it through the descriptor, so it
+// expects the loop on another thread, and returns while the loop may still
+// be inside Poll() on this object.
+class Reactor {
+ public:
+  ~Reactor() {
+    // CHECK: :[[@LINE-1]]:3: warning: the destructor of 'Reactor' stops the loop in 'Run' (it sets 'stopped_' and wakes it) but does not wait for it to leave: a loop still running on another thread goes on using the object after it is destroyed; wait until 'Run' has returned (a flag it clears after its loop) before the destructor returns [tether-ignored-stop-flag]
+    Stop();
+    ::close(wake_fd_);
+  }
+  void Run() {
+    running_ = true;
+    while (!stopped_) Poll();
+    // CHECK: :[[@LINE-1]]:5: note: 'Run' loops until 'stopped_' changes
+    running_ = false;
+  }
+  void Stop() {
+    stopped_ = true;
+    // CHECK: :[[@LINE-1]]:5: note: 'stopped_' is set here
+    unsigned long long one = 1;
+    ssize_t n = ::write(wake_fd_, &one, sizeof one);
+    // CHECK: :[[@LINE-1]]:17: note: the loop is woken here
+    (void)n;
+  }
+
+ private:
+  void Poll();
+  std::atomic<bool> stopped_{false};
+  std::atomic<bool> running_{false};
+  int wake_fd_ = -1;
+};
+
+// The same through a condition variable: Serve() sleeps on ready_ on the
+// caller's thread; the destructor wakes it and destroys mu_ under it.
+class Dispatcher {
+ public:
+  ~Dispatcher() {
+    // CHECK: :[[@LINE-1]]:3: warning: the destructor of 'Dispatcher' stops the loop in 'Serve' (it sets 'closed_' and wakes it)
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      closed_ = true;
+    }
+    ready_.notify_all();
+  }
+  void Serve() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!closed_) {
+      ready_.wait(lock);
+      Handle();
+    }
+  }
+
+ private:
+  void Handle();
+  std::mutex mu_;
+  std::condition_variable ready_;
+  bool closed_ = false;
+};
+
+// Negative: the fix, the destructor waits until the loop has left.
+class WaitingReactor {
+ public:
+  ~WaitingReactor() {
+    Stop();
+    while (running_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ::close(wake_fd_);
+  }
+  void Run() {
+    running_ = true;
+    while (!stopped_) Poll();
+    running_ = false;
+  }
+  void Stop() {
+    stopped_ = true;
+    unsigned long long one = 1;
+    ssize_t n = ::write(wake_fd_, &one, sizeof one);
+    (void)n;
+  }
+
+ private:
+  void Poll();
+  std::atomic<bool> stopped_{false};
+  std::atomic<bool> running_{false};
+  int wake_fd_ = -1;
+};
+
+// Negative: a wait on a condition the loop's method makes true.
+class DrainingDispatcher {
+ public:
+  ~DrainingDispatcher() {
+    std::unique_lock<std::mutex> lock(mu_);
+    closed_ = true;
+    ready_.notify_all();
+    left_.wait(lock, [this] { return !serving_; });
+  }
+  void Serve() {
+    std::unique_lock<std::mutex> lock(mu_);
+    serving_ = true;
+    while (!closed_) ready_.wait(lock);
+    serving_ = false;
+    left_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable ready_, left_;
+  bool closed_ = false;
+  bool serving_ = false;
+};
+
+// Negative: a defensive stop that wakes nothing: the loop is run on the
+// destructor's own thread, before it (a server's run() returns first).
+class Server {
+ public:
+  ~Server() { Stop(); }
+  void Run() {
+    while (running_) Accept();
+  }
+  void Stop() { running_ = false; }
+
+ private:
+  void Accept();
+  std::atomic<bool> running_{true};
+};
+// CHECK-NOT: warning: the destructor of 'WaitingReactor'
+// CHECK-NOT: warning: the destructor of 'DrainingDispatcher'
+// CHECK-NOT: warning: the destructor of 'Server'

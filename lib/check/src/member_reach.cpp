@@ -96,6 +96,20 @@ bool MemberReach::Locks(const Stmt* s, const FieldDecl* mutex) {
   return false;
 }
 
+// A write to a descriptor the object holds: `::write(wake_fd_, &one, 8)`,
+// `write(pipe_[1], ..)`, `eventfd_write(efd_, 1)`, `send(sock_, ..)`.
+static bool WritesToMember(const CallExpr* call) {
+  const FunctionDecl* fn = call->getDirectCallee();
+  if (!fn || isa<CXXMethodDecl>(fn) || call->getNumArgs() == 0 || !fn->getDeclName().isIdentifier())
+    return false;
+  const llvm::StringRef name = fn->getName();
+  if (name != "write" && name != "eventfd_write" && name != "send") return false;
+  const Expr* fd = call->getArg(0)->IgnoreParenImpCasts();
+  if (const auto* sub = dyn_cast<ArraySubscriptExpr>(fd))
+    fd = sub->getBase()->IgnoreParenImpCasts();
+  return MemberOfThis(fd) != nullptr;
+}
+
 // Records what s does to the members; follows calls of this class's
 // methods on this, two deep. In a thread's code (thread = true) the waits
 // are collected too.
@@ -105,6 +119,8 @@ void MemberReach::Walk(const Stmt* s, Reach* r, unsigned depth, bool thread) {
     if (const FieldDecl* f = MemberOfThis(me)) Use(me, f, r);
   } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
     Call(mc, r, depth, thread);
+  } else if (const auto* call = dyn_cast<CallExpr>(s); call && !r->wake && WritesToMember(call)) {
+    r->wake = call;
   } else if (const auto* loop = dyn_cast<CXXForRangeStmt>(s)) {
     if (MemberOfThis(loop->getRangeInit()) && JoinsEach(loop, {"join"})) {
       r->joins = true;
@@ -175,6 +191,7 @@ void MemberReach::Call(const CXXMemberCallExpr* mc, Reach* r, unsigned depth, bo
   const FieldDecl* member = MemberOfThis(object);
   if (object && IsConditionVariable(object->getType())) {
     if (member && (name == "notify_one" || name == "notify_all")) {
+      if (!r->wake) r->wake = mc;
       r->notifies.insert(member);
       r->notify_calls.emplace_back(member, mc);
     }
@@ -239,6 +256,34 @@ const Stmt* MemberReach::EndlessLoop(const Stmt* body) {
         found = s;
         return;
       }
+    }
+    for (const Stmt* child : s->children()) walk(child);
+  };
+  walk(body);
+  return found;
+}
+
+const Expr* LoopCondition(const Stmt* s) {
+  if (const auto* w = dyn_cast<WhileStmt>(s)) return w->getCond();
+  if (const auto* f = dyn_cast<ForStmt>(s)) return f->getCond();
+  if (const auto* d = dyn_cast<DoStmt>(s)) return d->getCond();
+  return nullptr;
+}
+
+const Stmt* MemberReach::LoopOn(const Stmt* body, const FieldDecl* flag) {
+  const Stmt* found = nullptr;
+  std::function<bool(const Stmt*)> reads = [&](const Stmt* s) {
+    if (!s) return false;
+    if (const auto* me = dyn_cast<MemberExpr>(s); me && MemberOfThis(me) == flag) return true;
+    for (const Stmt* child : s->children())
+      if (reads(child)) return true;
+    return false;
+  };
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || found || isa<LambdaExpr>(s)) return;
+    if (const Expr* cond = LoopCondition(s); cond && reads(cond)) {
+      found = s;
+      return;
     }
     for (const Stmt* child : s->children()) walk(child);
   };

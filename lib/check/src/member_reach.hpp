@@ -41,6 +41,9 @@ struct PromiseWait {
   const clang::FieldDecl* promise = nullptr;
 };
 
+// The condition of a while, for or do loop (null for anything else).
+const clang::Expr* LoopCondition(const clang::Stmt* s);
+
 // What a body (with the methods of the class it calls on this, two deep)
 // does with the class's members.
 struct Reach {
@@ -51,6 +54,10 @@ struct Reach {
   std::vector<std::pair<const clang::FieldDecl*, const clang::Stmt*>> flag_writes;
   std::vector<Wait> waits;
   std::vector<PromiseWait> promise_waits;
+  // The first wake-up of a thread blocked elsewhere: a notify of a condition
+  // variable member, or a write to a descriptor member (`::write(wake_fd_, ..)`,
+  // eventfd_write, send), the self-pipe of an event loop.
+  const clang::Stmt* wake = nullptr;
   const clang::Stmt* join = nullptr;  // a join of a thread member (or of each in a loop)
   bool joins = false;
 };
@@ -69,6 +76,8 @@ class MemberReach {
   // The first loop of body that can never end: no condition, or a constant
   // true one, and no break, return, throw or goto out of it.
   const clang::Stmt* EndlessLoop(const clang::Stmt* body);
+  // The first loop of body (not in a lambda) whose condition reads flag.
+  static const clang::Stmt* LoopOn(const clang::Stmt* body, const clang::FieldDecl* flag);
   // body, or a method it calls on this (two deep; a lambda given to
   // std::call_once counts), fulfils promise (set_value/set_exception).
   bool Fulfils(const clang::Stmt* body, const clang::FieldDecl* promise, unsigned depth = 0);

@@ -66,7 +66,7 @@ class IgnoredStopFlagCheck : public Check {
     }
     CheckStartAfterStop(methods);
     for (const PollingTask& t : PollingTasks(rd, ast(), model())) ReportPollingTask(t);
-    if (entries.empty()) return;
+    if (entries.empty()) return CheckStopWithoutWait(methods);
     // The setters: methods that set a flag. The stoppers among them: the
     // destructor, and methods that set a flag and join.
     std::vector<std::pair<const FunctionDecl*, Reach>> setters, stoppers;
@@ -211,6 +211,72 @@ class IgnoredStopFlagCheck : public Check {
                    starter->getNameAsString() + "' tests");
       }
     }
+  }
+
+  // Rule 9, a stop that does not wait for its loop. The class starts no
+  // thread: a method loops until a flag member changes (an event loop, run by
+  // whichever thread calls it), and the destructor sets that flag and wakes
+  // the loop (a notify, a write to a wake-up descriptor). The wake says the
+  // loop may be running on another thread; the destructor then returns
+  // without waiting for it to leave, and the loop runs on in a destroyed
+  // object. Waiting is a join, a wait, or a loop on something the loop's
+  // method writes (`while (looping_) sleep`). Real fix: trantor's EventLoop
+  // (4d0f72e, "Wait for loop to exit in EventLoop destructor").
+  void CheckStopWithoutWait(const std::vector<MethodReach>& methods) {
+    const MethodReach* dtor = nullptr;
+    for (const MethodReach& m : methods)
+      if (isa<CXXDestructorDecl>(m.def)) dtor = &m;
+    if (!dtor || dtor->reach.flag_writes.empty() || !dtor->reach.wake || dtor->reach.joins) return;
+    for (const MethodReach& m : methods) {
+      if (&m == dtor || m.decl->isStatic()) continue;
+      for (const auto& [flag, write] : dtor->reach.flag_writes) {
+        const Stmt* loop = reach_->LoopOn(m.def->getBody(), flag);
+        if (!loop) continue;
+        if (Waits(dtor->def->getBody(), m.reach.writes, 0)) return;
+        const std::string name = flag->getNameAsString();
+        const std::string run = m.def->getNameAsString();
+        Finding* f = diag(dtor->def->getLocation(),
+                          "the destructor of '" + rd_->getNameAsString() + "' stops the loop in '" +
+                              run + "' (it sets '" + name +
+                              "' and wakes it) but does not wait for it to leave: a loop still "
+                              "running on another thread goes on using the object after it is "
+                              "destroyed; wait until '" +
+                              run +
+                              "' has returned (a flag it clears after its loop) before "
+                              "the destructor returns");
+        attribute(f, dtor->def->getBody());
+        if (!f) return;
+        note(f, loop->getBeginLoc(), "'" + run + "' loops until '" + name + "' changes");
+        note(f, write->getBeginLoc(), "'" + name + "' is set here");
+        note(f, dtor->reach.wake->getBeginLoc(), "the loop is woken here");
+        return;
+      }
+    }
+  }
+  // s (with the methods it calls on this, two deep) joins, waits, or loops
+  // on a member in loop_writes.
+  bool Waits(const Stmt* s, const std::set<const FieldDecl*>& loop_writes, unsigned depth) {
+    if (!s || isa<LambdaExpr>(s)) return false;
+    if (const Expr* cond = LoopCondition(s)) {
+      Reach tested;
+      reach_->Walk(cond, &tested, 2, false);
+      for (const auto* members : {&tested.reads, &tested.writes})
+        for (const FieldDecl* f : *members)
+          if (loop_writes.count(f)) return true;
+    }
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
+      const std::string name = mc->getMethodDecl()->getNameAsString();
+      if (name == "join" || name == "wait" || name == "wait_for" || name == "wait_until")
+        return true;
+      const FunctionDecl* def = nullptr;
+      if (isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts()) && depth < 2 &&
+          mc->getMethodDecl()->getParent() == rd_ && mc->getMethodDecl()->hasBody(def) && def &&
+          Waits(def->getBody(), loop_writes, depth + 1))
+        return true;
+    }
+    for (const Stmt* child : s->children())
+      if (Waits(child, loop_writes, depth)) return true;
+    return false;
   }
 
   // A pool task that polls through a stop (PollingTasks): the stop waits for
