@@ -109,6 +109,9 @@ std::string FrameTaskUse(const clang::Expr* e);
 // (`collectAll(fs.begin(), fs.end()).wait()`, `whenAll(fs).get()`, `fs[i].get()`).
 bool WaitedThroughCall(clang::ASTContext& ctx, const clang::Expr* ref);
 
+// s's parent, past implicit casts, parentheses and temporaries.
+const clang::Stmt* ParentOf(clang::ASTContext& ctx, const clang::Stmt* s);
+
 // The locals of fn (not of nested lambdas) that the model tracks.
 std::vector<Obligation> CollectObligations(const clang::FunctionDecl* fn, const ApiModel& m,
                                            bool groups, bool cancels);
