@@ -22,9 +22,14 @@
 #include "tether/graph/writers.hpp"
 #include "tether/trace/report.hpp"
 #include "tether/trace/saturate.hpp"
+#include "timeline_lanes.hpp"
 
 namespace tether::graph {
 namespace {
+
+using detail::Lane;
+using detail::Row;
+using detail::RowKind;
 
 constexpr double kGutter = 300;  // row labels
 constexpr double kPlot = 890;    // the time axis
@@ -96,21 +101,6 @@ std::string OneLine(const std::string& markup) {
   return detail::ScriptData(std::move(out));
 }
 
-enum class RowKind { kScope, kGroup, kTask };
-
-struct Row {
-  RowKind kind = RowKind::kTask;
-  std::vector<Vertex> members;  // one vertex, or the folded ones
-  int depth = 0;
-  int parent = -1;  // the row a task was spawned from (spawn arrow)
-};
-
-struct Lane {
-  std::optional<Vertex> scope;
-  std::vector<Row> rows;
-  std::int64_t first = 0;  // sort key
-};
-
 class Timeline {
  public:
   Timeline(const ScopeGraph& sg, const Analyses& analyses, std::size_t fold_above,
@@ -124,7 +114,7 @@ class Timeline {
     for (const ReportFinding& f : sg.findings) {
       if (f.node && f.kind == "zombie") outlived_[*f.node] = f.outlived_ns;
     }
-    BuildLanes();
+    lanes_ = detail::BuildTimelineLanes(sg, folded_);
   }
 
   // The whole timeline as one SVG document (--format timeline-svg).
@@ -211,13 +201,6 @@ class Timeline {
     return lane.scope ? g_[*lane.scope].end_ns : std::nullopt;
   }
 
-  bool HasTask(Vertex group) const {
-    for (auto e : boost::make_iterator_range(boost::in_edges(group, g_))) {
-      if (g_[boost::source(e, g_)].kind == NodeKind::kTask) return true;
-    }
-    return false;
-  }
-
   std::string NodeId(Vertex v) const {
     if (display_) return display_->nodes[display_->node_of_vertex[v]].dom_id;
     std::string id = "n_" + g_[v].key;
@@ -225,8 +208,6 @@ class Timeline {
     return id;
   }
 
-  void BuildLanes();
-  std::map<Vertex, Vertex> SpawnParents(const std::vector<Vertex>& tasks) const;
   void WriteAxis(std::ostream& out, double height) const;
   void WriteLane(std::ostream& out, const Lane& lane, std::size_t index, double top,
                  double width) const;
@@ -245,119 +226,6 @@ class Timeline {
   std::map<Vertex, std::int64_t> outlived_;
   std::vector<Lane> lanes_;
 };
-
-// Each task's parent on its lane: the task that spawned it when that task is
-// in the same lane, else its group when that is; a task with neither is a top.
-std::map<Vertex, Vertex> Timeline::SpawnParents(const std::vector<Vertex>& tasks) const {
-  std::map<Vertex, Vertex> parent;
-  for (Vertex v : tasks) {
-    std::optional<Vertex> by_task, by_group;
-    for (auto e : boost::make_iterator_range(boost::out_edges(v, g_))) {
-      Vertex t = boost::target(e, g_);
-      if (g_[e].kind == EdgeKind::kSpawnedBy && g_[t].kind == NodeKind::kTask && g_[t].recorded)
-        by_task = t;
-      if (g_[e].kind == EdgeKind::kBelongsTo && g_[t].kind == NodeKind::kGroup && g_[t].recorded)
-        by_group = t;
-    }
-    if (by_task && g_[*by_task].scope_key == g_[v].scope_key) {
-      parent[v] = *by_task;
-    } else if (by_group && g_[*by_group].scope_key == g_[v].scope_key) {
-      parent[v] = *by_group;
-    }
-  }
-  return parent;
-}
-
-void Timeline::BuildLanes() {
-  std::map<std::string, std::size_t> lane_of;  // scope key ("" = no scope) -> lane
-  std::vector<Vertex> scopes, groups, tasks;
-  for (auto v : boost::make_iterator_range(boost::vertices(g_))) {
-    const Node& n = g_[v];
-    if (!n.recorded) continue;
-    if (n.kind == NodeKind::kScope) scopes.push_back(v);
-    // A group that never had a task says nothing on a timeline.
-    if (n.kind == NodeKind::kGroup && HasTask(v)) groups.push_back(v);
-    if (n.kind == NodeKind::kTask) tasks.push_back(v);
-  }
-  auto begin_of = [&](Vertex v) { return g_[v].begin_ns.value_or(0); };
-  auto by_begin = [&](Vertex a, Vertex b) {
-    return begin_of(a) != begin_of(b) ? begin_of(a) < begin_of(b) : a < b;
-  };
-  std::sort(scopes.begin(), scopes.end(), by_begin);
-  std::sort(groups.begin(), groups.end(), by_begin);
-  std::sort(tasks.begin(), tasks.end(), by_begin);
-  for (Vertex s : scopes) {
-    lane_of[g_[s].key] = lanes_.size();
-    Lane lane;
-    lane.scope = s;
-    lane.first = begin_of(s);
-    lane.rows.push_back({RowKind::kScope, {s}, 0, -1});
-    lanes_.push_back(std::move(lane));
-  }
-  auto lane_for = [&](const std::string& key) -> Lane& {
-    auto it = lane_of.find(key);
-    if (it == lane_of.end()) {
-      it = lane_of.emplace(key, lanes_.size()).first;
-      Lane lane;
-      lane.first = sg_.time_end_ns;                       // the ownerless lane goes last
-      lane.rows.push_back({RowKind::kScope, {}, 0, -1});  // its header: a label, no bar
-      lanes_.push_back(std::move(lane));
-    }
-    return lanes_[it->second];
-  };
-
-  if (folded_) {
-    // One row per (kind, site, status) in each lane.
-    std::map<std::pair<std::size_t, std::string>, std::pair<std::size_t, std::size_t>>
-        fold;  // -> lane, row
-    auto add = [&](Vertex v, RowKind kind) {
-      Lane& lane = lane_for(g_[v].scope_key);
-      std::size_t li = static_cast<std::size_t>(&lane - lanes_.data());
-      std::string key = std::to_string(static_cast<int>(kind)) + "|" +
-                        std::string(StatusName(g_[v].status)) + "|" + g_[v].site.file + ":" +
-                        std::to_string(g_[v].site.line);
-      auto [it, inserted] =
-          fold.emplace(std::make_pair(li, key), std::make_pair(li, lane.rows.size()));
-      if (inserted) lane.rows.push_back({kind, {}, 1, lane.scope ? 0 : -1});
-      lanes_[it->second.first].rows[it->second.second].members.push_back(v);
-    };
-    for (Vertex v : groups) add(v, RowKind::kGroup);
-    for (Vertex v : tasks) add(v, RowKind::kTask);
-  } else {
-    // The spawn tree inside each lane: a task under the task that spawned it
-    // (when that task is in the same lane), else under its group.
-    const std::map<Vertex, Vertex> parent = SpawnParents(tasks);
-    std::map<Vertex, std::vector<Vertex>> children;
-    std::vector<Vertex> tops;  // in time order: groups, then tasks, merged below
-    for (Vertex v : groups) tops.push_back(v);
-    for (Vertex v : tasks) {
-      auto p = parent.find(v);
-      if (p == parent.end()) {
-        tops.push_back(v);
-      } else {
-        children[p->second].push_back(v);
-      }
-    }
-    std::stable_sort(tops.begin(), tops.end(), by_begin);
-    // Depth-first, children in spawn order; `from` is the row spawning it.
-    auto place = [&](auto&& self, Lane& lane, Vertex v, int depth, int from) -> void {
-      int row = static_cast<int>(lane.rows.size());
-      RowKind kind = g_[v].kind == NodeKind::kGroup ? RowKind::kGroup : RowKind::kTask;
-      lane.rows.push_back({kind, {v}, depth, from});
-      auto c = children.find(v);
-      if (c == children.end()) return;
-      for (Vertex child : c->second) self(self, lane, child, depth + 1, row);
-    };
-    for (Vertex v : tops) {
-      Lane& lane = lane_for(g_[v].scope_key);
-      place(place, lane, v, 1, lane.scope ? 0 : -1);
-    }
-  }
-  std::stable_sort(lanes_.begin(), lanes_.end(), [](const Lane& a, const Lane& b) {
-    if (a.scope.has_value() != b.scope.has_value()) return a.scope.has_value();
-    return a.first < b.first;
-  });
-}
 
 void Timeline::WriteAxis(std::ostream& out, double height) const {
   std::int64_t step = TickStep(span_, 10);

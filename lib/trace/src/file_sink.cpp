@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -19,6 +18,7 @@
 
 #include "json_text.hpp"
 #include "loaded_range.hpp"
+#include "record_format.hpp"
 #include "tether/hooks.hpp"
 
 namespace tether::trace::detail {
@@ -39,210 +39,6 @@ struct RingReaper {
   }
 };
 thread_local RingReaper t_reaper;
-
-const char* KindName(std::uint32_t kind) {
-  switch (static_cast<hooks::ContextKind>(kind)) {
-    case hooks::ContextKind::kBackground:
-      return "background";
-    case hooks::ContextKind::kTODO:
-      return "todo";
-    case hooks::ContextKind::kCancel:
-      return "cancel";
-    case hooks::ContextKind::kDeadline:
-      return "deadline";
-    case hooks::ContextKind::kValue:
-      return "value";
-    case hooks::ContextKind::kWithoutCancel:
-      return "without_cancel";
-    case hooks::ContextKind::kGroup:
-      return "group";
-    case hooks::ContextKind::kScope:
-      return "scope";
-  }
-  return "unknown";
-}
-
-const char* ResultName(std::uint32_t code) {
-  switch (static_cast<ErrorCode>(code)) {
-    case ErrorCode::kOk:
-      return "ok";
-    case ErrorCode::kCanceled:
-      return "canceled";
-    case ErrorCode::kDeadlineExceeded:
-      return "deadline_exceeded";
-    case ErrorCode::kClosed:
-      return "closed";
-    case ErrorCode::kFailed:
-      return "failed";
-    case ErrorCode::kInvalidArgument:
-      return "invalid_argument";
-    case ErrorCode::kIo:
-      return "io";
-  }
-  return "unknown";
-}
-
-void Begin(std::string& out, std::string_view ev) {
-  char buf[40] = "{\"ev\":\"";
-  if (ev.size() > sizeof buf - 8) {
-    out.append(buf).append(ev) += '"';
-    return;
-  }
-  std::memcpy(buf + 7, ev.data(), ev.size());
-  buf[7 + ev.size()] = '"';
-  out.append(buf, 8 + ev.size());
-}
-
-void End(std::string& out, std::int64_t t) {
-  char buf[32] = ",\"t\":";
-  auto [end, ec] = std::to_chars(buf + 5, buf + sizeof buf - 2, t);
-  *end++ = '}';
-  *end++ = '\n';
-  out.append(buf, static_cast<std::size_t>(end - buf));
-}
-
-// Up to the parent; the name and site follow.
-void FormatSpawnIds(std::string& out, const Slot& s, std::uint64_t parent) {
-  Begin(out, "spawn");
-  AppendField(out, "task", s.a);
-  AppendField(out, "ctx", s.b);
-  AppendField(out, "group", s.c);
-  AppendField(out, "scope", s.d);
-  AppendField(out, "detached_from", s.e);
-  AppendField(out, "parent", parent);
-}
-
-// A task's record (spawn, start, end, join, detach); false for another type.
-bool FormatTaskRecord(std::string& out, const Slot& s, std::string_view name,
-                      const SpawnSites::Site* site) {
-  switch (s.type) {
-    case EventType::kSpawn: {
-      std::uint64_t parent = 0;
-      if (name.size() >= sizeof(parent)) {
-        std::memcpy(&parent, name.data(), sizeof(parent));
-        name.remove_prefix(sizeof(parent));
-      }
-      FormatSpawnIds(out, s, parent);
-      AppendSpawnTail(out, name, s.loc);
-      if (s.aux == kSpawnKindThread) AppendField(out, "kind", std::string_view("thread"));
-      return true;
-    }
-    case EventType::kSpawnSite: {
-      std::uint64_t parent = 0;
-      std::memcpy(&parent, static_cast<const void*>(&s.loc), sizeof(parent));
-      FormatSpawnIds(out, s, parent);
-      out += site->json_tail;  // formatted once, when the pair was interned
-      return true;
-    }
-    case EventType::kStart:
-      Begin(out, "start");
-      AppendField(out, "task", s.a);
-      AppendField(out, "tid", s.b);
-      return true;
-    case EventType::kEnd:
-      Begin(out, "end");
-      AppendField(out, "task", s.a);
-      AppendPlainField(out, "result", ResultName(s.aux));
-      return true;
-    case EventType::kThreadJoin:
-    case EventType::kThreadDetach:
-      Begin(out, s.type == EventType::kThreadJoin ? "join" : "detach");
-      AppendField(out, "task", s.a);
-      return true;
-    default:
-      return false;
-  }
-}
-
-// A group's record; false for another type.
-bool FormatGroupRecord(std::string& out, const Slot& s) {
-  switch (s.type) {
-    case EventType::kGroup:
-      Begin(out, "group");
-      AppendField(out, "id", s.a);
-      AppendField(out, "ctx", s.b);
-      AppendSite(out, s.loc);
-      return true;
-    case EventType::kWaitBegin:
-      Begin(out, "wait_begin");
-      AppendField(out, "group", s.a);
-      AppendSite(out, s.loc);
-      return true;
-    case EventType::kWaitEnd:
-      Begin(out, "wait_end");
-      AppendField(out, "group", s.a);
-      AppendPlainField(out, "result", ResultName(s.aux));
-      return true;
-    case EventType::kGroupUnwaited:
-      Begin(out, "group_unwaited");
-      AppendField(out, "group", s.a);
-      AppendField(out, "running", s.b);
-      return true;
-    default:
-      return false;
-  }
-}
-
-// site: the interned pair of a kSpawnSite record (null for the others).
-void FormatRecord(std::string& out, const Slot& s, std::string_view name,
-                  const TickConversion& conv, const SpawnSites::Site* site) {
-  switch (s.type) {
-    case EventType::kCtx:
-      Begin(out, "ctx");
-      AppendField(out, "id", s.a);
-      AppendField(out, "parent", s.b);
-      AppendPlainField(out, "kind", KindName(s.aux));
-      AppendField(out, "scope", s.c);
-      AppendSite(out, s.loc);
-      break;
-    case EventType::kCtxDone:
-      Begin(out, "ctx_done");
-      AppendField(out, "id", s.a);
-      AppendPlainField(out, "err", ResultName(s.aux));
-      break;
-    case EventType::kScopeBegin:
-      Begin(out, "scope_begin");
-      AppendField(out, "id", s.a);
-      AppendField(out, "ctx", s.b);
-      AppendField(out, "name", name);
-      AppendSite(out, s.loc);
-      break;
-    case EventType::kScopeEnd:
-      Begin(out, "scope_end");
-      AppendField(out, "id", s.a);
-      break;
-    case EventType::kChanClose:
-      Begin(out, "chan_close");
-      AppendField(out, "id", s.a);
-      AppendSite(out, s.loc);
-      break;
-    case EventType::kStack:
-      Begin(out, "stack");
-      AppendField(out, "id", s.a);
-      out += ",\"pcs\":[";
-      for (std::uint64_t pc : {s.b, s.c, s.d, s.e}) {
-        if (pc == 0) break;
-        if (out.back() != '[') out += ',';
-        out += std::to_string(pc);
-      }
-      out += ']';
-      break;
-    case EventType::kModule:
-      Begin(out, "module");
-      AppendField(out, "path", name);
-      AppendField(out, "bias", s.a);
-      AppendField(out, "lo", s.b);
-      AppendField(out, "hi", s.c);
-      break;
-    case EventType::kTerminate:
-      Begin(out, "terminate");
-      break;
-    default:
-      if (FormatTaskRecord(out, s, name, site) || FormatGroupRecord(out, s)) break;
-      return;  // cannot happen: only Put writes slots
-  }
-  End(out, conv.ToNs(s.ticks));
-}
 
 std::string ProgramCommandLine() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
@@ -275,11 +71,11 @@ Error FileSink::Open(const std::string& path, FileSink** out) {
   // Never destroyed: threads may still record while the process exits.
   auto* sink = new FileSink(fd);
   std::string header;
-  Begin(header, "header");
+  BeginRecord(header, "header");
   AppendField(header, "version", std::uint64_t{1});
   AppendField(header, "pid", static_cast<std::uint64_t>(sink->pid_));
   AppendField(header, "program", ProgramCommandLine());
-  End(header, MonotonicNs());
+  EndRecord(header, MonotonicNs());
   if (!sink->WriteText(header, 0)) {
     int err = errno;
     close(fd);
@@ -517,9 +313,9 @@ bool FileSink::WriteText(const std::string& text, std::size_t records, bool clos
   if (lost > reported &&
       lost_reported_.compare_exchange_strong(reported, lost, std::memory_order_relaxed)) {
     std::string lost_line;
-    Begin(lost_line, "lost");
+    BeginRecord(lost_line, "lost");
     AppendField(lost_line, "count", lost - reported);
-    End(lost_line, MonotonicNs());
+    EndRecord(lost_line, MonotonicNs());
     if (!write_all(lost_line)) lost_reported_.fetch_sub(lost - reported, std::memory_order_relaxed);
   }
   if (!write_all(text)) {
@@ -629,9 +425,9 @@ void FileSink::Finish(int status) {
   if (flusher_.joinable()) flusher_.join();
   FlushAll();
   std::string exit_line;
-  Begin(exit_line, "exit");
+  BeginRecord(exit_line, "exit");
   AppendFieldSigned(exit_line, "status", status);
-  End(exit_line, MonotonicNs());
+  EndRecord(exit_line, MonotonicNs());
   // The exit record is the last line: late events (threads still running)
   // are counted as lost from here on, never written after it.
   WriteText(exit_line, 0, /*close_after=*/true);
