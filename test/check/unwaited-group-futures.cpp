@@ -217,3 +217,25 @@ void WaitIfAny(Pool& pool, std::vector<Row>& rows) {
     for (auto& f : pending) f.wait();
   }
 }
+
+// The pool that runs the tasks waits for all of them (an executor's own
+// drain) before anything may throw: the futures are done (taskflow's
+// `executor.wait_for_all()` before its REQUIREs).
+struct Executor {
+  template <class F>
+  std::future<void> async(F f) {
+    std::packaged_task<void()> task(std::move(f));
+    std::future<void> result = task.get_future();
+    Run(std::move(task));
+    return result;
+  }
+  void Run(std::packaged_task<void()> task);
+  void wait_for_all();
+};
+void Drained(Executor& executor, std::vector<Row>& rows, const std::vector<std::string>& keys) {
+  std::vector<std::future<void>> pending;
+  for (Row& row : rows) pending.push_back(executor.async([&row] { row.value = 5; }));
+  executor.wait_for_all();
+  Parse(keys.front());
+  for (auto& f : pending) f.get();
+}

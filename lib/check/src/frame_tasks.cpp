@@ -102,6 +102,36 @@ std::string FrameTaskUse(const Expr* e) {
   return use;
 }
 
+const ValueDecl* ReferencedDecl(const Expr* e) {
+  if (!e) return nullptr;
+  e = e->IgnoreParenImpCasts();
+  if (const auto* deref = dyn_cast<UnaryOperator>(e); deref && deref->getOpcode() == UO_Deref)
+    e = deref->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto* arrow = dyn_cast<CXXOperatorCallExpr>(e);
+      arrow && (arrow->getOperator() == OO_Arrow || arrow->getOperator() == OO_Star))
+    e = arrow->getArg(0)->IgnoreParenImpCasts();
+  if (const auto* ref = dyn_cast<DeclRefExpr>(e)) return ref->getDecl();
+  if (const auto* me = dyn_cast<MemberExpr>(e)) return me->getMemberDecl();
+  return nullptr;
+}
+
+const ValueDecl* SpawnerOf(const Expr* e) {
+  // Down the chain of calls to the first one made on an object that is not
+  // itself a call's result: `executor.async(f)`, `pool->submit(f).then(g)`.
+  const ValueDecl* spawner = nullptr;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || spawner || isa<LambdaExpr>(s)) return;
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s))
+      if (const ValueDecl* d = ReferencedDecl(mc->getImplicitObjectArgument())) {
+        spawner = d;
+        return;
+      }
+    for (const Stmt* child : s->children()) walk(child);
+  };
+  walk(e);
+  return spawner;
+}
+
 bool WaitedThroughCall(ASTContext& ctx, const Expr* ref) {
   // `collectAll(fs.begin(), fs.end()).wait()`, `whenAll(fs).get()`: ref is
   // in the arguments of a call whose result is waited for.

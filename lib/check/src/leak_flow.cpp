@@ -142,6 +142,7 @@ class LeakFlow {
     } else if (throws_ && report && isa<CallExpr, CXXConstructExpr>(s)) {
       MayThrowHere(cast<Expr>(s), armed);
     }
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s)) Drained(mc, armed);
     if (isa<CXXThrowExpr>(s) && report) {
       bool leaves = block.succ_size() == 1 && *block.succ_begin() == &cfg_.getExit();
       for (size_t i = 0; i < n_ && leaves; ++i)
@@ -170,6 +171,22 @@ class LeakFlow {
       leaks_.push_back({i, first_arm_[i], call->getBeginLoc(), true, why});
       reported_[i] = true;
     }
+  }
+
+  // The executor that runs a frame task waits for all of its tasks
+  // (`executor.wait_for_all()`, `pool.join()`): the futures are then done.
+  void Drained(const CXXMemberCallExpr* call, std::vector<bool>& armed) {
+    const CXXMethodDecl* method = call->getMethodDecl();
+    if (!method || !method->getDeclName().isIdentifier()) return;
+    const llvm::StringRef name = method->getName();
+    if (!name.startswith("wait") && !name.startswith("join")) return;
+    const ValueDecl* object = ReferencedDecl(call->getImplicitObjectArgument());
+    if (!object) return;
+    for (size_t i = 0; i < n_; ++i)
+      if (obligations_[i].frame_tasks && obligations_[i].spawner == object) {
+        armed[i] = false;
+        waited_[i] = true;
+      }
   }
 
   void Destroyed(const CFGAutomaticObjDtor& dtor, std::vector<bool>& armed, bool report) {

@@ -186,6 +186,7 @@ class LocalCollector : public RecursiveASTVisitor<LocalCollector> {
         Obligation o{d, owner, nullptr, FutureModel(), true, {}, false, false};
         o.frame_tasks = true;
         o.task_use = use;
+        o.spawner = SpawnerOf(init);
         out.push_back(std::move(o));
         return;
       }
@@ -326,6 +327,7 @@ static void SetTaskUses(const FunctionDecl* fn, std::vector<Obligation>* obligat
         for (const Expr* arg : call->arguments())
           if (std::string use = FrameTaskUse(arg); !use.empty()) {
             o.task_use = use;
+            o.spawner = SpawnerOf(arg);
             return;
           }
     }

@@ -40,7 +40,10 @@ struct Obligation {
   // tasks running against a frame that is gone. Only reported when the
   // function waits for them on some path (it knows they must end first).
   bool frame_tasks = false;
-  std::string task_use{};    // "'file' (a pointer)", "'this'"
+  std::string task_use{};  // "'file' (a pointer)", "'this'"
+  // The object whose call made the first such task (`executor` in
+  // `executor.async(..)`): its own wait for all its tasks waits for them.
+  const clang::ValueDecl* spawner = nullptr;
   std::string Name() const;  // "cancel", "r.cancel"
   // A thread (std::thread, a container or pointer of them): a joinable one
   // destroyed calls std::terminate, so a throw that skips its join matters.
@@ -105,6 +108,12 @@ const TaskGroupModel* FutureModel();
 // the first lambda in e capturing by reference, `this`, or a pointer.
 // Empty when none, or when e is std::async (its future waits when destroyed).
 std::string FrameTaskUse(const clang::Expr* e);
+// The variable or member e names (through implicit casts, `->`, `.`'s base
+// not included): `executor`, `pool_`, `*pool`; null for anything else.
+const clang::ValueDecl* ReferencedDecl(const clang::Expr* e);
+// The object of the call e's task comes from (`executor` in
+// `fs.push_back(executor.async([&] {..}))`), or null.
+const clang::ValueDecl* SpawnerOf(const clang::Expr* e);
 // ref lies in the arguments of a call whose result is waited for
 // (`collectAll(fs.begin(), fs.end()).wait()`, `whenAll(fs).get()`, `fs[i].get()`).
 bool WaitedThroughCall(clang::ASTContext& ctx, const clang::Expr* ref);
