@@ -25,7 +25,7 @@ for name in "${tests[@]}"; do
   pass=0 fail=0 timed_out=0
   for ((i = 1; i <= runs; i++)); do
     rc=0
-    timeout --kill-after=10 "$limit" /usr/bin/python3 "$lit" -q "$build/test/trace/$name" \
+    timeout --kill-after=10 "$limit" /usr/bin/python3 "$lit" -v "$build/test/trace/$name" \
       > "$work/last.log" 2>&1 || rc=$?
     if [[ $rc -eq 0 ]]; then
       pass=$((pass + 1))
@@ -46,7 +46,7 @@ after="$(uptime)"
   echo "# The tracer's flake check: every test/trace case, $runs runs each under timeout"
   echo
   echo "Made by \`bash bench/trace_flakes.bench.sh $1 $2 $runs $limit\` (each run of each test:"
-  echo "\`timeout $limit lit.py -q build/test/trace/NAME\`), at $(git -C "$src" rev-parse --short HEAD)"
+  echo "\`timeout $limit lit.py -v build/test/trace/NAME\`), at $(git -C "$src" rev-parse --short HEAD)"
   echo "on $(date -u +%Y-%m-%d), in ${seconds} s."
   echo
   echo "- uptime before: \`$before\`"
