@@ -239,3 +239,21 @@ void Drained(Executor& executor, std::vector<Row>& rows, const std::vector<std::
   Parse(keys.front());
   for (auto& f : pending) f.get();
 }
+
+// A chain of continuations on the future of the function's own promise:
+// nothing runs before the function fulfils it (async_simple's tests:
+// `Promise<int> p; auto f = p.getFuture().via(&ex).thenValue([&out] ..);
+// p.setValue(1); f.wait();`).
+template <class T>
+struct Promise {
+  Later<T> getFuture();
+  void setValue(T v) {
+    if (v < 0) throw std::logic_error("negative");
+  }
+};
+void OwnPromise(std::vector<int>& out) {
+  Promise<int> p;
+  auto f = p.getFuture().andThen([&out](int v) { out.push_back(v); });
+  p.setValue(1);
+  f.wait();
+}

@@ -55,6 +55,43 @@ bool IsStdAsync(const Expr* e) {
   return fn && QualifiedName(fn) == "std::async";
 }
 
+// The chain e continues starts at the future of a promise that is a local
+// of the function (`Promise<int> p; auto f = p.getFuture().via(&ex).thenValue(..);`):
+// its tasks cannot run before the function fulfils the promise itself.
+bool StartsAtLocalPromise(const Expr* e, unsigned depth = 0) {
+  while (e && depth < 8) {
+    e = e->IgnoreImplicit()->IgnoreParens();
+    if (const auto* ewc = dyn_cast<ExprWithCleanups>(e)) {
+      e = ewc->getSubExpr();
+    } else if (const auto* cons = dyn_cast<CXXConstructExpr>(e); cons && cons->getNumArgs() == 1) {
+      e = cons->getArg(0);
+    } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(e)) {
+      const CXXMethodDecl* m = mc->getMethodDecl();
+      const Expr* object = mc->getImplicitObjectArgument();
+      if (m && m->getDeclName().isIdentifier() &&
+          (m->getName() == "getFuture" || m->getName() == "get_future")) {
+        const auto* ref =
+            dyn_cast_or_null<DeclRefExpr>(object ? object->IgnoreParenImpCasts() : nullptr);
+        const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+        return var && var->hasLocalStorage() && !isa<ParmVarDecl>(var);
+      }
+      e = object;
+    } else if (const auto* call = dyn_cast<CallExpr>(e);
+               call && call->getNumArgs() == 1 && call->getDirectCallee() &&
+               QualifiedName(call->getDirectCallee()) == "std::move") {
+      e = call->getArg(0);
+    } else if (const auto* ref = dyn_cast<DeclRefExpr>(e)) {
+      const auto* var = dyn_cast<VarDecl>(ref->getDecl());
+      if (!var || !var->hasLocalStorage() || isa<ParmVarDecl>(var)) return false;
+      e = var->getInit();
+      ++depth;
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 bool IsFutureLike(QualType t) {
@@ -88,7 +125,8 @@ const TaskGroupModel* FutureModel() {
 }
 
 std::string FrameTaskUse(const Expr* e) {
-  if (!e || IsStdAsync(e)) return "";  // its future waits when destroyed
+  if (!e || IsStdAsync(e)) return "";      // its future waits when destroyed
+  if (StartsAtLocalPromise(e)) return "";  // nothing runs before the function fulfils it
   std::string use;
   std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
     if (!s || !use.empty()) return;
