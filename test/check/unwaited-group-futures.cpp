@@ -257,3 +257,16 @@ void OwnPromise(std::vector<int>& out) {
   p.setValue(1);
   f.wait();
 }
+
+// The same through a combinator over futures of the function's own
+// promises (async_simple's collectAll tests).
+template <class It>
+Later<int> collectEach(It begin, It end);
+void OwnPromises(std::vector<int>& out) {
+  std::vector<Promise<int>> promises(3);
+  std::vector<Later<int>> futures;
+  for (auto& p : promises) futures.push_back(p.getFuture());
+  auto f = collectEach(futures.begin(), futures.end()).andThen([&out](int v) { out.push_back(v); });
+  for (auto& p : promises) p.setValue(1);
+  f.wait();
+}

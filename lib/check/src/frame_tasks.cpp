@@ -58,7 +58,43 @@ bool IsStdAsync(const Expr* e) {
 // The chain e continues starts at the future of a promise that is a local
 // of the function (`Promise<int> p; auto f = p.getFuture().via(&ex).thenValue(..);`):
 // its tasks cannot run before the function fulfils the promise itself.
-bool StartsAtLocalPromise(const Expr* e, unsigned depth = 0) {
+bool StartsAtLocalPromise(const Expr* e, unsigned depth = 0);
+
+// A local of the function (not a parameter): `p`, or `ps[i]` of a local `ps`.
+const VarDecl* LocalBehind(const Expr* e) {
+  if (!e) return nullptr;
+  e = e->IgnoreParenImpCasts();
+  if (const auto* sub = dyn_cast<ArraySubscriptExpr>(e)) e = sub->getBase()->IgnoreParenImpCasts();
+  if (const auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getOperator() == OO_Subscript)
+    e = op->getArg(0)->IgnoreParenImpCasts();
+  const auto* ref = dyn_cast<DeclRefExpr>(e);
+  const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  return var && var->hasLocalStorage() && !isa<ParmVarDecl>(var) ? var : nullptr;
+}
+
+// A local container whose every push_back/emplace_back puts in a future that
+// starts at a local promise (`for (..) fs.push_back(ps[i].getFuture().via(&ex));`).
+bool FilledFromLocalPromises(const VarDecl* container, unsigned depth) {
+  const auto* fn = dyn_cast_or_null<FunctionDecl>(container->getParentFunctionOrMethod());
+  if (!fn || !fn->getBody() || depth >= 8) return false;
+  bool any = false, all = true;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || !all) return;
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl())
+      if (LocalBehind(mc->getImplicitObjectArgument()) == container) {
+        const std::string name = mc->getMethodDecl()->getNameAsString();
+        if (name == "push_back" || name == "emplace_back") {
+          any = true;
+          all = mc->getNumArgs() == 1 && StartsAtLocalPromise(mc->getArg(0), depth + 1);
+        }
+      }
+    for (const Stmt* child : s->children()) walk(child);
+  };
+  walk(fn->getBody());
+  return any && all;
+}
+
+bool StartsAtLocalPromise(const Expr* e, unsigned depth) {
   while (e && depth < 8) {
     e = e->IgnoreImplicit()->IgnoreParens();
     if (const auto* ewc = dyn_cast<ExprWithCleanups>(e)) {
@@ -70,16 +106,21 @@ bool StartsAtLocalPromise(const Expr* e, unsigned depth = 0) {
       const Expr* object = mc->getImplicitObjectArgument();
       if (m && m->getDeclName().isIdentifier() &&
           (m->getName() == "getFuture" || m->getName() == "get_future")) {
-        const auto* ref =
-            dyn_cast_or_null<DeclRefExpr>(object ? object->IgnoreParenImpCasts() : nullptr);
-        const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-        return var && var->hasLocalStorage() && !isa<ParmVarDecl>(var);
+        return LocalBehind(object) != nullptr;
       }
       e = object;
     } else if (const auto* call = dyn_cast<CallExpr>(e);
                call && call->getNumArgs() == 1 && call->getDirectCallee() &&
                QualifiedName(call->getDirectCallee()) == "std::move") {
       e = call->getArg(0);
+    } else if (const auto* combine = dyn_cast<CallExpr>(e);
+               combine && combine->getNumArgs() > 0 && !isa<CXXOperatorCallExpr>(combine)) {
+      // A combinator over local futures (`collectAll(fs.begin(), fs.end())`).
+      const Expr* arg = combine->getArg(0)->IgnoreImplicit();
+      if (const auto* begin = dyn_cast<CXXMemberCallExpr>(arg))
+        arg = begin->getImplicitObjectArgument();
+      const VarDecl* container = LocalBehind(arg);
+      return container && FilledFromLocalPromises(container, depth);
     } else if (const auto* ref = dyn_cast<DeclRefExpr>(e)) {
       const auto* var = dyn_cast<VarDecl>(ref->getDecl());
       if (!var || !var->hasLocalStorage() || isa<ParmVarDecl>(var)) return false;
