@@ -30,10 +30,74 @@ const LambdaExpr* PredicateLambda(const Expr* e) {
   return dyn_cast<LambdaExpr>(e);
 }
 
+namespace {
+
+const CXXRecordDecl* RecordOf(QualType t) {
+  t = t.getNonReferenceType();
+  if (t->isPointerType()) t = t->getPointeeType();
+  const CXXRecordDecl* rd = t->getAsCXXRecordDecl();
+  return rd && rd->hasDefinition() ? rd->getDefinition() : nullptr;
+}
+
+bool HasMethod(const CXXRecordDecl* rd, const std::function<bool(const CXXMethodDecl*)>& fits) {
+  for (const CXXMethodDecl* m : rd->methods())
+    if (m->getDeclName().isIdentifier() && fits(m)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool IsLockable(QualType t) {
+  const CXXRecordDecl* rd = RecordOf(t);
+  if (!rd) return false;
+  return HasMethod(rd, [](const CXXMethodDecl* m) { return m->getName() == "lock"; }) &&
+         HasMethod(rd, [](const CXXMethodDecl* m) { return m->getName() == "unlock"; });
+}
+
+bool IsNotifyName(llvm::StringRef name) {
+  return name == "notify_one" || name == "notify_all" || name == "notifyOne" ||
+         name == "notifyAll" || name == "signal" || name == "broadcast";
+}
+
+bool IsWaitName(llvm::StringRef name) {
+  return name == "wait" || name == "wait_for" || name == "wait_until" || name == "timed_wait";
+}
+
 bool IsConditionVariable(QualType t) {
   std::string name = RecordName(t);
-  return name == "std::condition_variable" || name == "std::condition_variable_any" ||
-         name == "boost::condition_variable" || name == "boost::condition_variable_any";
+  if (name == "std::condition_variable" || name == "std::condition_variable_any" ||
+      name == "boost::condition_variable" || name == "boost::condition_variable_any")
+    return true;
+  const CXXRecordDecl* rd = RecordOf(t);
+  if (!rd || name.rfind("std::", 0) == 0 || t->isPointerType()) return false;
+  return HasMethod(rd, [](const CXXMethodDecl* m) { return IsNotifyName(m->getName()); }) &&
+         HasMethod(rd, [](const CXXMethodDecl* m) {
+           return IsWaitName(m->getName()) && m->getNumParams() > 0 &&
+                  IsLockable(m->getParamDecl(0)->getType());
+         });
+}
+
+bool MayBeUnbounded(const Expr* e, ASTContext& ast) {
+  if (!e) return false;
+  e = e->IgnoreImplicit()->IgnoreParenImpCasts();
+  if (const auto* c = dyn_cast<ConditionalOperator>(e))
+    return MayBeUnbounded(c->getTrueExpr(), ast) || MayBeUnbounded(c->getFalseExpr(), ast);
+  // std::chrono::milliseconds(INT_MAX), a copy of one.
+  if (const auto* ce = dyn_cast<CXXConstructExpr>(e); ce && ce->getNumArgs() == 1)
+    return MayBeUnbounded(ce->getArg(0), ast);
+  if (const auto* cast = dyn_cast<ExplicitCastExpr>(e))
+    return MayBeUnbounded(cast->getSubExpr(), ast);
+  if (const auto* call = dyn_cast<CallExpr>(e)) {
+    const auto* fn = dyn_cast_or_null<CXXMethodDecl>(call->getDirectCallee());
+    return fn && fn->isStatic() && fn->getDeclName().isIdentifier() && fn->getName() == "max" &&
+           QualifiedName(fn->getParent()).rfind("std::chrono::", 0) == 0;
+  }
+  Expr::EvalResult value;
+  if (e->isValueDependent() || !e->getType()->isIntegralOrEnumerationType() ||
+      !e->EvaluateAsInt(value, ast))
+    return false;
+  const llvm::APSInt& v = value.Val.getInt();
+  return v.getSignificantBits() > 31 || v.getExtValue() >= 0x7fffffff;
 }
 
 // How the user wrote the object: `jobAddedCondition` for this->jobAddedCondition
@@ -54,6 +118,10 @@ const VarDecl* LockVariable(const Expr* lock) {
 
 // The mutex member a wait's lock holds: `std::unique_lock<std::mutex> lock(mu_);
 // cv_.wait(lock, ...)`.
+bool MemberReach::Own(const CXXRecordDecl* rd) const {
+  return rd && (rd == rd_ || (rd_->hasDefinition() && rd_->isDerivedFrom(rd)));
+}
+
 const FieldDecl* MemberReach::LockedMutex(const Expr* lock) {
   const VarDecl* var = LockVariable(lock);
   if (!var || !var->getInit()) return nullptr;
@@ -121,6 +189,12 @@ void MemberReach::Walk(const Stmt* s, Reach* r, unsigned depth, bool thread) {
     Call(mc, r, depth, thread);
   } else if (const auto* call = dyn_cast<CallExpr>(s); call && !r->wake && WritesToMember(call)) {
     r->wake = call;
+  } else if (call && call->getDirectCallee() && call->getNumArgs() > 0 &&
+             call->getDirectCallee()->getDeclName().isIdentifier() &&
+             call->getDirectCallee()->getName() == "pthread_join" &&
+             MemberOfThis(call->getArg(0))) {
+    r->joins = true;
+    if (!r->join) r->join = call;
   } else if (const auto* loop = dyn_cast<CXXForRangeStmt>(s)) {
     if (MemberOfThis(loop->getRangeInit()) && JoinsEach(loop, {"join"})) {
       r->joins = true;
@@ -190,21 +264,33 @@ void MemberReach::Call(const CXXMemberCallExpr* mc, Reach* r, unsigned depth, bo
   const Expr* object = mc->getImplicitObjectArgument();
   const FieldDecl* member = MemberOfThis(object);
   if (object && IsConditionVariable(object->getType())) {
-    if (member && (name == "notify_one" || name == "notify_all")) {
+    if (member && IsNotifyName(name)) {
       if (!r->wake) r->wake = mc;
       r->notifies.insert(member);
       r->notify_calls.emplace_back(member, mc);
     }
-    if (thread && (name == "wait" || name == "wait_for" || name == "wait_until")) {
+    if (thread && IsWaitName(name)) {
       Wait w;
       w.call = mc;
       w.cv = member;
       w.cv_name = NameOf(object);
-      if (mc->getNumArgs() > 0) w.lock = LockVariable(mc->getArg(0));
-      w.timed = name != "wait";
+      const bool std_cv =
+          RecordName(object->getType()).find("::condition_variable") != std::string::npos;
+      // A bounded wait_for/wait_until wakes up by itself; one whose bound may
+      // be INT_MAX does not.
+      w.timed = name != "wait" && !(mc->getNumArgs() > 1 && MayBeUnbounded(mc->getArg(1), ast_));
       const unsigned with_predicate = name == "wait" ? 2 : 3;
-      if (mc->getNumArgs() >= with_predicate) w.predicate = mc->getArg(mc->getNumArgs() - 1);
-      if (mc->getNumArgs() > 0) w.mutex = LockedMutex(mc->getArg(0));
+      if (std_cv && mc->getNumArgs() >= with_predicate)
+        w.predicate = mc->getArg(mc->getNumArgs() - 1);
+      if (!std_cv && mc->getNumArgs() > 1 && PredicateLambda(mc->getArg(mc->getNumArgs() - 1)))
+        w.predicate = mc->getArg(mc->getNumArgs() - 1);
+      if (mc->getNumArgs() > 0) {
+        w.lock = LockVariable(mc->getArg(0));
+        w.mutex = LockedMutex(mc->getArg(0));
+        // condition_variable_any, or a project's own: given the mutex itself.
+        if (!w.lock && IsLockable(mc->getArg(0)->getType()))
+          if ((w.mutex = MemberOfThis(mc->getArg(0)))) w.direct = true;
+      }
       // The predicate runs on the thread: what it reads, the thread reads.
       if (w.predicate)
         if (const auto* lambda = PredicateLambda(w.predicate))
@@ -221,7 +307,7 @@ void MemberReach::Call(const CXXMemberCallExpr* mc, Reach* r, unsigned depth, bo
     if (const FieldDecl* promise = PromiseBehind(object)) r->promise_waits.push_back({mc, promise});
   // A method of this class on this: what it does is done here.
   if (object && isa<CXXThisExpr>(object->IgnoreParenImpCasts()) && depth < 2 &&
-      method->getParent() == rd_) {
+      Own(method->getParent())) {
     const FunctionDecl* def = nullptr;
     if (method->hasBody(def) && def && def->getBody() && visiting_.insert(def).second) {
       Walk(def->getBody(), r, depth + 1, thread);
@@ -329,7 +415,7 @@ bool MemberReach::Fulfils(const Stmt* s, const FieldDecl* promise, unsigned dept
       return true;
     const FunctionDecl* def = nullptr;
     if (isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts()) && depth < 2 &&
-        mc->getMethodDecl()->getParent() == rd_ && mc->getMethodDecl()->hasBody(def) && def &&
+        Own(mc->getMethodDecl()->getParent()) && mc->getMethodDecl()->hasBody(def) && def &&
         Fulfils(def->getBody(), promise, depth + 1))
       return true;
   }
@@ -338,6 +424,94 @@ bool MemberReach::Fulfils(const Stmt* s, const FieldDecl* promise, unsigned dept
   for (const Stmt* child : s->children())
     if (Fulfils(child, promise, depth)) return true;
   return false;
+}
+
+// Where the wait's lock was last taken before the wait: the local lock's
+// declaration (unless deferred), or a later lock.lock() (mu_.lock() when the
+// wait is given the mutex itself) in the same function.
+SourceLocation MemberReach::LockPoint(const Wait& w, SourceLocation wait_at) {
+  const SourceManager& sm = ast_.getSourceManager();
+  SourceLocation at;
+  const auto* init = w.lock && w.lock->getInit() ? w.lock->getInit()->IgnoreImplicit() : nullptr;
+  if (const auto* ce = dyn_cast_or_null<CXXConstructExpr>(init); ce && ce->getNumArgs() == 1)
+    at = sm.getExpansionLoc(w.lock->getEndLoc());
+  auto is_lock = [&](const Expr* object) {
+    if (w.direct) return MemberOfThis(object) == w.mutex;
+    const auto* ref = dyn_cast<DeclRefExpr>(object->IgnoreParenImpCasts());
+    return ref && ref->getDecl() == w.lock;
+  };
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || isa<LambdaExpr>(s)) return;
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+        mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock" &&
+        is_lock(mc->getImplicitObjectArgument())) {
+      SourceLocation l = sm.getExpansionLoc(mc->getEndLoc());
+      if (sm.isBeforeInTranslationUnit(l, wait_at) &&
+          (at.isInvalid() || sm.isBeforeInTranslationUnit(at, l)))
+        at = l;
+    }
+    for (const Stmt* child : s->children()) walk(child);
+  };
+  if (const FunctionDecl* fn = EnclosingFunction(w.call)) walk(fn->getBody());
+  return at;
+}
+
+const FunctionDecl* MemberReach::EnclosingFunction(const Stmt* s) {
+  DynTypedNodeList parents = ast_.getParents(*s);
+  while (!parents.empty()) {
+    if (const auto* fn = parents[0].get<FunctionDecl>()) return fn;
+    const Stmt* p = parents[0].get<Stmt>();
+    if (!p || isa<LambdaExpr>(p)) return nullptr;
+    parents = ast_.getParents(*p);
+  }
+  return nullptr;
+}
+
+// The innermost loop around s whose body takes the lock at locked_at: each
+// of its iterations tests, locks and waits.
+const Stmt* MemberReach::LoopAround(const Stmt* s, SourceLocation locked_at) {
+  const SourceManager& sm = ast_.getSourceManager();
+  DynTypedNodeList parents = ast_.getParents(*s);
+  while (!parents.empty()) {
+    const Stmt* p = parents[0].get<Stmt>();
+    if (!p || isa<LambdaExpr>(p)) return nullptr;
+    if (isa<WhileStmt, ForStmt, DoStmt, CXXForRangeStmt>(p)) {
+      SourceRange range(sm.getExpansionLoc(p->getBeginLoc()), sm.getExpansionLoc(p->getEndLoc()));
+      if (sm.isBeforeInTranslationUnit(range.getBegin(), locked_at) &&
+          sm.isBeforeInTranslationUnit(locked_at, range.getEnd()))
+        return p;
+    }
+    parents = ast_.getParents(*p);
+  }
+  return nullptr;
+}
+
+// The members s reads, each with where: directly, or through a call of
+// this class's methods on this (the call's place).
+std::vector<std::pair<const FieldDecl*, SourceLocation>> MemberReach::MemberReads(const Stmt* s) {
+  const SourceManager& sm = ast_.getSourceManager();
+  std::vector<std::pair<const FieldDecl*, SourceLocation>> out;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* st) {
+    if (!st || isa<LambdaExpr>(st)) return;
+    const SourceLocation at = sm.getExpansionLoc(st->getBeginLoc());
+    if (const auto* me = dyn_cast<MemberExpr>(st)) {
+      if (const FieldDecl* f = MemberOfThis(me)) {
+        Reach r;
+        Use(me, f, &r);
+        if (r.reads.count(f)) out.emplace_back(f, at);
+      }
+    } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(st);
+               mc && mc->getMethodDecl() && Own(mc->getMethodDecl()->getParent()) &&
+               isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts())) {
+      Reach r;
+      Walk(mc, &r, 1, false);
+      for (const FieldDecl* f : r.reads) out.emplace_back(f, at);
+      return;
+    }
+    for (const Stmt* child : st->children()) walk(child);
+  };
+  walk(s);
+  return out;
 }
 
 }  // namespace tether::check

@@ -15,7 +15,20 @@ namespace tether::check {
 
 // bool, or std::atomic<bool>.
 bool IsFlagType(clang::QualType t);
+// A type with lock() and unlock(): std::mutex, a unique_lock, a project's
+// own mutex wrapper.
+bool IsLockable(clang::QualType t);
+// std's and boost's condition variables, and a project's own: a class whose
+// wait takes a lockable (the mutex it releases while it sleeps, which an
+// event or a semaphore does not take) and that has a notify (Stockfish's
+// `struct ConditionVariable { void wait(Mutex&); void notify_one(); }` over
+// pthread_cond_t).
 bool IsConditionVariable(clang::QualType t);
+bool IsNotifyName(llvm::StringRef name);
+bool IsWaitName(llvm::StringRef name);
+// A timeout that may be no bound at all: a branch of it is INT_MAX or more
+// (`wait_for(m, ms ? ms : INT_MAX)`), or a chrono max().
+bool MayBeUnbounded(const clang::Expr* timeout, clang::ASTContext& ast);
 // The lambda a wait's predicate argument holds (before C++17 a copy of it).
 const clang::LambdaExpr* PredicateLambda(const clang::Expr* e);
 // How the user wrote the object: `cv` for this->cv or other->cv.
@@ -30,7 +43,8 @@ struct Wait {
   const clang::VarDecl* lock = nullptr;     // the local lock it is given
   const clang::FieldDecl* cv = nullptr;     // the member of this waited on
   const clang::FieldDecl* mutex = nullptr;  // the member its lock holds, when known
-  bool timed = false;                       // wait_for / wait_until: it wakes up by itself
+  bool direct = false;  // given the mutex member itself: mu_.lock(); cv.wait(mu_)
+  bool timed = false;   // wait_for / wait_until with a bound: it wakes up by itself
   const clang::Expr* predicate = nullptr;
 };
 
@@ -58,7 +72,8 @@ struct Reach {
   // variable member, or a write to a descriptor member (`::write(wake_fd_, ..)`,
   // eventfd_write, send), the self-pipe of an event loop.
   const clang::Stmt* wake = nullptr;
-  const clang::Stmt* join = nullptr;  // a join of a thread member (or of each in a loop)
+  const clang::Stmt* join =
+      nullptr;  // a join of a thread member (or each in a loop, or pthread_join)
   bool joins = false;
 };
 
@@ -73,6 +88,9 @@ class MemberReach {
   // A guard of mutex is declared, or mutex.lock() called, before s in a block
   // that encloses s.
   bool HeldAt(const clang::Stmt* s, const clang::FieldDecl* mutex);
+  // The class itself or one of its bases: their methods on this are the
+  // object's own code.
+  bool Own(const clang::CXXRecordDecl* rd) const;
   // The first loop of body that can never end: no condition, or a constant
   // true one, and no break, return, throw or goto out of it.
   const clang::Stmt* EndlessLoop(const clang::Stmt* body);
@@ -81,6 +99,14 @@ class MemberReach {
   // body, or a method it calls on this (two deep; a lambda given to
   // std::call_once counts), fulfils promise (set_value/set_exception).
   bool Fulfils(const clang::Stmt* body, const clang::FieldDecl* promise, unsigned depth = 0);
+  // Where a wait's lock was last taken before the wait (invalid if unknown).
+  clang::SourceLocation LockPoint(const Wait& w, clang::SourceLocation wait_at);
+  // The innermost loop around s whose body takes the lock at locked_at.
+  const clang::Stmt* LoopAround(const clang::Stmt* s, clang::SourceLocation locked_at);
+  // The members s reads, each with where: directly, or through a call of
+  // the object's methods on this (the call's place).
+  std::vector<std::pair<const clang::FieldDecl*, clang::SourceLocation>> MemberReads(
+      const clang::Stmt* s);
 
  private:
   void Call(const clang::CXXMemberCallExpr* mc, Reach* r, unsigned depth, bool thread);
@@ -88,6 +114,7 @@ class MemberReach {
   static const clang::FieldDecl* PromiseBehind(const clang::Expr* future);
   static bool Locks(const clang::Stmt* s, const clang::FieldDecl* mutex);
   static bool HasExit(const clang::Stmt* s, unsigned nested);
+  const clang::FunctionDecl* EnclosingFunction(const clang::Stmt* s);
 
   clang::ASTContext& ast_;
   const clang::CXXRecordDecl* rd_;

@@ -217,7 +217,8 @@ bool JoinsOnDestruction(QualType t) {
 
 namespace {
 
-// The function a thread runs, from the callable given to its constructor.
+// The function a thread runs, from the callable given to its constructor
+// (as declared: its definition may be elsewhere).
 const FunctionDecl* Callable(const Expr* e, const CXXRecordDecl* rd) {
   e = e->IgnoreImplicit()->IgnoreParenImpCasts();
   if (const auto* mte = dyn_cast<MaterializeTemporaryExpr>(e))
@@ -231,25 +232,58 @@ const FunctionDecl* Callable(const Expr* e, const CXXRecordDecl* rd) {
   if (const auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
     e = u->getSubExpr()->IgnoreParenImpCasts();
   if (const auto* ref = dyn_cast<DeclRefExpr>(e))
-    if (const auto* m = dyn_cast<CXXMethodDecl>(ref->getDecl()); m && m->getParent() == rd) {
-      const FunctionDecl* def = nullptr;
-      if (m->hasBody(def)) return def;
-    }
+    if (const auto* m = dyn_cast<CXXMethodDecl>(ref->getDecl()); m && m->getParent() == rd)
+      return m;  // its definition may be in another TU (an override's need not)
   return nullptr;
 }
 
-}  // namespace
+// The method a pthread start routine runs on its argument:
+// `static void* Run(void* p) { static_cast<Worker*>(p)->Loop(); return nullptr; }`,
+// or Stockfish's `long start_routine(Thread* th) { th->idle_loop(); return 0; }`.
+const FunctionDecl* TrampolineTarget(const Expr* routine, const CXXRecordDecl* owner) {
+  routine = routine->IgnoreParenCasts();
+  if (const auto* u = dyn_cast<UnaryOperator>(routine); u && u->getOpcode() == UO_AddrOf)
+    routine = u->getSubExpr()->IgnoreParenCasts();
+  const auto* ref = dyn_cast<DeclRefExpr>(routine);
+  const auto* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
+  const FunctionDecl* def = nullptr;
+  if (!fn || !fn->hasBody(def) || !def || def->getNumParams() != 1) return nullptr;
+  std::set<const VarDecl*> arg{def->getParamDecl(0)};  // the argument, and locals made from it
+  auto is_arg = [&](const Expr* e) {
+    const auto* r = dyn_cast<DeclRefExpr>(e->IgnoreParenCasts());
+    return r && arg.count(dyn_cast<VarDecl>(r->getDecl()));
+  };
+  const FunctionDecl* target = nullptr;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || target || isa<LambdaExpr>(s)) return;
+    if (const auto* ds = dyn_cast<DeclStmt>(s); ds && ds->isSingleDecl())
+      if (const auto* v = dyn_cast<VarDecl>(ds->getSingleDecl());
+          v && v->getInit() && is_arg(v->getInit()))
+        arg.insert(v);
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+        mc && mc->getMethodDecl() && is_arg(mc->getImplicitObjectArgument())) {
+      const CXXRecordDecl* parent = mc->getMethodDecl()->getParent();
+      if (parent == owner || owner->isDerivedFrom(parent)) target = mc->getMethodDecl();
+      return;
+    }
+    for (const Stmt* child : s->children()) walk(child);
+  };
+  walk(def->getBody());
+  return target;
+}
 
-std::vector<const FunctionDecl*> ThreadEntries(const CXXRecordDecl* rd, const ApiModel& model) {
-  std::vector<const FunctionDecl*> out;
-  std::set<const FunctionDecl*> seen;
+// The functions the threads started in owner's methods run: the callable
+// given to a std::thread (or a container of them), or the method a
+// pthread_create start routine calls on `this`.
+void EntriesStartedIn(const CXXRecordDecl* owner, const ApiModel& model,
+                      const std::function<void(const FunctionDecl*)>& found) {
   std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
     if (!s) return;
     const FunctionDecl* entry = nullptr;
     if (const auto* ce = dyn_cast<CXXConstructExpr>(s);
         ce && ce->getNumArgs() > 0 && !ce->getConstructor()->isCopyOrMoveConstructor() &&
         (RecordName(ce->getType()) == "std::thread" || JoinsOnDestruction(ce->getType()))) {
-      entry = Callable(ce->getArg(0), rd);
+      entry = Callable(ce->getArg(0), owner);
     } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
                mc && mc->getNumArgs() > 0 && mc->getMethodDecl() &&
                (mc->getMethodDecl()->getNameAsString() == "emplace_back" ||
@@ -257,12 +291,18 @@ std::vector<const FunctionDecl*> ThreadEntries(const CXXRecordDecl* rd, const Ap
                (ContainerOfThreads(mc->getImplicitObjectArgument()->getType(), model) ||
                 PointerToThread(mc->getImplicitObjectArgument()->getType(), model) ||
                 JoinsOnDestruction(mc->getImplicitObjectArgument()->getType()))) {
-      entry = Callable(mc->getArg(0), rd);
+      entry = Callable(mc->getArg(0), owner);
+    } else if (const auto* call = dyn_cast<CallExpr>(s);
+               call && call->getNumArgs() == 4 && call->getDirectCallee() &&
+               call->getDirectCallee()->getDeclName().isIdentifier() &&
+               call->getDirectCallee()->getName() == "pthread_create" &&
+               isa<CXXThisExpr>(call->getArg(3)->IgnoreParenCasts())) {
+      entry = TrampolineTarget(call->getArg(2), owner);
     }
-    if (entry && entry->getBody() && seen.insert(entry).second) out.push_back(entry);
+    if (entry) found(entry);
     for (const Stmt* child : s->children()) walk(child);
   };
-  for (const CXXMethodDecl* m : rd->methods()) {
+  for (const CXXMethodDecl* m : owner->methods()) {
     const FunctionDecl* def = nullptr;
     if (!m->hasBody(def) || !def) continue;
     if (const auto* ctor = dyn_cast<CXXConstructorDecl>(def))
@@ -270,6 +310,31 @@ std::vector<const FunctionDecl*> ThreadEntries(const CXXRecordDecl* rd, const Ap
         if (init->isWritten()) walk(init->getInit());
     walk(def->getBody());
   }
+}
+
+}  // namespace
+
+std::vector<const FunctionDecl*> ThreadEntries(const CXXRecordDecl* rd, const ApiModel& model) {
+  std::vector<const FunctionDecl*> out;
+  std::set<const FunctionDecl*> seen;
+  auto add = [&](const FunctionDecl* entry) {
+    const FunctionDecl* def = nullptr;
+    if (entry && entry->hasBody(def) && def && def->getBody() && seen.insert(def).second)
+      out.push_back(def);
+  };
+  EntriesStartedIn(rd, model, add);
+  // A base that starts its thread on a virtual method runs the class's
+  // override of it (Stockfish's Thread() starts idle_loop, which TimerThread
+  // overrides).
+  rd->forallBases([&](const CXXRecordDecl* base) {
+    EntriesStartedIn(base, model, [&](const FunctionDecl* entry) {
+      const auto* method = dyn_cast<CXXMethodDecl>(entry);
+      if (!method || !method->isVirtual()) return;
+      const CXXMethodDecl* over = method->getCorrespondingMethodInClass(rd, false);
+      if (over && over->getParent() == rd) add(over);
+    });
+    return true;
+  });
   return out;
 }
 

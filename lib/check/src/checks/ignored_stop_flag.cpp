@@ -69,17 +69,30 @@ class IgnoredStopFlagCheck : public Check {
     if (entries.empty()) return CheckStopWithoutWait(methods);
     // The setters: methods that set a flag. The stoppers among them: the
     // destructor, and methods that set a flag and join.
+    // A base's methods stop the object too (Stockfish's ~Thread stops the
+    // TimerThread whose override its thread runs).
+    std::vector<MethodReach> inherited;
+    rd->forallBases([&](const CXXRecordDecl* base) {
+      for (const CXXMethodDecl* m : base->methods())
+        if (const FunctionDecl* def = nullptr;
+            m->hasBody(def) && def && def->getBody() && !isa<CXXConstructorDecl>(def)) {
+          inherited.push_back({m, def, {}});
+          reach_->Walk(def->getBody(), &inherited.back().reach, 0, false);
+        }
+      return true;
+    });
     std::vector<std::pair<const FunctionDecl*, Reach>> setters, stoppers;
     const FunctionDecl* dtor = nullptr;
     Reach at_destruction;
-    for (const MethodReach& method : methods) {
-      const FunctionDecl* def = method.def;
-      const Reach& r = method.reach;
-      if (isa<CXXDestructorDecl>(def)) dtor = def, at_destruction = r;
-      if (r.flag_writes.empty()) continue;
-      if (r.joins || isa<CXXDestructorDecl>(def)) stoppers.emplace_back(def, r);
-      setters.emplace_back(def, r);
-    }
+    for (const std::vector<MethodReach>* of : {&methods, &inherited})
+      for (const MethodReach& method : *of) {
+        const FunctionDecl* def = method.def;
+        const Reach& r = method.reach;
+        if (isa<CXXDestructorDecl>(def) && !dtor) dtor = def, at_destruction = r;
+        if (r.flag_writes.empty()) continue;
+        if (r.joins || isa<CXXDestructorDecl>(def)) stoppers.emplace_back(def, r);
+        setters.emplace_back(def, r);
+      }
     for (const FunctionDecl* entry : entries) {
       Reach thread;
       reach_->Walk(entry->getBody(), &thread, 0, true);
@@ -341,7 +354,7 @@ class IgnoredStopFlagCheck : public Check {
       const Stmt* loop_body = nullptr;
       if (const auto* w = dyn_cast<WhileStmt>(s)) cond = w->getCond(), loop_body = w->getBody();
       if (const auto* d = dyn_cast<DoStmt>(s)) cond = d->getCond(), loop_body = d->getBody();
-      if (cond && !MemberReads(cond).empty() && blocks(loop_body)) return true;
+      if (cond && !reach_->MemberReads(cond).empty() && blocks(loop_body)) return true;
       for (const Stmt* child : s->children())
         if (walk(child)) return true;
       return false;
@@ -387,13 +400,14 @@ class IgnoredStopFlagCheck : public Check {
   // before the thread sleeps.
   void CheckUnguardedWait(const Wait& w,
                           const std::vector<std::pair<const FunctionDecl*, Reach>>& setters) {
-    if (w.timed || w.predicate || !w.lock || reported_.count(w.call)) return;
+    if (w.timed || w.predicate || (!w.lock && !w.direct) || reported_.count(w.call)) return;
     const SourceLocation wait_at = sm().getExpansionLoc(w.call->getBeginLoc());
-    const SourceLocation locked_at = LockPoint(w.lock, wait_at);
+    const SourceLocation locked_at = reach_->LockPoint(w, wait_at);
+    const std::string lock = (w.lock ? w.lock->getName() : w.mutex->getName()).str();
     if (locked_at.isInvalid()) return;
-    const Stmt* loop = LoopAround(w.call, locked_at);
+    const Stmt* loop = reach_->LoopAround(w.call, locked_at);
     if (!loop) return;
-    std::vector<std::pair<const FieldDecl*, SourceLocation>> reads = MemberReads(loop);
+    std::vector<std::pair<const FieldDecl*, SourceLocation>> reads = reach_->MemberReads(loop);
     auto tested = [&](const FieldDecl* f, bool under_lock) -> const SourceLocation* {
       for (const auto& [read, at] : reads)
         if (read == f && under_lock == (sm().isBeforeInTranslationUnit(locked_at, at) &&
@@ -412,97 +426,22 @@ class IgnoredStopFlagCheck : public Check {
         if (sees_stop) continue;
         const std::string flag_name = flag->getNameAsString();
         reported_.insert(w.call);
-        Finding* f =
-            diag(w.call->getExprLoc(),
-                 "the thread waits on '" + w.cv_name +
-                     "' with no predicate, and tests stop flag '" + flag_name + "' only outside '" +
-                     w.lock->getNameAsString() + "': a stop that sets '" + flag_name +
-                     "' and notifies before this wait is lost, and the thread sleeps through it "
-                     "(its join hangs); wait with a predicate that tests '" +
-                     flag_name + "'");
+        Finding* f = diag(
+            w.call->getExprLoc(),
+            "the thread waits on '" + w.cv_name + "' with no predicate, and tests stop flag '" +
+                flag_name + "' only outside '" + lock + "': a stop that sets '" + flag_name +
+                "' and notifies before this wait is lost, and the thread sleeps through it "
+                "(its join hangs); wait with a predicate that tests '" +
+                flag_name + "'");
         attribute(f, w.call);
         if (f) {
-          note(f, *test,
-               "'" + flag_name + "' is tested here, without '" + w.lock->getNameAsString() + "'");
+          note(f, *test, "'" + flag_name + "' is tested here, without '" + lock + "'");
           note(f, write->getBeginLoc(),
                "'" + setter->getNameAsString() + "' sets '" + flag_name + "' here");
         }
         return;
       }
     }
-  }
-
-  // Where the wait's lock was last taken before the wait: its declaration
-  // (unless deferred) or a later lock.lock() in the same function.
-  SourceLocation LockPoint(const VarDecl* lock, SourceLocation wait_at) {
-    SourceLocation at;
-    if (const auto* ce = dyn_cast_or_null<CXXConstructExpr>(
-            lock->getInit() ? lock->getInit()->IgnoreImplicit() : nullptr);
-        ce && ce->getNumArgs() == 1)
-      at = sm().getExpansionLoc(lock->getEndLoc());
-    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-      if (!s || isa<LambdaExpr>(s)) return;
-      if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
-          mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock")
-        if (const auto* ref =
-                dyn_cast<DeclRefExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts());
-            ref && ref->getDecl() == lock) {
-          SourceLocation l = sm().getExpansionLoc(mc->getEndLoc());
-          if (sm().isBeforeInTranslationUnit(l, wait_at) &&
-              (at.isInvalid() || sm().isBeforeInTranslationUnit(at, l)))
-            at = l;
-        }
-      for (const Stmt* child : s->children()) walk(child);
-    };
-    if (const auto* fn = dyn_cast_or_null<FunctionDecl>(lock->getParentFunctionOrMethod()))
-      walk(fn->getBody());
-    return at;
-  }
-
-  // The innermost loop around s whose body takes the lock at locked_at: each
-  // of its iterations tests, locks and waits.
-  const Stmt* LoopAround(const Stmt* s, SourceLocation locked_at) {
-    DynTypedNodeList parents = ast().getParents(*s);
-    while (!parents.empty()) {
-      const Stmt* p = parents[0].get<Stmt>();
-      if (!p || isa<LambdaExpr>(p)) return nullptr;
-      if (isa<WhileStmt, ForStmt, DoStmt, CXXForRangeStmt>(p)) {
-        SourceRange range(sm().getExpansionLoc(p->getBeginLoc()),
-                          sm().getExpansionLoc(p->getEndLoc()));
-        if (sm().isBeforeInTranslationUnit(range.getBegin(), locked_at) &&
-            sm().isBeforeInTranslationUnit(locked_at, range.getEnd()))
-          return p;
-      }
-      parents = ast().getParents(*p);
-    }
-    return nullptr;
-  }
-
-  // The members s reads, each with where: directly, or through a call of
-  // this class's methods on this (the call's place).
-  std::vector<std::pair<const FieldDecl*, SourceLocation>> MemberReads(const Stmt* s) {
-    std::vector<std::pair<const FieldDecl*, SourceLocation>> out;
-    std::function<void(const Stmt*)> walk = [&](const Stmt* st) {
-      if (!st || isa<LambdaExpr>(st)) return;
-      const SourceLocation at = sm().getExpansionLoc(st->getBeginLoc());
-      if (const auto* me = dyn_cast<MemberExpr>(st)) {
-        if (const FieldDecl* f = MemberOfThis(me)) {
-          Reach r;
-          reach_->Use(me, f, &r);
-          if (r.reads.count(f)) out.emplace_back(f, at);
-        }
-      } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(st);
-                 mc && mc->getMethodDecl() && mc->getMethodDecl()->getParent() == rd_ &&
-                 isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts())) {
-        Reach r;
-        reach_->Walk(mc, &r, 1, false);
-        for (const FieldDecl* f : r.reads) out.emplace_back(f, at);
-        return;
-      }
-      for (const Stmt* child : st->children()) walk(child);
-    };
-    walk(s);
-    return out;
   }
 
   // The predicate reads the flag, or something the stopper changes (a stop
