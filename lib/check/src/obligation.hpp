@@ -6,6 +6,7 @@
 // variable in a lambda discharges it (the new owner answers for it).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,13 @@ const clang::ValueDecl* TestedThread(const clang::Expr* cond, unsigned* running)
 // project whose destructor joins its std::thread member (an AutoJoinThread),
 // or a std container, unique_ptr, optional or array of those.
 bool JoinsOnDestruction(clang::QualType t);
+// The members through which def, a method of rd, joins rd's threads: a
+// std::thread member's join (or each of a container's), pthread_join of a
+// member, or the delete of an object (reached through the member) whose
+// destructor joins, directly or in rd's methods it calls. nullptr stands for
+// an object reached otherwise.
+std::set<const clang::FieldDecl*> JoinedMembers(const clang::CXXRecordDecl* rd,
+                                                const clang::FunctionDecl* def);
 // The functions that run on the threads a class starts: the callable given
 // to a std::thread built in its methods or constructor initialisers, or to
 // emplace_back on a container of threads (a lambda, or &Class::Method).

@@ -2,7 +2,9 @@
 // groups (std::thread) describe them: how a thread is started, held (a
 // container, a unique_ptr, an optional), tested and joined, and which
 // functions a class's threads run. Declared in obligation.hpp.
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "ast_util.hpp"
@@ -161,40 +163,88 @@ bool IsStdContainer(const std::string& name) {
          name == "std::array" || name == "std::unique_ptr" || name == "std::optional";
 }
 
-// The class's destructor joins its std::thread members: join() on one, or on
-// each of a member container of them (a pool: `for (auto& t : threads_)
-// t.join();`), directly or in a method of the class it calls on this, two
-// deep (PDAL's `~ThreadPool() { join(); }`).
+// The member an object is reached through: `threads_[i]`, `threads_.back()`,
+// `timer_`, or a range-for's variable over a member.
+const FieldDecl* MemberBehind(const Expr* e,
+                              const std::map<const VarDecl*, const FieldDecl*>& loop_vars) {
+  e = e->IgnoreParenImpCasts();
+  if (const auto* sub = dyn_cast<ArraySubscriptExpr>(e))
+    return MemberBehind(sub->getBase(), loop_vars);
+  if (const auto* op = dyn_cast<CXXOperatorCallExpr>(e); op && op->getNumArgs() > 0)
+    return MemberBehind(op->getArg(0), loop_vars);
+  if (const auto* mc = dyn_cast<CXXMemberCallExpr>(e))
+    return MemberBehind(mc->getImplicitObjectArgument(), loop_vars);
+  if (const auto* ref = dyn_cast<DeclRefExpr>(e))
+    if (const auto* var = dyn_cast<VarDecl>(ref->getDecl()); var && loop_vars.count(var))
+      return loop_vars.at(var);
+  return MemberOfThis(e);
+}
+
+// The members through which def, a method of rd, joins rd's threads: join()
+// on a std::thread member, or on each of a member container of them (a pool:
+// `for (auto& t : threads_) t.join();`), pthread_join of a member, or the
+// delete of an object whose destructor joins (Stockfish's `delete
+// threads[i]`), directly or in a method of rd it calls on this, two deep
+// (PDAL's `~ThreadPool() { join(); }`). `classes` guards the recursion.
+std::set<const FieldDecl*> JoinedThrough(const CXXRecordDecl* rd, const FunctionDecl* def,
+                                         std::vector<const CXXRecordDecl*>* classes) {
+  std::set<const FieldDecl*> out;
+  if (!def || !def->getBody() || std::find(classes->begin(), classes->end(), rd) != classes->end())
+    return out;
+  classes->push_back(rd);
+  std::set<const FunctionDecl*> seen;
+  std::map<const VarDecl*, const FieldDecl*> loop_vars;
+  std::function<void(const Stmt*, unsigned)> walk = [&](const Stmt* s, unsigned depth) {
+    if (!s || isa<LambdaExpr>(s)) return;
+    if (const auto* loop = dyn_cast<CXXForRangeStmt>(s)) {
+      if (const FieldDecl* f = MemberOfThis(loop->getRangeInit())) {
+        loop_vars[loop->getLoopVariable()] = f;
+        if (RecordName(f->getType()) != "std::thread" && JoinsEach(loop, {"join"})) out.insert(f);
+      }
+    } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
+      if (mc->getMethodDecl()->getNameAsString() == "join")
+        if (const FieldDecl* f = MemberOfThis(mc->getImplicitObjectArgument());
+            f && RecordName(f->getType()) == "std::thread")
+          out.insert(f);
+      const FunctionDecl* callee = nullptr;
+      if (depth < 2 && isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts()) &&
+          mc->getMethodDecl()->getParent() == rd && mc->getMethodDecl()->hasBody(callee) &&
+          callee && seen.insert(callee).second)
+        walk(callee->getBody(), depth + 1);
+    } else if (const auto* call = dyn_cast<CallExpr>(s);
+               call && call->getNumArgs() > 0 && call->getDirectCallee() &&
+               call->getDirectCallee()->getDeclName().isIdentifier() &&
+               call->getDirectCallee()->getName() == "pthread_join") {
+      if (const FieldDecl* f = MemberOfThis(call->getArg(0))) out.insert(f);
+    } else if (const auto* del = dyn_cast<CXXDeleteExpr>(s)) {
+      const CXXRecordDecl* deleted = del->getDestroyedType()->getAsCXXRecordDecl();
+      const FunctionDecl* dtor = nullptr;
+      if (deleted && deleted->hasDefinition() && deleted->getDefinition()->getDestructor() &&
+          deleted->getDefinition()->getDestructor()->hasBody(dtor) &&
+          !JoinedThrough(deleted->getDefinition(), dtor, classes).empty())
+        out.insert(MemberBehind(del->getArgument(), loop_vars));
+    }
+    for (const Stmt* child : s->children()) walk(child, depth);
+  };
+  walk(def->getBody(), 0);
+  classes->pop_back();
+  return out;
+}
+
 bool DestructorJoinsMember(const CXXRecordDecl* rd) {
   const CXXDestructorDecl* dtor = rd->getDestructor();
   const FunctionDecl* def = nullptr;
   if (!dtor || !dtor->isUserProvided() || !dtor->hasBody(def) || !def) return false;
-  std::set<const FunctionDecl*> seen;
-  std::function<bool(const Stmt*, unsigned)> walk = [&](const Stmt* s, unsigned depth) {
-    if (!s || isa<LambdaExpr>(s)) return false;
-    if (const auto* loop = dyn_cast<CXXForRangeStmt>(s))
-      if (const FieldDecl* f = MemberOfThis(loop->getRangeInit());
-          f && RecordName(f->getType()) != "std::thread" && JoinsEach(loop, {"join"}))
-        return true;
-    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
-      if (mc->getMethodDecl()->getNameAsString() == "join")
-        if (const FieldDecl* f = MemberOfThis(mc->getImplicitObjectArgument());
-            f && RecordName(f->getType()) == "std::thread")
-          return true;
-      const FunctionDecl* callee = nullptr;
-      if (depth < 2 && isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts()) &&
-          mc->getMethodDecl()->getParent() == rd && mc->getMethodDecl()->hasBody(callee) &&
-          callee && seen.insert(callee).second && walk(callee->getBody(), depth + 1))
-        return true;
-    }
-    for (const Stmt* child : s->children())
-      if (walk(child, depth)) return true;
-    return false;
-  };
-  return walk(def->getBody(), 0);
+  std::vector<const CXXRecordDecl*> classes;
+  return !JoinedThrough(rd, def, &classes).empty();
 }
 
 }  // namespace
+
+std::set<const FieldDecl*> JoinedMembers(const CXXRecordDecl* rd, const FunctionDecl* def) {
+  std::vector<const CXXRecordDecl*> classes;
+  return JoinedThrough(rd, def, &classes);
+}
 
 bool JoinsOnDestruction(QualType t) {
   t = t.getNonReferenceType().getCanonicalType();

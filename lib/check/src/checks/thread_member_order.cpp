@@ -39,11 +39,16 @@ class ThreadMemberOrderCheck : public Check {
   using Check::Check;
 
   void registerMatchers(MatchFinder* finder) override {
-    if (ModelsThreads(model()))
-      finder->addMatcher(cxxRecordDecl(isDefinition()).bind("class"), this);
+    if (!ModelsThreads(model())) return;
+    finder->addMatcher(cxxRecordDecl(isDefinition()).bind("class"), this);
+    finder->addMatcher(
+        varDecl(isDefinition(), hasGlobalStorage(), unless(hasThreadStorageDuration()))
+            .bind("static"),
+        this);
   }
 
   void check(const MatchFinder::MatchResult& result) override {
+    if (const auto* var = result.Nodes.getNodeAs<VarDecl>("static")) return CheckStatic(var);
     const auto* rd = result.Nodes.getNodeAs<CXXRecordDecl>("class");
     if (!IsClassAsWritten(rd, sm()) || !done_.insert(rd).second) return;
     rd_ = rd;
@@ -90,6 +95,48 @@ class ThreadMemberOrderCheck : public Check {
   }
 
  private:
+  // The same order one level up: an object with static storage duration
+  // whose threads only its destructor joins is destroyed after main returns,
+  // with the other static objects, in an order across files that nobody
+  // controls; its threads run on while those they use are destroyed.
+  // Stockfish's global ThreadPool (8dcb4bc: "threads are still running when
+  // the ThreadPool destructor is called, after main() returns"). Reported
+  // when the class is whole in this TU and no other method joins every
+  // member the destructor joins through (a stop the program can call before
+  // main returns is the fix; a pool's resize that deletes a few is not one).
+  void CheckStatic(const VarDecl* var) {
+    const SourceLocation at = sm().getExpansionLoc(var->getLocation());
+    if (sm().isInSystemHeader(at) || !sm().isInMainFile(at)) return;
+    const CXXRecordDecl* rd = var->getType()->getAsCXXRecordDecl();
+    if (!IsClassAsWritten(rd, sm()) || !rd->hasDefinition()) return;
+    rd = rd->getDefinition();
+    const CXXDestructorDecl* dtor = rd->getDestructor();
+    const FunctionDecl* dtor_def = nullptr;
+    if (!dtor || !dtor->isUserProvided() || !dtor->hasBody(dtor_def)) return;
+    const std::set<const FieldDecl*> joined = JoinedMembers(rd, dtor_def);
+    if (joined.empty()) return;
+    for (const CXXMethodDecl* m : rd->methods()) {
+      const FunctionDecl* def = nullptr;
+      if (m->isImplicit() || isa<CXXDestructorDecl, CXXConstructorDecl>(m) || m->isDeleted() ||
+          m->isDefaulted())
+        continue;
+      if (!m->hasBody(def) || !def) return;  // defined elsewhere: it may stop them
+      const std::set<const FieldDecl*> stops = JoinedMembers(rd, def);
+      if (std::includes(stops.begin(), stops.end(), joined.begin(), joined.end())) return;
+    }
+    if (!statics_.insert(dtor_def).second) return;
+    const std::string name = var->getNameAsString(), cls = rd->getNameAsString();
+    Finding* f = diag(
+        dtor_def->getLocation(),
+        "only the destructor of '" + cls + "' joins its threads, and '" + name +
+            "' has static storage duration: it is destroyed after main returns, with the other "
+            "static objects, in an order across files that is unspecified, so its threads may "
+            "run on while objects they use are destroyed; give '" +
+            cls + "' a stop that joins them and call it before main returns");
+    if (f) f->function = DisplayName(dtor_def);
+    if (f) note(f, var->getLocation(), "'" + name + "' is defined here");
+  }
+
   // Where a path's object is destroyed, as a key that orders destruction
   // backwards: members in reverse order of declaration, an owned class's
   // members when its owner is (before the owner's own pointer).
@@ -346,6 +393,7 @@ class ThreadMemberOrderCheck : public Check {
 
   const CXXRecordDecl* rd_ = nullptr;
   std::set<const CXXRecordDecl*> done_;
+  std::set<const FunctionDecl*> statics_;
 };
 
 }  // namespace
