@@ -5,6 +5,7 @@
 // that takes the mutex), a wait given the mutex member itself, an override
 // of the virtual method a base's thread runs, a timeout that may be INT_MAX.
 // RUN: %check_tether %s tether-ignored-stop-flag %t
+#include <atomic>
 #include <climits>
 #include <condition_variable>
 #include <mutex>
@@ -235,4 +236,91 @@ class Waiter {
   Lock lock_;
   Event ready_;
   volatile bool quit_ = false;
+};
+
+// pthreads' own condition variable, called directly. The stop never
+// signals it: the thread sleeps through the stop.
+class Spooler {
+ public:
+  Spooler() { pthread_create(&tid_, nullptr, &Spooler::Entry, this); }
+  ~Spooler() {
+    pthread_mutex_lock(&mu_);
+    stop_ = true;
+    // CHECK: :[[@LINE-1]]:5: warning: '~Spooler' sets stop flag 'stop_' but never notifies 'ready_', which the thread waits on: the thread sleeps through the stop and its join hangs; call pthread_cond_broadcast(&ready_) after setting 'stop_' [tether-ignored-stop-flag]
+    pthread_mutex_unlock(&mu_);
+    pthread_join(tid_, nullptr);
+  }
+
+ private:
+  static void* Entry(void* self) {
+    static_cast<Spooler*>(self)->Run();
+    return nullptr;
+  }
+  void Run() {
+    pthread_mutex_lock(&mu_);
+    while (!stop_) pthread_cond_wait(&ready_, &mu_);
+    pthread_mutex_unlock(&mu_);
+  }
+
+  pthread_t tid_;
+  pthread_mutex_t mu_ = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t ready_ = PTHREAD_COND_INITIALIZER;
+  bool stop_ = false;
+};
+
+// It signals, but sets the flag without the mutex the thread tests it under.
+class LooseSpooler {
+ public:
+  LooseSpooler() { pthread_create(&tid_, nullptr, &LooseSpooler::Entry, this); }
+  ~LooseSpooler() {
+    stop_ = true;
+    // CHECK: :[[@LINE-1]]:5: warning: '~LooseSpooler' sets stop flag 'stop_' without holding 'mu_', the mutex the thread holds while it tests 'stop_' and waits on 'ready_'
+    pthread_cond_broadcast(&ready_);
+    pthread_join(tid_, nullptr);
+  }
+
+ private:
+  static void* Entry(void* self) {
+    static_cast<LooseSpooler*>(self)->Run();
+    return nullptr;
+  }
+  void Run() {
+    pthread_mutex_lock(&mu_);
+    while (!stop_) pthread_cond_wait(&ready_, &mu_);
+    pthread_mutex_unlock(&mu_);
+  }
+
+  pthread_t tid_;
+  pthread_mutex_t mu_ = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t ready_ = PTHREAD_COND_INITIALIZER;
+  std::atomic<bool> stop_{false};
+};
+
+// Sets the flag under the mutex and signals: correct.
+class TidySpooler {
+ public:
+  TidySpooler() { pthread_create(&tid_, nullptr, &TidySpooler::Entry, this); }
+  ~TidySpooler() {
+    pthread_mutex_lock(&mu_);
+    stop_ = true;
+    pthread_cond_broadcast(&ready_);
+    pthread_mutex_unlock(&mu_);
+    pthread_join(tid_, nullptr);
+  }
+
+ private:
+  static void* Entry(void* self) {
+    static_cast<TidySpooler*>(self)->Run();
+    return nullptr;
+  }
+  void Run() {
+    pthread_mutex_lock(&mu_);
+    while (!stop_) pthread_cond_wait(&ready_, &mu_);
+    pthread_mutex_unlock(&mu_);
+  }
+
+  pthread_t tid_;
+  pthread_mutex_t mu_ = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t ready_ = PTHREAD_COND_INITIALIZER;
+  bool stop_ = false;
 };

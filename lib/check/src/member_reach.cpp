@@ -149,6 +149,21 @@ bool MemberReach::HeldAt(const Stmt* s, const FieldDecl* mutex) {
   return false;
 }
 
+// The member a C call is given: `&cond_`, `tid_`.
+static const FieldDecl* MemberArg(const CallExpr* call, unsigned i) {
+  if (call->getNumArgs() <= i) return nullptr;
+  const Expr* e = call->getArg(i)->IgnoreParenImpCasts();
+  if (const auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+    e = u->getSubExpr();
+  return MemberOfThis(e);
+}
+
+// The name of a C function called (not a method's).
+static llvm::StringRef CName(const CallExpr* call) {
+  const FunctionDecl* fn = call->getDirectCallee();
+  return fn && !isa<CXXMethodDecl>(fn) && fn->getDeclName().isIdentifier() ? fn->getName() : "";
+}
+
 bool MemberReach::Locks(const Stmt* s, const FieldDecl* mutex) {
   if (const auto* ds = dyn_cast<DeclStmt>(s)) {
     for (const Decl* d : ds->decls())
@@ -161,6 +176,8 @@ bool MemberReach::Locks(const Stmt* s, const FieldDecl* mutex) {
   if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s->IgnoreContainers()))
     return mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock" &&
            MemberOfThis(mc->getImplicitObjectArgument()) == mutex;
+  if (const auto* call = dyn_cast<CallExpr>(s->IgnoreContainers()))
+    return CName(call) == "pthread_mutex_lock" && MemberArg(call, 0) == mutex;
   return false;
 }
 
@@ -178,6 +195,34 @@ static bool WritesToMember(const CallExpr* call) {
   return MemberOfThis(fd) != nullptr;
 }
 
+// The C calls on the members: a write to a wake-up descriptor, pthread_join,
+// and pthreads' condition variables (signal and broadcast notify; wait and
+// timedwait, given the mutex member itself, wait).
+void MemberReach::CallC(const CallExpr* call, Reach* r, bool thread) {
+  const llvm::StringRef name = CName(call);
+  if (!r->wake && WritesToMember(call)) {
+    r->wake = call;
+  } else if (name == "pthread_join" && MemberArg(call, 0)) {
+    r->joins = true;
+    if (!r->join) r->join = call;
+  } else if ((name == "pthread_cond_signal" || name == "pthread_cond_broadcast") &&
+             MemberArg(call, 0)) {
+    if (!r->wake) r->wake = call;
+    r->notifies.insert(MemberArg(call, 0));
+    r->notify_calls.emplace_back(MemberArg(call, 0), call);
+  } else if (thread && (name == "pthread_cond_wait" || name == "pthread_cond_timedwait") &&
+             MemberArg(call, 0)) {
+    Wait w;
+    w.call = call;
+    w.cv = MemberArg(call, 0);
+    w.cv_name = w.cv->getNameAsString();
+    w.mutex = MemberArg(call, 1);
+    w.direct = w.mutex != nullptr;
+    w.timed = name == "pthread_cond_timedwait";
+    r->waits.push_back(w);
+  }
+}
+
 // Records what s does to the members; follows calls of this class's
 // methods on this, two deep. In a thread's code (thread = true) the waits
 // are collected too.
@@ -187,14 +232,8 @@ void MemberReach::Walk(const Stmt* s, Reach* r, unsigned depth, bool thread) {
     if (const FieldDecl* f = MemberOfThis(me)) Use(me, f, r);
   } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s)) {
     Call(mc, r, depth, thread);
-  } else if (const auto* call = dyn_cast<CallExpr>(s); call && !r->wake && WritesToMember(call)) {
-    r->wake = call;
-  } else if (call && call->getDirectCallee() && call->getNumArgs() > 0 &&
-             call->getDirectCallee()->getDeclName().isIdentifier() &&
-             call->getDirectCallee()->getName() == "pthread_join" &&
-             MemberOfThis(call->getArg(0))) {
-    r->joins = true;
-    if (!r->join) r->join = call;
+  } else if (const auto* call = dyn_cast<CallExpr>(s)) {
+    CallC(call, r, thread);
   } else if (const auto* loop = dyn_cast<CXXForRangeStmt>(s)) {
     if (MemberOfThis(loop->getRangeInit()) && JoinsEach(loop, {"join"})) {
       r->joins = true;
@@ -442,10 +481,13 @@ SourceLocation MemberReach::LockPoint(const Wait& w, SourceLocation wait_at) {
   };
   std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
     if (!s || isa<LambdaExpr>(s)) return;
-    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
-        mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock" &&
-        is_lock(mc->getImplicitObjectArgument())) {
-      SourceLocation l = sm.getExpansionLoc(mc->getEndLoc());
+    const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+    const auto* call = dyn_cast<CallExpr>(s);
+    if ((mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock" &&
+         is_lock(mc->getImplicitObjectArgument())) ||
+        (!mc && call && w.direct && CName(call) == "pthread_mutex_lock" &&
+         MemberArg(call, 0) == w.mutex)) {
+      SourceLocation l = sm.getExpansionLoc(s->getEndLoc());
       if (sm.isBeforeInTranslationUnit(l, wait_at) &&
           (at.isInvalid() || sm.isBeforeInTranslationUnit(at, l)))
         at = l;

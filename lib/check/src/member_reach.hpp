@@ -38,7 +38,7 @@ const clang::VarDecl* LockVariable(const clang::Expr* lock);
 
 // A wait on a condition variable in a thread's code.
 struct Wait {
-  const clang::CXXMemberCallExpr* call = nullptr;
+  const clang::CallExpr* call = nullptr;    // cv.wait(..), or pthread_cond_wait(&cv_, &mu_)
   std::string cv_name;                      // as written: a member of this or another object
   const clang::VarDecl* lock = nullptr;     // the local lock it is given
   const clang::FieldDecl* cv = nullptr;     // the member of this waited on
@@ -110,6 +110,7 @@ class MemberReach {
 
  private:
   void Call(const clang::CXXMemberCallExpr* mc, Reach* r, unsigned depth, bool thread);
+  void CallC(const clang::CallExpr* call, Reach* r, bool thread);
   static const clang::FieldDecl* LockedMutex(const clang::Expr* lock);
   static const clang::FieldDecl* PromiseBehind(const clang::Expr* future);
   static bool Locks(const clang::Stmt* s, const clang::FieldDecl* mutex);

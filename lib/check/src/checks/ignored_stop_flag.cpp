@@ -123,7 +123,7 @@ class IgnoredStopFlagCheck : public Check {
                                   "' but never notifies '" + cv +
                                   "', which the thread waits on: the thread sleeps through the "
                                   "stop and its join hangs; call " +
-                                  cv + ".notify_all() after setting '" + flag_name + "'");
+                                  WakeAll(w) + " after setting '" + flag_name + "'");
             attribute(f, write);
             if (f) note(f, w.call->getExprLoc(), "the thread waits on '" + cv + "' here");
           }
@@ -442,6 +442,22 @@ class IgnoredStopFlagCheck : public Check {
         return;
       }
     }
+  }
+
+  // How to wake every waiter of w's condition variable, as its type spells it.
+  static std::string WakeAll(const Wait& w) {
+    const std::string cv = w.cv->getNameAsString();
+    if (!isa<CXXMemberCallExpr>(w.call)) return "pthread_cond_broadcast(&" + cv + ")";
+    const CXXRecordDecl* rd = w.cv->getType()->getAsCXXRecordDecl();
+    std::string all = "notify_all";
+    for (const char* name : {"notify_all", "notifyAll", "broadcast"})
+      if (rd && std::any_of(rd->method_begin(), rd->method_end(), [&](const CXXMethodDecl* m) {
+            return m->getDeclName().isIdentifier() && m->getName() == name;
+          })) {
+        all = name;
+        break;
+      }
+    return cv + "." + all + "()";
   }
 
   // The predicate reads the flag, or something the stopper changes (a stop
