@@ -9,6 +9,9 @@
 # usage: bench/check.bench.sh BUILD_DIR RESULTS_DIR
 # TETHER_BENCH_SAMPLE=N measures N of the TUs (spread evenly) instead of all.
 # TETHER_BENCH_SKIP_TIDY=1 leaves out the clang-tidy row (saves its run).
+# TETHER_BENCH_DB=FILE and TETHER_BENCH_SRC=DIR measure another project: its
+# compile_commands.json and its source root (the TUs under it), e.g. one that
+# bench/realcode.sh fetched and configured.
 # BUILD_DIR: configured with -DTETHER_BUILD_CHECKER=ON, tool/tether built.
 set -euo pipefail
 build="$(cd "${1:?usage: check.bench.sh BUILD_DIR RESULTS_DIR}" && pwd)"
@@ -25,7 +28,9 @@ trap 'rm -rf "$work"' EXIT
 # (`-include .../cmake_pch.hxx`, unreadable by Clang) becomes a plain include,
 # as tether check does by itself.
 mkdir -p "$work/db"
-python3 - "$build/compile_commands.json" "$src" "$work" <<'PY'
+db="${TETHER_BENCH_DB:-$build/compile_commands.json}"
+project="$(cd "${TETHER_BENCH_SRC:-$src}" && pwd)"
+python3 - "$db" "$project" "$work" <<'PY'
 import json, os, shlex, sys
 db, src, work = sys.argv[1:4]
 files, cmds, entries = [], [], []
@@ -104,9 +109,9 @@ Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | se
 $(date -u +%Y-%m-%dT%H:%MZ). Load was shared with other builds (load average at the end:
 $(cut -d' ' -f1-3 /proc/loadavg)), so the ratios (measured back to back) matter more than the seconds.
 
-Input: $n of Tether's own translation units from \`$build/compile_commands.json\`
+Input: $n translation units of \`$project\` from \`$db\`
 (${TETHER_BENCH_SAMPLE:+a sample spread evenly over the tree (TETHER_BENCH_SAMPLE=$TETHER_BENCH_SAMPLE) of }every existing
-project file: lib/, tool/, worker-reference/, test/).
+project file in the database).
 
 | run | wall (s) | CPU (s) | peak RSS (MB) | load at end | ratio (wall; CPU) |
 |---|---|---|---|---|---|
@@ -125,6 +130,6 @@ $syntax_failures TU(s) (a failed TU is cheaper for every tool, so this must be 0
 Peak RSS is the largest single process (\`/usr/bin/time -v\`); tether check keeps one AST per
 worker thread at a time.
 
-Command: \`${TETHER_BENCH_SAMPLE:+TETHER_BENCH_SAMPLE=$TETHER_BENCH_SAMPLE }${TETHER_BENCH_SKIP_TIDY:+TETHER_BENCH_SKIP_TIDY=$TETHER_BENCH_SKIP_TIDY }bench/check.bench.sh $build $results\`
+Command: \`${TETHER_BENCH_DB:+TETHER_BENCH_DB=$TETHER_BENCH_DB }${TETHER_BENCH_SRC:+TETHER_BENCH_SRC=$TETHER_BENCH_SRC }${TETHER_BENCH_SAMPLE:+TETHER_BENCH_SAMPLE=$TETHER_BENCH_SAMPLE }${TETHER_BENCH_SKIP_TIDY:+TETHER_BENCH_SKIP_TIDY=$TETHER_BENCH_SKIP_TIDY }bench/check.bench.sh $build $results\`
 MD
 cat "$results/check.md"
