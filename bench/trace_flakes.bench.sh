@@ -9,6 +9,7 @@
 set -euo pipefail
 build="$(cd "${1:?usage: $0 BUILD_DIR RESULTS_DIR [RUNS] [TIMEOUT_S]}" && pwd)"
 results="${2:?usage: $0 BUILD_DIR RESULTS_DIR [RUNS] [TIMEOUT_S]}"
+mkdir -p "$results"
 runs="${3:-20}"
 limit="${4:-120}"
 src="$(cd "$(dirname "$0")/.." && pwd)"
