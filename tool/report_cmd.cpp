@@ -23,6 +23,7 @@
 #include "tether/graph/input.hpp"
 #include "tether/graph/static_join.hpp"
 #include "tether/graph/writers.hpp"
+#include "thread_sites.hpp"
 
 namespace tether::tool {
 namespace {
@@ -187,6 +188,7 @@ int RunReport(int argc, char** argv) {
   if (!inputs.empty()) input = inputs[0];
   group_above = static_cast<std::size_t>(group);
   options.grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
+  options.prepare_trace = ResolveThreadSites;  // the sites tether trace names
   if (input.empty()) return Usage("no input given");
   if (format != "json" && format != "dot" && format != "svg" && format != "html" &&
       format != "perfetto" && format != "timeline-svg" && format != "text") {

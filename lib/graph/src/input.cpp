@@ -377,6 +377,7 @@ Error LoadScopeGraph(const std::string& path, const LoadOptions& options, ScopeG
     text.clear();
     trace::Trace t;
     TETHER_TRY(trace::LoadTrace(path, &t));
+    if (options.prepare_trace) options.prepare_trace(&t);
     trace::AnalysisOptions analysis;
     analysis.grace_ns = options.grace_ns;
     *out = BuildFromTrace(t, trace::Analyze(t, analysis));

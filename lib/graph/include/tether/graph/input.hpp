@@ -3,10 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "tether/error.hpp"
 #include "tether/graph/scope_graph.hpp"
+
+namespace tether::trace {
+struct Trace;
+}  // namespace tether::trace
 
 namespace tether::graph {
 
@@ -24,6 +29,10 @@ Error LoadStaticGraph(const std::string& path, const std::string& text, StaticGr
 
 struct LoadOptions {
   std::int64_t grace_ns = 0;  // passed to tether::trace::Analyze
+  // Called on a trace once loaded, before it is analysed and built: the
+  // tool resolves thread sites (addresses in the program) to source lines
+  // with it, as tether trace does, so a report names the same sites.
+  std::function<void(trace::Trace*)> prepare_trace{};
 };
 
 // Reads `path`, detects its kind, loads it (tether::trace::LoadTrace and
