@@ -704,3 +704,33 @@ class Server {
 // CHECK-NOT: warning: the destructor of 'WaitingReactor'
 // CHECK-NOT: warning: the destructor of 'DrainingDispatcher'
 // CHECK-NOT: warning: the destructor of 'Server'
+
+// The waiter's lost wake-up in a lambda entry whose lock is deferred and
+// taken by lk.lock() in the loop: the lock point is found in the lambda.
+class DeferredLoop {
+ public:
+  DeferredLoop()
+      : worker_([this] {
+          std::unique_lock<std::mutex> lk(mu_, std::defer_lock);
+          while (!stop_) {
+            lk.lock();
+            cv_.wait(lk);
+            // CHECK: :[[@LINE-1]]:17: warning: the thread waits on 'cv_' with no predicate, and tests stop flag 'stop_' only outside 'lk'
+            lk.unlock();
+          }
+        }) {}
+  ~DeferredLoop() {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    worker_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::atomic<bool> stop_{false};
+  std::thread worker_;
+};

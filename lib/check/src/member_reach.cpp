@@ -116,12 +116,12 @@ const VarDecl* LockVariable(const Expr* lock) {
   return var && var->hasLocalStorage() ? var : nullptr;
 }
 
-// The mutex member a wait's lock holds: `std::unique_lock<std::mutex> lock(mu_);
-// cv_.wait(lock, ...)`.
 bool MemberReach::Own(const CXXRecordDecl* rd) const {
   return rd && (rd == rd_ || (rd_->hasDefinition() && rd_->isDerivedFrom(rd)));
 }
 
+// The mutex member a wait's lock holds: `std::unique_lock<std::mutex> lock(mu_);
+// cv_.wait(lock, ...)`.
 const FieldDecl* MemberReach::LockedMutex(const Expr* lock) {
   const VarDecl* var = LockVariable(lock);
   if (!var || !var->getInit()) return nullptr;
@@ -494,7 +494,10 @@ SourceLocation MemberReach::LockPoint(const Wait& w, SourceLocation wait_at) {
     }
     for (const Stmt* child : s->children()) walk(child);
   };
-  if (const FunctionDecl* fn = EnclosingFunction(w.call)) walk(fn->getBody());
+  const FunctionDecl* fn =
+      w.lock ? dyn_cast_or_null<FunctionDecl>(w.lock->getParentFunctionOrMethod()) : nullptr;
+  if (!fn) fn = EnclosingFunction(w.call);
+  if (fn) walk(fn->getBody());
   return at;
 }
 
@@ -503,7 +506,8 @@ const FunctionDecl* MemberReach::EnclosingFunction(const Stmt* s) {
   while (!parents.empty()) {
     if (const auto* fn = parents[0].get<FunctionDecl>()) return fn;
     const Stmt* p = parents[0].get<Stmt>();
-    if (!p || isa<LambdaExpr>(p)) return nullptr;
+    if (!p) return nullptr;
+    if (const auto* lambda = dyn_cast<LambdaExpr>(p)) return lambda->getCallOperator();
     parents = ast_.getParents(*p);
   }
   return nullptr;
