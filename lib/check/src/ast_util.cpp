@@ -347,6 +347,11 @@ const FieldDecl* MemberOfThis(const Expr* e) {
   return dyn_cast<FieldDecl>(me->getMemberDecl());
 }
 
+llvm::StringRef CFunctionName(const CallExpr* call) {
+  const FunctionDecl* fn = call->getDirectCallee();
+  return fn && !isa<CXXMethodDecl>(fn) && fn->getDeclName().isIdentifier() ? fn->getName() : "";
+}
+
 bool IsClassAsWritten(const CXXRecordDecl* rd, const SourceManager& sm) {
   if (!rd || rd->isLambda() || sm.isInSystemHeader(rd->getLocation())) return false;
   const auto* spec = dyn_cast<ClassTemplateSpecializationDecl>(rd);

@@ -80,6 +80,9 @@ bool ModelsThreads(const ApiModel& m);
 // The member of this that e names (`t_`, `this->t_`, `p_->` through a smart
 // pointer's operator->), or null.
 const clang::FieldDecl* MemberOfThis(const clang::Expr* e);
+// The name of the C function (not a method) a call names directly:
+// "pthread_join" for pthread_join(t_, nullptr); empty otherwise.
+llvm::StringRef CFunctionName(const clang::CallExpr* call);
 // A class the checks of classes look at: written in the project (not a
 // lambda, not in a system header), as written for a template (not each
 // implicit instantiation).

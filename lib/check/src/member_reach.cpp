@@ -158,12 +158,6 @@ static const FieldDecl* MemberArg(const CallExpr* call, unsigned i) {
   return MemberOfThis(e);
 }
 
-// The name of a C function called (not a method's).
-static llvm::StringRef CName(const CallExpr* call) {
-  const FunctionDecl* fn = call->getDirectCallee();
-  return fn && !isa<CXXMethodDecl>(fn) && fn->getDeclName().isIdentifier() ? fn->getName() : "";
-}
-
 bool MemberReach::Locks(const Stmt* s, const FieldDecl* mutex) {
   if (const auto* ds = dyn_cast<DeclStmt>(s)) {
     for (const Decl* d : ds->decls())
@@ -177,7 +171,7 @@ bool MemberReach::Locks(const Stmt* s, const FieldDecl* mutex) {
     return mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock" &&
            MemberOfThis(mc->getImplicitObjectArgument()) == mutex;
   if (const auto* call = dyn_cast<CallExpr>(s->IgnoreContainers()))
-    return CName(call) == "pthread_mutex_lock" && MemberArg(call, 0) == mutex;
+    return CFunctionName(call) == "pthread_mutex_lock" && MemberArg(call, 0) == mutex;
   return false;
 }
 
@@ -199,7 +193,7 @@ static bool WritesToMember(const CallExpr* call) {
 // and pthreads' condition variables (signal and broadcast notify; wait and
 // timedwait, given the mutex member itself, wait).
 void MemberReach::CallC(const CallExpr* call, Reach* r, bool thread) {
-  const llvm::StringRef name = CName(call);
+  const llvm::StringRef name = CFunctionName(call);
   if (!r->wake && WritesToMember(call)) {
     r->wake = call;
   } else if (name == "pthread_join" && MemberArg(call, 0)) {
@@ -485,7 +479,7 @@ SourceLocation MemberReach::LockPoint(const Wait& w, SourceLocation wait_at) {
     const auto* call = dyn_cast<CallExpr>(s);
     if ((mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock" &&
          is_lock(mc->getImplicitObjectArgument())) ||
-        (!mc && call && w.direct && CName(call) == "pthread_mutex_lock" &&
+        (!mc && call && w.direct && CFunctionName(call) == "pthread_mutex_lock" &&
          MemberArg(call, 0) == w.mutex)) {
       SourceLocation l = sm.getExpansionLoc(s->getEndLoc());
       if (sm.isBeforeInTranslationUnit(l, wait_at) &&

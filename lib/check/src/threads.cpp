@@ -212,9 +212,7 @@ std::set<const FieldDecl*> JoinedThrough(const CXXRecordDecl* rd, const Function
           callee && seen.insert(callee).second)
         walk(callee->getBody(), depth + 1);
     } else if (const auto* call = dyn_cast<CallExpr>(s);
-               call && call->getNumArgs() > 0 && call->getDirectCallee() &&
-               call->getDirectCallee()->getDeclName().isIdentifier() &&
-               call->getDirectCallee()->getName() == "pthread_join") {
+               call && call->getNumArgs() > 0 && CFunctionName(call) == "pthread_join") {
       if (const FieldDecl* f = MemberOfThis(call->getArg(0))) out.insert(f);
     } else if (const auto* del = dyn_cast<CXXDeleteExpr>(s)) {
       const CXXRecordDecl* deleted = del->getDestroyedType()->getAsCXXRecordDecl();
@@ -343,9 +341,7 @@ void EntriesStartedIn(const CXXRecordDecl* owner, const ApiModel& model,
                 JoinsOnDestruction(mc->getImplicitObjectArgument()->getType()))) {
       entry = Callable(mc->getArg(0), owner);
     } else if (const auto* call = dyn_cast<CallExpr>(s);
-               call && call->getNumArgs() == 4 && call->getDirectCallee() &&
-               call->getDirectCallee()->getDeclName().isIdentifier() &&
-               call->getDirectCallee()->getName() == "pthread_create" &&
+               call && call->getNumArgs() == 4 && CFunctionName(call) == "pthread_create" &&
                isa<CXXThisExpr>(call->getArg(3)->IgnoreParenCasts())) {
       entry = TrampolineTarget(call->getArg(2), owner);
     }
