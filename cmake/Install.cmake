@@ -78,6 +78,13 @@ install(TARGETS tether_threads LIBRARY DESTINATION lib COMPONENT bin)
 if(TARGET tether_llvm)
   install(TARGETS tether_llvm LIBRARY DESTINATION lib COMPONENT bin)
 endif()
+# The clang-tidy plugin: `clang-tidy-16 --load=PREFIX/lib/tether/libTetherTidy.so`
+# (/usr/lib/tether/ from the .deb: a program's private plugins live in
+# /usr/lib/<package>/ on Debian). It resolves clang-tidy's symbols from the
+# clang-tidy executable that loads it, so it needs no RPATH of its own.
+if(TARGET TetherTidy)
+  install(TARGETS TetherTidy LIBRARY DESTINATION lib/tether COMPONENT bin)
+endif()
 install(DIRECTORY lib/check/models/ DESTINATION ${CMAKE_INSTALL_DATADIR}/tether/models
   COMPONENT bin FILES_MATCHING PATTERN "*.json")
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT bin)

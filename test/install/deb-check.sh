@@ -10,7 +10,7 @@ build="$(cd "${1:?usage: deb-check.sh BUILD_DIR}" && pwd)"
 (cd "$build" && cpack -G DEB >/dev/null)
 deb="$(ls -t "$build"/tether_*.deb | head -n 1)"
 dpkg-deb -I "$deb" | grep -E "Package|Version|Depends|Recommends"
-dpkg-deb -c "$deb" | awk '{print $6}' | grep -E "bin/|\.a$|\.pc$|cmake/Tether/|models/"
+dpkg-deb -c "$deb" | awk '{print $6}' | grep -E "bin/|\.a$|\.pc$|cmake/Tether/|models/|libTetherTidy"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 unshare -m bash -euo pipefail -c '
