@@ -31,7 +31,8 @@ constexpr const char* kUsage =
     "                    [--format text|json|sarif] [--output F] [--export-fixes F] [--fix]\n"
     "                    [-j N] [--graph F.json] [--sarif-root DIR] [--exclude SUBSTR]...\n"
     "                    [--max-chain-depth N] [--baseline F] [--cache-dir DIR] [--quiet]\n"
-    "                    [--warnings-as-errors GLOB,...] [--line-filter JSON] [--diff F]\n"
+    "                    [--warnings-as-errors GLOB,...] [--header-filter REGEX]\n"
+    "                    [--line-filter JSON] [--diff F]\n"
     "                    [--list-checks]\n"
     "                    [FILES...] [-- COMPILER ARGS]\n"
     "\n"
@@ -51,6 +52,9 @@ constexpr const char* kUsage =
     "  --graph F          write the static context-flow graph (docs/static-graph-format.md)\n"
     "  --sarif-root DIR   make SARIF URIs relative to DIR (default: the git toplevel, or .)\n"
     "  --exclude SUBSTR   skip translation units whose path contains SUBSTR\n"
+    "  --max-chain-depth N\n"
+    "                     how many calls deep context-not-forwarded follows a context that is\n"
+    "                     not passed on (default 3)\n"
     "  --baseline F       a JSON or SARIF report of an earlier run: its findings are known and\n"
     "                     not reported again (matched by fingerprint, so line moves don't matter)\n"
     "  --cache-dir DIR    reuse the results of translation units whose files, flags and model\n"
@@ -58,10 +62,16 @@ constexpr const char* kUsage =
     "  --warnings-as-errors GLOBS\n"
     "                     the findings of the checks GLOBS enables are errors, and only they\n"
     "                     make the run exit 1 (the others are reported and exit 0)\n"
+    "  --header-filter REGEX\n"
+    "                     report findings in headers only when the header's path matches REGEX\n"
+    "                     (POSIX extended, as clang-tidy's); a main file's always (default: every\n"
+    "                     header that is not a system header)\n"
     "  --line-filter JSON report only on these lines, as clang-tidy's option:\n"
     "                     [{\"name\":\"src/a.cpp\",\"lines\":[[1,3],[5,5]]},{\"name\":\"b.h\"}]\n"
     "  --diff F           report only on the lines a unified diff adds or changes (F, or - for\n"
     "                     stdin): git diff -U0 origin/main | tether check --diff - -p build\n"
+    "  --quiet            no progress lines on stderr (the summary line stays)\n"
+    "  --list-checks      list the checks --checks enables, with what each finds, and exit\n"
     "--output, --export-fixes and --graph are checked before the analysis: a file that\n"
     "cannot be written is an error at once.\n"
     "Exit: 0 no findings, 1 findings (with --warnings-as-errors: findings of its checks),\n"
@@ -142,6 +152,8 @@ struct CheckArgs {
   std::string warnings_as_errors;
   bool have_warnings_as_errors = false;  // given, even empty: then only its findings exit 1
   std::string line_filter, diff;         // --line-filter JSON, --diff FILE
+  std::string header_filter;             // --header-filter REGEX
+  bool have_header_filter = false;
   bool fix = false, list_checks = false;
 };
 
@@ -190,6 +202,8 @@ int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
   cli.Flag("--list-checks", &list_checks);
   CLI::Option* warnings_as_errors = cli.Text("--warnings-as-errors", &args->warnings_as_errors,
                                              "--warnings-as-errors needs a glob list");
+  CLI::Option* header_filter = cli.Text("--header-filter", &args->header_filter,
+                                        "--header-filter needs a regular expression");
   cli.Text("--line-filter", &args->line_filter, "--line-filter needs a JSON list");
   cli.Text("--diff", &args->diff, "--diff needs a file (- for stdin)");
   cli.Operands(&options.files);
@@ -201,6 +215,7 @@ int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
   }
   if (quiet) options.progress = false;
   args->have_warnings_as_errors = warnings_as_errors->count() > 0;
+  args->have_header_filter = header_filter->count() > 0;
   if (options.have_fixed_args && options.build_dir.empty() && options.files.empty())
     return Usage("give the FILES to check before --");
   if (!args->line_filter.empty() && !args->diff.empty())
@@ -411,6 +426,12 @@ int RunCheckCommand(int argc, char** argv) {
   check::LineFilter line_filter;
   bool have_line_filter = false;
   if (!LoadLineFilter(args, &line_filter, &have_line_filter)) return 2;
+  check::HeaderFilter header_filter;
+  if (std::string error; args.have_header_filter &&
+                         !check::HeaderFilter::Make(args.header_filter, &header_filter, &error)) {
+    std::cerr << "tether check: error: " << error << "\n";
+    return 2;
+  }
   NoteWarningsAsErrors(args);
   check::ApiModel model;
   if (!LoadModels(args.models, &model)) return 2;
@@ -438,11 +459,15 @@ int RunCheckCommand(int argc, char** argv) {
   const std::string sarif_root = SarifRoot(args.sarif_root, args.format, run);
   check::AssignFingerprints(sarif_root, &run.findings);
   unsigned stale = args.baseline_file.empty() ? 0 : check::ApplyBaseline(baseline, &run);
+  const unsigned in_headers =
+      args.have_header_filter ? header_filter.Apply(result.unit_files, &run) : 0;
   const unsigned off_lines = have_line_filter ? line_filter.Apply(&run) : 0;
   PrintFailedUnits(run);
   unsigned errors = 0;
   for (const check::Finding& f : run.findings) errors += check::IsError(run, f);
   std::string summary = SummaryLine(run, !args.baseline_file.empty(), stale, errors);
+  if (args.have_header_filter)
+    summary += "; " + std::to_string(in_headers) + " in headers --header-filter leaves out";
   if (have_line_filter)
     summary += "; " + std::to_string(off_lines) + " outside the " +
                (args.diff.empty() ? "--line-filter lines" : "changed lines");

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 
 namespace tether::check {
@@ -134,6 +135,33 @@ unsigned LineFilter::Apply(RunSummary* run) const {
   unsigned dropped = 0;
   for (Finding& f : run->findings) {
     if (Passes(f.file, f.line)) {
+      kept.push_back(std::move(f));
+    } else {
+      ++dropped;
+    }
+  }
+  run->findings = std::move(kept);
+  return dropped;
+}
+
+bool HeaderFilter::Make(const std::string& regex, HeaderFilter* out, std::string* error) {
+  out->none_ = regex.empty();  // clang-tidy's `--header-filter=`: no header
+  try {
+    out->regex_ = std::regex(regex, std::regex::extended | std::regex::nosubs);
+  } catch (const std::regex_error& e) {
+    *error = "--header-filter: '" + regex + "' is not a regular expression: " + e.what();
+    return false;
+  }
+  return true;
+}
+
+unsigned HeaderFilter::Apply(const std::vector<std::string>& main_files, RunSummary* run) const {
+  std::vector<Finding> kept;
+  unsigned dropped = 0;
+  for (Finding& f : run->findings) {
+    const bool in_main_file =
+        std::find(main_files.begin(), main_files.end(), f.file) != main_files.end();
+    if (in_main_file || (!none_ && std::regex_search(f.file, regex_))) {
       kept.push_back(std::move(f));
     } else {
       ++dropped;

@@ -425,6 +425,15 @@ void ResolveCrossTu(const RunOptions& options, const ApiModel& model, RunResult*
   AttributeFindings(result->facts, &result->summary.findings);
 }
 
+// The unit's main file as findings name it: absolute, symbolic links resolved.
+std::string RealPath(const Unit& u) {
+  llvm::SmallString<256> path(u.key.file);
+  if (!u.key.directory.empty()) llvm::sys::fs::make_absolute(u.key.directory, path);
+  llvm::SmallString<256> real;
+  if (llvm::sys::fs::real_path(path, real)) return std::string(path.str());
+  return std::string(real.str());
+}
+
 void PrintRunTimes(const Stamp& run_start, const Stamp& db_loaded, const Stamp& units_done,
                    unsigned jobs) {
   const Stamp end = Stamp::Now();
@@ -452,6 +461,7 @@ RunResult RunChecks(const RunOptions& options, const ApiModel& model) {
   if (!result.error.empty()) return result;
   for (const CheckRegistration& r : CheckRegistry())
     if (CheckEnabled(options.checks, r.info.name)) result.summary.enabled_checks.push_back(r.info);
+  for (const Unit& u : units) result.unit_files.push_back(RealPath(u));
 
   std::unique_ptr<ResultCache> cache;
   if (!options.cache_dir.empty()) {

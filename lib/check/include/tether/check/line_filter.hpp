@@ -5,6 +5,7 @@
 // without a baseline).
 #pragma once
 
+#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,6 +40,24 @@ class LineFilter {
     std::vector<std::pair<unsigned, unsigned>> lines;  // inclusive; empty: every line
   };
   std::vector<Entry> entries_;
+};
+
+// clang-tidy's --header-filter: a finding in a header (a file that is no
+// checked translation unit's main file) is kept only when the header's path
+// matches the regular expression (POSIX extended, found anywhere in the path,
+// as clang-tidy's llvm::Regex matches). A main file's findings always stay;
+// an empty expression keeps no header's, as in clang-tidy.
+class HeaderFilter {
+ public:
+  // false with *error naming the option and the problem for a bad expression.
+  static bool Make(const std::string& regex, HeaderFilter* out, std::string* error);
+  // main_files: the translation units' files (real paths, as findings hold
+  // them). Keeps run's findings that pass; returns how many were left out.
+  unsigned Apply(const std::vector<std::string>& main_files, RunSummary* run) const;
+
+ private:
+  std::regex regex_;
+  bool none_ = false;
 };
 
 }  // namespace tether::check

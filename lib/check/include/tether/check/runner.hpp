@@ -35,6 +35,7 @@ struct RunResult {
   unsigned parsed = 0;             // TUs parsed in this run (summary.units counts TUs too)
   unsigned reused = 0;             // TUs whose results came from the cache
   std::vector<std::string> notes;  // cache notes (a corrupt entry, a failed write)
+  std::vector<std::string> unit_files;  // the units' main files, real paths (--header-filter)
 };
 
 RunResult RunChecks(const RunOptions& options, const ApiModel& model);
