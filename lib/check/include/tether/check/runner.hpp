@@ -31,10 +31,10 @@ struct RunOptions {
 struct RunResult {
   RunSummary summary;
   Facts facts;
-  std::string error;               // set when nothing could run (no compile DB, ...)
-  unsigned parsed = 0;             // TUs parsed in this run (summary.units counts TUs too)
-  unsigned reused = 0;             // TUs whose results came from the cache
-  std::vector<std::string> notes;  // cache notes (a corrupt entry, a failed write)
+  std::string error;                    // set when nothing could run (no compile DB, ...)
+  unsigned parsed = 0;                  // TUs parsed in this run (summary.units counts TUs too)
+  unsigned reused = 0;                  // TUs whose results came from the cache
+  std::vector<std::string> notes;       // cache notes (a corrupt entry, a failed write)
   std::vector<std::string> unit_files;  // the units' main files, real paths (--header-filter)
 };
 
