@@ -94,14 +94,6 @@ bool WriteFile(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-// A decimal whole number that fits in unsigned: digits only, no sign.
-bool ParseCount(const std::string& text, unsigned* out) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
-    return false;
-  *out = static_cast<unsigned>(std::stoul(text));
-  return true;
-}
-
 // An absolute path without symlinks (as the findings' paths are), even when
 // the last parts do not exist.
 std::string CanonicalDir(const std::string& dir) {
@@ -167,45 +159,28 @@ int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
   bool &fix = args->fix, &list_checks = args->list_checks;
   bool quiet = false;
   cli::Options cli;
-  cli.Text("-p,--build-dir", &options.build_dir, "-p needs a directory");
-  cli.Repeated("--model", &models, "--model needs a file");
-  cli.Text("--checks", &options.checks, "--checks needs a glob list");
-  cli.Checked("--format", &format, "--format is text, json or sarif", [](const std::string& f) {
-    return f == "text" || f == "json" || f == "sarif" ? "" : "--format is text, json or sarif";
-  });
-  cli.Text("--output", &output, "--output needs a file");
-  cli.Text("--export-fixes", &export_fixes, "--export-fixes needs a file");
+  cli.Text("-p,--build-dir", &options.build_dir, "a directory");
+  cli.Repeated("--model", &models, "a file");
+  cli.Text("--checks", &options.checks, "a glob list");
+  cli.Choice("--format", &format, {"text", "json", "sarif"});
+  cli.Text("--output", &output, "a file");
+  cli.Text("--export-fixes", &export_fixes, "a file");
   cli.Flag("--fix", &fix);
-  cli.Converted(
-      "-j,--jobs", "-j needs a number",
-      [](const std::string& v) -> std::string {
-        unsigned jobs = 0;
-        return ParseCount(v, &jobs) && jobs >= 1 && jobs <= 1024
-                   ? ""
-                   : "-j needs a number from 1 to 1024, not '" + v + "'";
-      },
-      [&options](const std::string& v) { ParseCount(v, &options.jobs); });
-  cli.Text("--graph", &graph, "--graph needs a file");
-  cli.Text("--sarif-root", &sarif_root, "--sarif-root needs a directory");
-  cli.Repeated("--exclude", &options.exclude_substrings, "--exclude needs a substring");
-  cli.Converted(
-      "--max-chain-depth", "--max-chain-depth needs a number",
-      [](const std::string& v) -> std::string {
-        unsigned depth = 0;
-        return ParseCount(v, &depth) ? ""
-                                     : "--max-chain-depth needs a whole number, not '" + v + "'";
-      },
-      [&options](const std::string& v) { ParseCount(v, &options.max_chain_depth); });
-  cli.Text("--cache-dir", &options.cache_dir, "--cache-dir needs a directory");
-  cli.Text("--baseline", &baseline_file, "--baseline needs a file");
+  cli.Count("-j,--jobs", &options.jobs, 1, 1024);
+  cli.Text("--graph", &graph, "a file");
+  cli.Text("--sarif-root", &sarif_root, "a directory");
+  cli.Repeated("--exclude", &options.exclude_substrings, "a substring");
+  cli.Count("--max-chain-depth", &options.max_chain_depth);
+  cli.Text("--cache-dir", &options.cache_dir, "a directory");
+  cli.Text("--baseline", &baseline_file, "a file");
   cli.Flag("--quiet", &quiet);
   cli.Flag("--list-checks", &list_checks);
-  CLI::Option* warnings_as_errors = cli.Text("--warnings-as-errors", &args->warnings_as_errors,
-                                             "--warnings-as-errors needs a glob list");
-  CLI::Option* header_filter = cli.Text("--header-filter", &args->header_filter,
-                                        "--header-filter needs a regular expression");
-  cli.Text("--line-filter", &args->line_filter, "--line-filter needs a JSON list");
-  cli.Text("--diff", &args->diff, "--diff needs a file (- for stdin)");
+  CLI::Option* warnings_as_errors =
+      cli.Text("--warnings-as-errors", &args->warnings_as_errors, "a glob list");
+  CLI::Option* header_filter =
+      cli.Text("--header-filter", &args->header_filter, "a regular expression");
+  cli.Text("--line-filter", &args->line_filter, "a JSON list");
+  cli.Text("--diff", &args->diff, "a file (- for stdin)");
   cli.Operands(&options.files);
   cli.AfterDashes(&options.extra_args, &options.have_fixed_args);
   if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);

@@ -171,12 +171,13 @@ int RunReport(int argc, char** argv) {
   std::uint64_t group = group_above;  // std::size_t is std::uint64_t here
   std::vector<std::string> inputs;
   cli::Options cli;
-  cli.Text("--format", &format, "--format needs a value");
-  cli.Text("--output,-o", &output, "-o needs a file name");
-  cli.NonNegativeDuration("--grace", &grace, "--grace needs a duration such as 50ms or 2s");
-  cli.Count("--group-above", &group, "--group-above needs a number of tasks");
-  cli.Text("--static", &static_path, "--static needs a static graph (tether check --graph F.json)")
-      ->check(cli::Options::NonEmpty());
+  cli.Choice("--format", &format,
+             {"json", "dot", "svg", "html", "perfetto", "timeline-svg", "text"});
+  cli.Text("--output,-o", &output, "a file");
+  cli.DurationValue("--grace", &grace);
+  cli.Count("--group-above", &group);
+  cli.Text("--static", &static_path, "a static graph (tether check --graph F.json)",
+           cli::Empty::kRefused);
   cli.Operands(&inputs);
   if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
   if (cli.Help()) {
@@ -190,11 +191,6 @@ int RunReport(int argc, char** argv) {
   options.grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
   options.prepare_trace = ResolveThreadSites;  // the sites tether trace names
   if (input.empty()) return Usage("no input given");
-  if (format != "json" && format != "dot" && format != "svg" && format != "html" &&
-      format != "perfetto" && format != "timeline-svg" && format != "text") {
-    return Usage("unknown format '" + format +
-                 "' (json, dot, svg, html, perfetto, timeline-svg, text)");
-  }
   if (format == "text" && static_path.empty())
     return Usage("--format text needs --static GRAPH.json");
 

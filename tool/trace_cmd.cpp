@@ -76,32 +76,17 @@ int Usage(const std::string& problem) {
   return kToolError;
 }
 
-// One of `choices`, or the option's message naming the refused value.
-cli::Options::Refusal OneOf(std::vector<std::string> choices, std::string must) {
-  return [choices, must](const std::string& v) -> std::string {
-    for (const std::string& c : choices)
-      if (v == c) return "";
-    return must + ", not '" + v + "'";
-  };
-}
-
 // Returns kClean when parsed, -1 after --help, else the exit code to return.
 int ParseArgs(int argc, char** argv, Options* opt) {
   Duration grace{};
   cli::Options cli;
-  cli.Text("--out", &opt->out, "--out needs a file");
-  cli.Text("--load", &opt->load, "--load needs a file");
-  cli.DurationValue("--grace", &grace, "--grace needs a duration",
-                    [](Duration d, const std::string&) {
-                      return d < Duration::zero() ? "--grace must not be negative" : "";
-                    });
-  cli.Checked("--format", &opt->format, "--format needs text or json",
-              OneOf({"text", "json"}, "--format must be text or json"));
-  cli.Checked("--fail-on", &opt->fail_on, "--fail-on needs zombie, leak or none",
-              OneOf({"zombie", "leak", "none"}, "--fail-on must be zombie, leak or none"));
-  cli.Checked("--threads", &opt->threads, "--threads needs on or off",
-              OneOf({"on", "off"}, "--threads must be on or off"));
-  cli.Repeated("--ignore", &opt->ignore, "--ignore needs a function or FILE:LINE");
+  cli.Text("--out", &opt->out, "a file");
+  cli.Text("--load", &opt->load, "a file");
+  cli.DurationValue("--grace", &grace);
+  cli.Choice("--format", &opt->format, {"text", "json"});
+  cli.Choice("--fail-on", &opt->fail_on, {"zombie", "leak", "none"});
+  cli.Choice("--threads", &opt->threads, {"on", "off"});
+  cli.Repeated("--ignore", &opt->ignore, "a function or FILE:LINE");
   cli.Command(&opt->command);
   if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
   if (cli.Help()) {

@@ -18,9 +18,8 @@
 
 namespace tether::worker::cmd {
 
-// "10MiB" = 10 * 2^20, "10MB" = 10 * 10^6, "100B" or "100" = 100 bytes;
-// fractions in decimal, exactly ("0.52MB" = 520000). Error: kInvalidArgument.
-Error ParseSize(std::string_view text, std::uint64_t* out);
+// Sizes are parsed by lib/cli ("10MiB", "512KiB", "100B", "1GB").
+using cli::ParseSize;
 
 struct RunOptions {
   std::string results_dir = "tether-results";
@@ -31,10 +30,12 @@ struct RunOptions {
   Duration shutdown_grace = std::chrono::minutes(1);
   std::uint64_t max_log_size = 100ull << 20;  // 0: unlimited
   bool quiet = false;
-  bool strict = false;         // --strict: a pipeline warning is an error (run, submit)
-  std::string workspace_root;  // empty: a fresh temporary directory
-  bool bwrap = false;          // --runtime bwrap (default: process)
-  bool network_none = false;   // --network none (bwrap only)
+  bool strict = false;              // --strict: a pipeline warning is an error (run, submit)
+  std::string workspace_root;       // empty: a fresh temporary directory
+  std::string runtime = "process";  // --runtime process|bwrap
+  std::string network = "host";     // --network host|none
+  bool bwrap = false;               // --runtime bwrap
+  bool network_none = false;        // --network none (bwrap only)
   bool help = false;
   std::vector<std::string> files;
 };
@@ -46,14 +47,10 @@ Error ParseRunOptions(int argc, char** argv, RunOptions* out);
 // parses argv with the options declared: the checks across options too.
 void DeclareRunOptions(cli::Options* cli, RunOptions* out);
 Error ParseDeclared(cli::Options* cli, int argc, char** argv, RunOptions* out);
-// A duration option of the worker: Go's notation, neither negative nor over
-// kMaxTimeout (each becomes a deadline); `also` may refuse more ("must be
-// greater than 0"), the option's name is put before its words.
+// A duration option of the worker: Go's notation, within `bounds` and never
+// over kMaxTimeout (each becomes a deadline).
 CLI::Option* DurationOption(cli::Options* cli, const std::string& name, Duration* into,
-                            std::function<std::string(Duration)> also = nullptr);
-// A text option that must not be empty ("--queue: empty value").
-CLI::Option* TextOption(cli::Options* cli, const std::string& name, std::string* into,
-                        const std::string& empty);
+                            cli::DurationBounds bounds = {});
 extern const char kRunUsage[];
 
 }  // namespace tether::worker::cmd

@@ -53,9 +53,10 @@ struct ClientArgs {
 
 bool ParseClient(int argc, char** argv, ClientArgs* out, std::string* error,
                  bool json_flag = false) {
-  cli::Options cli(cli::Style::kBare);
-  TextOption(&cli, "--queue", &out->queue, "empty value");
-  TextOption(&cli, "--queue-key", &out->key, "empty value");
+  cli::Options cli;
+  cli.Text("--queue", &out->queue, "a queue (dir:PATH or redis://HOST:PORT/DB)",
+           cli::Empty::kRefused);
+  cli.Text("--queue-key", &out->key, "a key", cli::Empty::kRefused);
   if (json_flag) cli.Flag("--json", &out->json);
   cli.Operands(&out->args);
   *error = cli.Parse(argc, argv);

@@ -57,16 +57,16 @@ struct OwnedWorkspaceRoot {
 }  // namespace
 
 Error ParseServeOptions(int argc, char** argv, ServeOptions* out) {
-  cli::Options cli(cli::Style::kBare);
+  cli::Options cli;
   DeclareRunOptions(&cli, &out->run);
-  TextOption(&cli, "--queue", &out->queue, "empty value");
-  TextOption(&cli, "--queue-key", &out->queue_key, "empty value");
-  TextOption(&cli, "--worker-name", &out->worker_name, "empty value");
-  TextOption(&cli, "--api", &out->api, "empty value");
-  TextOption(&cli, "--api-token-file", &out->api_token_file, "empty value");
-  DurationOption(&cli, "--heartbeat-ttl", &out->heartbeat_ttl, [](Duration d) {
-    return d < std::chrono::milliseconds(100) ? "must be at least 100ms" : "";
-  });
+  cli.Text("--queue", &out->queue, "a queue (dir:PATH or redis://HOST:PORT/DB)",
+           cli::Empty::kRefused);
+  cli.Text("--queue-key", &out->queue_key, "a key", cli::Empty::kRefused);
+  cli.Text("--worker-name", &out->worker_name, "a name", cli::Empty::kRefused);
+  cli.Text("--api", &out->api, "an address (HOST:PORT)", cli::Empty::kRefused);
+  cli.Text("--api-token-file", &out->api_token_file, "a file", cli::Empty::kRefused);
+  DurationOption(&cli, "--heartbeat-ttl", &out->heartbeat_ttl,
+                 cli::DurationBounds::AtLeast(std::chrono::milliseconds(100)));
   if (Error err = ParseDeclared(&cli, argc, argv, &out->run); !err.ok()) return err;
   if (!out->run.files.empty()) {
     return Error(ErrorCode::kInvalidArgument, "unexpected argument " + out->run.files[0] +

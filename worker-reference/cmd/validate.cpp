@@ -42,7 +42,7 @@ int RunValidate(int argc, char** argv) {
   bool notes = false;
   bool strict = false;
   std::vector<std::string> files;
-  cli::Options cli(cli::Style::kBare);
+  cli::Options cli;
   cli.Flag("--notes", &notes);
   cli.Flag("--strict", &strict);
   cli.Operands(&files);

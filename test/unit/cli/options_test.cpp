@@ -1,0 +1,189 @@
+// Every message lib/cli makes, for every kind of option: the words both
+// binaries print above their usage text (options.hpp lists the vocabulary).
+#include "tether/cli/options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace tether::cli {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// The options of one made-up command, one of each kind.
+struct Values {
+  std::string out, format;
+  std::string queue = "dir:q";
+  Duration grace{}, ttl = seconds(1), timeout = seconds(1);
+  std::uint64_t group = 7, size = 0;
+  unsigned jobs = 1;
+  std::vector<std::string> models, operands;
+  bool quiet = false;
+};
+
+class Command {
+ public:
+  Command() {
+    cli_.Text("--out,-o", &v.out, "a file");
+    cli_.Text("--queue", &v.queue, "a queue", Empty::kRefused);
+    cli_.Choice("--format", &v.format, {"text", "json", "sarif"});
+    cli_.DurationValue("--grace", &v.grace);
+    cli_.DurationValue("--ttl", &v.ttl, DurationBounds::AtLeast(milliseconds(100)));
+    DurationBounds timeout = DurationBounds::AboveZero();
+    timeout.max = std::chrono::hours(876000);
+    timeout.max_text = "876000h (100 years)";
+    cli_.DurationValue("--timeout", &v.timeout, timeout);
+    cli_.Count("--group", &v.group);
+    cli_.Count("-j,--jobs", &v.jobs, 1, 1024);
+    cli_.Size("--max-size", &v.size);
+    cli_.Repeated("--model", &v.models, "a model file");
+    cli_.Flag("--quiet,-q", &v.quiet);
+    cli_.Operands(&v.operands);
+  }
+  // "" or the problem with `args` (after the command's name).
+  std::string Parse(std::vector<std::string> args) {
+    args.insert(args.begin(), "cmd");
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    return cli_.Parse(static_cast<int>(argv.size()), argv.data());
+  }
+  Options& cli() { return cli_; }
+  Values v;
+
+ private:
+  Options cli_;
+};
+
+std::string Problem(std::vector<std::string> args) { return Command().Parse(std::move(args)); }
+
+TEST(OptionMessages, MissingValueNamesWhatTheOptionNeeds) {
+  EXPECT_EQ(Problem({"--out"}), "--out needs a file");
+  EXPECT_EQ(Problem({"-o"}), "--out needs a file");
+  EXPECT_EQ(Problem({"--format", "--"}), "--format needs text, json or sarif");
+  EXPECT_EQ(Problem({"--grace"}), "--grace needs a duration such as 500ms or 2m");
+  EXPECT_EQ(Problem({"--group"}), "--group needs a whole number");
+  EXPECT_EQ(Problem({"-j"}), "-j needs a whole number from 1 to 1024");
+  EXPECT_EQ(Problem({"--max-size"}), "--max-size needs a size such as 10MiB or 512KiB");
+  EXPECT_EQ(Problem({"--model"}), "--model needs a model file");
+}
+
+TEST(OptionMessages, RefusedValueIsQuoted) {
+  EXPECT_EQ(Problem({"--queue", ""}), "--queue needs a queue, not ''");
+  EXPECT_EQ(Problem({"--queue="}), "--queue needs a queue, not ''");
+  EXPECT_EQ(Problem({"--format", "xml"}), "--format needs text, json or sarif, not 'xml'");
+  EXPECT_EQ(Problem({"--format=XML"}), "--format needs text, json or sarif, not 'XML'");
+}
+
+TEST(OptionMessages, Durations) {
+  EXPECT_EQ(Problem({"--grace", "5"}),
+            "--grace needs a duration such as 500ms or 2m, not '5': missing unit (units: ns, us, "
+            "ms, s, m, h)");
+  EXPECT_EQ(
+      Problem({"--grace", "2x"}),
+      "--grace needs a duration such as 500ms or 2m, not '2x': unknown unit \"x\" (units: ns, "
+      "us, ms, s, m, h)");
+  EXPECT_EQ(Problem({"--grace", "m"}), "--grace needs a duration such as 500ms or 2m, not 'm'");
+  EXPECT_EQ(Problem({"--grace", "-1s"}), "--grace needs a duration of at least 0s, not '-1s'");
+  EXPECT_EQ(Problem({"--grace=-1s"}), "--grace needs a duration of at least 0s, not '-1s'");
+  EXPECT_EQ(Problem({"--ttl", "50ms"}), "--ttl needs a duration of at least 100ms, not '50ms'");
+  EXPECT_EQ(Problem({"--timeout", "0s"}), "--timeout needs a duration above 0s, not '0s'");
+  EXPECT_EQ(Problem({"--timeout", "900000h"}),
+            "--timeout needs a duration of at most 876000h (100 years), not '900000h'");
+  // Past 64 bits of nanoseconds is past the option's maximum too.
+  EXPECT_EQ(Problem({"--timeout", "9999999999999h"}),
+            "--timeout needs a duration of at most 876000h (100 years), not '9999999999999h'");
+}
+
+TEST(OptionMessages, Counts) {
+  EXPECT_EQ(Problem({"--group", "lots"}), "--group needs a whole number, not 'lots'");
+  EXPECT_EQ(Problem({"--group", "-3"}), "--group needs a whole number, not '-3'");
+  EXPECT_EQ(Problem({"--group", "99999999999999999999999"}),
+            "--group needs a whole number of at most 18446744073709551615, not "
+            "'99999999999999999999999'");
+  EXPECT_EQ(Problem({"-j", "0"}), "-j needs a whole number from 1 to 1024, not '0'");
+  EXPECT_EQ(Problem({"--jobs=2000"}), "-j needs a whole number from 1 to 1024, not '2000'");
+  EXPECT_EQ(Problem({"-j-1"}), "-j needs a whole number from 1 to 1024, not '-1'");
+  EXPECT_EQ(Problem({"-j", "99999999999999999999999"}),
+            "-j needs a whole number from 1 to 1024, not '99999999999999999999999'");
+}
+
+TEST(OptionMessages, Sizes) {
+  EXPECT_EQ(Problem({"--max-size", "10XB"}),
+            "--max-size needs a size such as 10MiB or 512KiB, not '10XB': unknown unit \"XB\" "
+            "(units: B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
+  EXPECT_EQ(Problem({"--max-size", "0.1B"}),
+            "--max-size needs a size such as 10MiB or 512KiB, not '0.1B': not a whole number of "
+            "bytes");
+}
+
+TEST(OptionMessages, RepeatsAndUnknownOptions) {
+  EXPECT_EQ(Problem({"--out", "a", "--out=b"}), "--out given twice");
+  EXPECT_EQ(Problem({"-j", "2", "--jobs", "3"}), "-j given twice");
+  EXPECT_EQ(Problem({"--quiet", "-q"}), "--quiet given twice");
+  EXPECT_EQ(Problem({"--model", "a", "--model", "b"}), "");  // repeatable
+  EXPECT_EQ(Problem({"--bogus"}), "unknown option '--bogus'");
+  EXPECT_EQ(Problem({"--bogus=1"}), "unknown option '--bogus'");
+  EXPECT_EQ(Problem({"-x"}), "unknown option '-x'");
+}
+
+// A repeat is named before any value is judged, and nothing is stored
+// from a command line with a problem.
+TEST(OptionMessages, NothingStoredFromABadCommandLine) {
+  Command c;
+  EXPECT_EQ(c.Parse({"--out", "kept", "--grace", "5"}),
+            "--grace needs a duration such as 500ms or 2m, not '5': missing unit (units: ns, us, "
+            "ms, s, m, h)");
+  EXPECT_EQ(c.v.out, "");
+}
+
+TEST(OptionValues, EveryFormIsStored) {
+  Command c;
+  ASSERT_EQ(
+      c.Parse({"--out=f", "--format",  "json", "--grace", "-0s",        "--ttl=2s", "--timeout",
+               "1h30m",   "--group",   "12",   "-j4",     "--max-size", "1.5KiB",   "--model",
+               "a",       "--model=b", "-q",   "x",       "--",         "-y"}),
+      "");
+  EXPECT_EQ(c.v.out, "f");
+  EXPECT_EQ(c.v.format, "json");
+  EXPECT_EQ(c.v.grace, Duration::zero());
+  EXPECT_EQ(c.v.ttl, seconds(2));
+  EXPECT_EQ(c.v.timeout, std::chrono::minutes(90));
+  EXPECT_EQ(c.v.group, 12u);
+  EXPECT_EQ(c.v.jobs, 4u);
+  EXPECT_EQ(c.v.size, 1536u);
+  EXPECT_EQ(c.v.models, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(c.v.quiet);
+  EXPECT_EQ(c.v.operands, (std::vector<std::string>{"x", "-y"}));
+}
+
+TEST(OptionValues, DefaultsStayWhenNotGiven) {
+  Command c;
+  ASSERT_EQ(c.Parse({}), "");
+  EXPECT_EQ(c.v.queue, "dir:q");
+  EXPECT_EQ(c.v.group, 7u);
+  EXPECT_FALSE(c.cli().Help());
+}
+
+TEST(OptionNames, EveryDeclaredNameWithHelp) {
+  Command c;
+  std::vector<std::string> names = c.cli().Names();
+  for (const char* name :
+       {"-h", "--help", "--out", "-o", "-j", "--jobs", "--quiet", "-q", "--max-size", "--model"})
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+}
+
+TEST(ParseSize, BinaryDecimalAndExactFractions) {
+  std::uint64_t n = 0;
+  ASSERT_TRUE(ParseSize("10MiB", &n).ok());
+  EXPECT_EQ(n, 10u << 20);
+  ASSERT_TRUE(ParseSize("0.52MB", &n).ok());
+  EXPECT_EQ(n, 520000u);
+  EXPECT_FALSE(ParseSize("18446744073709551616", &n).ok());
+}
+
+}  // namespace
+}  // namespace tether::cli
