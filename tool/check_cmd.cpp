@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "command_args.hpp"
 #include "commands.hpp"
 #include "tether/check/baseline.hpp"
 #include "tether/check/line_filter.hpp"
@@ -25,57 +26,6 @@
 
 namespace tether::tool {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: tether check [-p BUILD_DIR] [--model FILE]... [--checks GLOB,...]\n"
-    "                    [--format text|json|sarif] [--output F] [--export-fixes F] [--fix]\n"
-    "                    [-j N] [--graph F.json] [--sarif-root DIR] [--exclude SUBSTR]...\n"
-    "                    [--max-chain-depth N] [--baseline F] [--cache-dir DIR] [--quiet]\n"
-    "                    [--warnings-as-errors GLOB,...] [--header-filter REGEX]\n"
-    "                    [--line-filter JSON] [--diff F]\n"
-    "                    [--list-checks]\n"
-    "                    [FILES...] [-- COMPILER ARGS]\n"
-    "\n"
-    "Finds detached contexts and unwaited tasks (see docs/checker.md).\n"
-    "  -p BUILD_DIR       directory with compile_commands.json (all its files unless FILES are "
-    "given)\n"
-    "  --model FILE       an API model (JSON); repeat to merge several; replaces the default,\n"
-    "                     builtin:libtether and builtin:std-stop-token "
-    "(std::thread/jthread/stop_token)\n"
-    "  --checks GLOBS     clang-tidy style, e.g. -*,tether-lost-cancel (default tether-*);\n"
-    "                     a list that enables no check is an error\n"
-    "  --format F         text (default), json or sarif\n"
-    "  --output F         write the report to F instead of stdout\n"
-    "  --export-fixes F   write fix-its as YAML for clang-apply-replacements\n"
-    "  --fix              apply the fix-its in place\n"
-    "  -j N               analyse N translation units in parallel\n"
-    "  --graph F          write the static context-flow graph (docs/static-graph-format.md)\n"
-    "  --sarif-root DIR   make SARIF URIs relative to DIR (default: the git toplevel, or .)\n"
-    "  --exclude SUBSTR   skip translation units whose path contains SUBSTR\n"
-    "  --max-chain-depth N\n"
-    "                     how many calls deep context-not-forwarded follows a context that is\n"
-    "                     not passed on (default 3)\n"
-    "  --baseline F       a JSON or SARIF report of an earlier run: its findings are known and\n"
-    "                     not reported again (matched by fingerprint, so line moves don't matter)\n"
-    "  --cache-dir DIR    reuse the results of translation units whose files, flags and model\n"
-    "                     are unchanged since an earlier run with the same DIR\n"
-    "  --warnings-as-errors GLOBS\n"
-    "                     the findings of the checks GLOBS enables are errors, and only they\n"
-    "                     make the run exit 1 (the others are reported and exit 0)\n"
-    "  --header-filter REGEX\n"
-    "                     report findings in headers only when the header's path matches REGEX\n"
-    "                     (POSIX extended, as clang-tidy's); a main file's always (default: every\n"
-    "                     header that is not a system header)\n"
-    "  --line-filter JSON report only on these lines, as clang-tidy's option:\n"
-    "                     [{\"name\":\"src/a.cpp\",\"lines\":[[1,3],[5,5]]},{\"name\":\"b.h\"}]\n"
-    "  --diff F           report only on the lines a unified diff adds or changes (F, or - for\n"
-    "                     stdin): git diff -U0 origin/main | tether check --diff - -p build\n"
-    "  --quiet            no progress lines on stderr (the summary line stays)\n"
-    "  --list-checks      list the checks --checks enables, with what each finds, and exit\n"
-    "--output, --export-fixes and --graph are checked before the analysis: a file that\n"
-    "cannot be written is an error at once.\n"
-    "Exit: 0 no findings, 1 findings (with --warnings-as-errors: findings of its checks),\n"
-    "2 analysis failed, or a usage or input error (options, models, compile database).\n";
 
 std::string GitToplevel() {
   FILE* p = popen("git rev-parse --show-toplevel 2>/dev/null", "r");
@@ -132,65 +82,23 @@ std::string SummaryLine(const check::RunSummary& run, bool have_baseline, unsign
 }
 
 int Usage(const std::string& problem) {
-  std::cerr << "tether check: " << problem << "\n" << kUsage;
+  std::cerr << "tether check: " << problem << "\n" << kCheckUsage;
   return 2;
 }
-
-// The command line, parsed.
-struct CheckArgs {
-  check::RunOptions options;
-  std::vector<std::string> models;
-  std::string format = "text", output, export_fixes, graph, sarif_root, baseline_file;
-  std::string warnings_as_errors;
-  bool have_warnings_as_errors = false;  // given, even empty: then only its findings exit 1
-  std::string line_filter, diff;         // --line-filter JSON, --diff FILE
-  std::string header_filter;             // --header-filter REGEX
-  bool have_header_filter = false;
-  bool fix = false, list_checks = false;
-};
 
 // Returns -1 when the run goes on, else the exit code (usage error, --help).
 int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
   check::RunOptions& options = args->options;
-  std::vector<std::string>& models = args->models;
-  std::string &format = args->format, &output = args->output, &export_fixes = args->export_fixes,
-              &graph = args->graph, &sarif_root = args->sarif_root,
-              &baseline_file = args->baseline_file;
-  bool &fix = args->fix, &list_checks = args->list_checks;
-  bool quiet = false;
   cli::Options cli;
-  cli.Text("-p,--build-dir", &options.build_dir, "a directory");
-  cli.Repeated("--model", &models, "a file");
-  cli.Text("--checks", &options.checks, "a glob list");
-  cli.Choice("--format", &format, {"text", "json", "sarif"});
-  cli.Text("--output", &output, "a file");
-  cli.Text("--export-fixes", &export_fixes, "a file");
-  cli.Flag("--fix", &fix);
-  cli.Count("-j,--jobs", &options.jobs, 1, 1024);
-  cli.Text("--graph", &graph, "a file");
-  cli.Text("--sarif-root", &sarif_root, "a directory");
-  cli.Repeated("--exclude", &options.exclude_substrings, "a substring");
-  cli.Count("--max-chain-depth", &options.max_chain_depth);
-  cli.Text("--cache-dir", &options.cache_dir, "a directory");
-  cli.Text("--baseline", &baseline_file, "a file");
-  cli.Flag("--quiet", &quiet);
-  cli.Flag("--list-checks", &list_checks);
-  CLI::Option* warnings_as_errors =
-      cli.Text("--warnings-as-errors", &args->warnings_as_errors, "a glob list");
-  CLI::Option* header_filter =
-      cli.Text("--header-filter", &args->header_filter, "a regular expression");
-  cli.Text("--line-filter", &args->line_filter, "a JSON list");
-  cli.Text("--diff", &args->diff, "a file (- for stdin)");
-  cli.Operands(&options.files);
-  cli.AfterDashes(&options.extra_args, &options.have_fixed_args);
+  const CheckOptionHandles handles = DeclareCheckOptions(&cli, args);
   if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
   if (cli.Help()) {
-    std::cout << kUsage;
+    std::cout << kCheckUsage;
     return 0;
   }
-  if (quiet) options.progress = false;
-  args->have_warnings_as_errors = warnings_as_errors->count() > 0;
-  args->have_header_filter = header_filter->count() > 0;
+  if (args->quiet) options.progress = false;
+  args->have_warnings_as_errors = handles.warnings_as_errors->count() > 0;
+  args->have_header_filter = handles.header_filter->count() > 0;
   if (options.have_fixed_args && options.build_dir.empty() && options.files.empty())
     return Usage("give the FILES to check before --");
   if (!args->line_filter.empty() && !args->diff.empty())

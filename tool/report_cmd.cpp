@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "command_args.hpp"
 #include "commands.hpp"
 #include "tether/cli/options.hpp"
 #include "tether/duration.hpp"
@@ -27,25 +28,6 @@
 
 namespace tether::tool {
 namespace {
-
-constexpr const char* kReportUsage =
-    "usage: tether report INPUT [--format json|dot|svg|html|perfetto|timeline-svg|text]\n"
-    "                           [-o OUT] [--grace DURATION] [--group-above N]\n"
-    "                           [--static GRAPH.json]\n"
-    "\n"
-    "INPUT is a trace (TETHER_TRACE=..., docs/trace-format.md) or a static graph\n"
-    "(tether check --graph F.json); the kind is detected from the first record.\n"
-    "  --format F        json (default), dot, svg, html (one self-contained file), perfetto,\n"
-    "                    timeline-svg (traces: a lane per scope, zombie overhangs in red),\n"
-    "                    text (with --static: the static and runtime findings joined)\n"
-    "  -o, --output OUT  where to write (default: standard output)\n"
-    "  --grace D         traces: a task ending within D after its scope is not a zombie\n"
-    "                    (e.g. 50ms, 2s; default 0)\n"
-    "  --group-above N   above N tasks (default 500), group the graph's nodes and fold the\n"
-    "                    timeline's tasks by spawn site\n"
-    "  --static G        traces: join the checker's findings (tether check --graph G) to the\n"
-    "                    runtime findings by source line, in the json, html and text formats\n"
-    "Exit: 0 no findings, 1 findings, 2 usage or input error.\n";
 
 int Usage(const std::string& problem) {
   std::cerr << "tether report: " << problem << "\n" << kReportUsage;
@@ -164,31 +146,23 @@ int WriteReport(const std::string& format, const std::string& output, const grap
 }  // namespace
 
 int RunReport(int argc, char** argv) {
-  std::string input, format = "json", output, static_path;
-  std::size_t group_above = graph::kGroupTasksAbove;
-  graph::LoadOptions options;
-  Duration grace{};
-  std::uint64_t group = group_above;  // std::size_t is std::uint64_t here
-  std::vector<std::string> inputs;
+  ReportArgs args;
+  args.group_above = graph::kGroupTasksAbove;
   cli::Options cli;
-  cli.Choice("--format", &format,
-             {"json", "dot", "svg", "html", "perfetto", "timeline-svg", "text"});
-  cli.Text("--output,-o", &output, "a file");
-  cli.DurationValue("--grace", &grace);
-  cli.Count("--group-above", &group);
-  cli.Text("--static", &static_path, "a static graph (tether check --graph F.json)",
-           cli::Empty::kRefused);
-  cli.Operands(&inputs);
+  DeclareReportOptions(&cli, &args);
   if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
   if (cli.Help()) {
     std::cout << kReportUsage;
     return 0;
   }
+  const std::vector<std::string>& inputs = args.inputs;
   if (inputs.size() > 1)
     return Usage("more than one input ('" + inputs[0] + "' and '" + inputs[1] + "')");
-  if (!inputs.empty()) input = inputs[0];
-  group_above = static_cast<std::size_t>(group);
-  options.grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
+  const std::string input = inputs.empty() ? "" : inputs[0];
+  const std::string &format = args.format, &static_path = args.static_path;
+  const auto group_above = static_cast<std::size_t>(args.group_above);
+  graph::LoadOptions options;
+  options.grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(args.grace).count();
   options.prepare_trace = ResolveThreadSites;  // the sites tether trace names
   if (input.empty()) return Usage("no input given");
   if (format == "text" && static_path.empty())
@@ -216,7 +190,7 @@ int RunReport(int argc, char** argv) {
   }
   const graph::StaticJoin* joined = join ? &*join : nullptr;
 
-  if (int rc = WriteReport(format, output, sg, analyses, joined, group_above); rc != 0) {
+  if (int rc = WriteReport(format, args.output, sg, analyses, joined, group_above); rc != 0) {
     return rc;
   }
   if (sg.truncated)

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "command_args.hpp"
 #include "commands.hpp"
 #include "tether/cli/options.hpp"
 #include "tether/duration.hpp"
@@ -36,70 +37,30 @@ constexpr int kFindings = 1;
 constexpr int kToolError = 2;
 constexpr int kProgramFailed = 3;
 
-constexpr const char* kUsage =
-    "usage: tether trace [--out F] [--grace D] [--format text|json] [--fail-on zombie|leak|none]\n"
-    "                    [--threads on|off] [--ignore P]... -- PROG [ARGS...]\n"
-    "       tether trace --load F [--grace D] [--format text|json] [--fail-on ...]\n"
-    "\n"
-    "Runs PROG with tracing on, then reports tasks still running after their scope ended\n"
-    "(zombies), tasks and threads running at exit (leaks) and task groups destroyed without\n"
-    "Wait. A program linked with tether_runtime traces its libtether tasks; any dynamically\n"
-    "linked program gets libtether_threads.so preloaded, which traces its threads.\n"
-    "\n"
-    "  --out F        keep the trace in F (default: a temporary file, removed afterwards)\n"
-    "  --load F       analyse an existing trace file instead of running a program\n"
-    "  --grace D      a task may end up to D after its scope (Go duration: 500ms, 2s; default 0)\n"
-    "  --format FMT   text (default) or json\n"
-    "  --fail-on K    zombie: exit 1 on zombies only; leak (default): on zombies, leaks and\n"
-    "                 unwaited groups; none: report only\n"
-    "  --threads M    on: trace PROG's threads (preload libtether_threads.so); off: do not.\n"
-    "                 Default: on for a dynamically linked PROG not linked with tether_runtime\n"
-    "  --ignore P     drop zombies and leaks spawned at or called from the frame P names: a\n"
-    "                 function (PosixEnv::Schedule) or FILE:LINE; may be repeated. For threads\n"
-    "                 that live as long as the process by design\n"
-    "\n"
-    "exit: 0 clean, 1 findings, 2 usage or tool error, 3 PROG failed (and no findings)\n";
-
-struct Options {
-  std::string out;
-  std::string load;
-  std::int64_t grace_ns = 0;
-  std::string format = "text";
-  std::string fail_on = "leak";
-  std::string threads;              // "on", "off" or "" (decide from PROG)
-  std::vector<std::string> ignore;  // --ignore: frames whose findings are dropped
-  std::vector<std::string> command;
-};
-
 int Usage(const std::string& problem) {
-  std::cerr << "tether trace: " << problem << "\n" << kUsage;
+  std::cerr << "tether trace: " << problem << "\n" << kTraceUsage;
   return kToolError;
 }
 
 // Returns kClean when parsed, -1 after --help, else the exit code to return.
-int ParseArgs(int argc, char** argv, Options* opt) {
-  Duration grace{};
+int ParseArgs(int argc, char** argv, TraceArgs* opt) {
   cli::Options cli;
-  cli.Text("--out", &opt->out, "a file");
-  cli.Text("--load", &opt->load, "a file");
-  cli.DurationValue("--grace", &grace);
-  cli.Choice("--format", &opt->format, {"text", "json"});
-  cli.Choice("--fail-on", &opt->fail_on, {"zombie", "leak", "none"});
-  cli.Choice("--threads", &opt->threads, {"on", "off"});
-  cli.Repeated("--ignore", &opt->ignore, "a function or FILE:LINE");
-  cli.Command(&opt->command);
+  DeclareTraceOptions(&cli, opt);
   if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
   if (cli.Help()) {
-    std::cout << kUsage;
+    std::cout << kTraceUsage;
     return -1;
   }
-  opt->grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
   if (opt->load.empty() && opt->command.empty())
     return Usage("no program to run (give -- PROG ARGS)");
   if (!opt->load.empty() && !opt->command.empty()) {
     return Usage("--load and a program to run are exclusive");
   }
   return kClean;
+}
+
+std::int64_t GraceNs(const TraceArgs& opt) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(opt.grace).count();
 }
 
 std::string Joined(const std::vector<std::string>& words) {
@@ -325,7 +286,7 @@ bool Fails(const std::string& fail_on, const std::vector<trace::Finding>& findin
 // Runs PROG with tracing on (--threads decides how), into *trace_path (a
 // temporary file when --out is not given: *remove_after). Returns kClean, or
 // kToolError when it could not run (said on stderr, files removed).
-int RunTraced(const Options& opt, std::string* trace_path_out, bool* remove_after_out,
+int RunTraced(const TraceArgs& opt, std::string* trace_path_out, bool* remove_after_out,
               std::string* threads_path_out, trace::ReportInput* input) {
   std::string& trace_path = *trace_path_out;
   bool& remove_after = *remove_after_out;
@@ -387,11 +348,11 @@ int RunTraced(const Options& opt, std::string* trace_path_out, bool* remove_afte
 }  // namespace
 
 int RunTrace(int argc, char** argv) {
-  Options opt;
+  TraceArgs opt;
   if (int rc = ParseArgs(argc, argv, &opt); rc != kClean) return rc < 0 ? kClean : rc;
 
   trace::ReportInput input;
-  input.grace_ns = opt.grace_ns;
+  input.grace_ns = GraceNs(opt);
   std::error_code ec;
   input.relative_to = std::filesystem::current_path(ec).string();
 
@@ -406,7 +367,7 @@ int RunTrace(int argc, char** argv) {
   }
 
   trace::AnalysisOptions analysis;
-  analysis.grace_ns = opt.grace_ns;
+  analysis.grace_ns = GraceNs(opt);
   trace::Trace loaded;
   std::vector<trace::Finding> findings;
   analysis.program_end_ns = input.program.ended_ns;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 
 #include "tether/worker/pipeline.hpp"
 
@@ -38,7 +39,7 @@ const char kRunUsage[] =
     "  --runtime process|bwrap      how steps run: process groups here, or each in bubblewrap\n"
     "                               (own pid namespace, read-only root, rw workspace, tmpfs /tmp)\n"
     "  --network host|none          bwrap only: none gives each step a loopback-only network\n"
-    "  --quiet                      no live log lines on stdout\n"
+    "  -q, --quiet                  no live log lines on stdout\n"
     "  --strict                     every pipeline warning (a setting Vela drops or\n"
     "                               overrides) is an error: nothing runs\n"
     "\n"
@@ -69,6 +70,12 @@ void DeclareRunOptions(cli::Options* cli, RunOptions* out) {
   cli->Flag("--quiet,-q", &out->quiet);
   cli->Flag("--strict", &out->strict);
   cli->Operands(&out->files);
+}
+
+CommandHelp RunHelp() {
+  auto scratch = std::make_shared<RunOptions>();
+  return {"run", kRunUsage,
+          [scratch](cli::Options* cli) { DeclareRunOptions(cli, scratch.get()); }};
 }
 
 Error ParseDeclared(cli::Options* cli, int argc, char** argv, RunOptions* out) {

@@ -53,4 +53,14 @@ CLI::Option* DurationOption(cli::Options* cli, const std::string& name, Duration
                             cli::DurationBounds bounds = {});
 extern const char kRunUsage[];
 
+// A command of tether-worker as `--help` shows it, with a function that
+// declares its options (into values of its own): test/unit/cli/help_test.cpp
+// holds each usage text to the options its command declares.
+struct CommandHelp {
+  std::string name;
+  std::string usage;
+  std::function<void(cli::Options*)> declare;
+};
+CommandHelp RunHelp();
+
 }  // namespace tether::worker::cmd

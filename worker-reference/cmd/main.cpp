@@ -25,12 +25,29 @@ const char kUsage[] =
     "Exit status: 0 success, 1 a build failed, 2 usage or validation error,\n"
     "3 infrastructure error.\n";
 
+bool IsCommand(const char* name) {
+  for (const char* command : {"run", "serve", "submit", "status", "cancel", "validate"})
+    if (!std::strcmp(name, command)) return true;
+  return false;
+}
+
 int Dispatch(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << kUsage;
     return 2;
   }
   const char* command = argv[1];
+  if (!std::strcmp(command, "help") && argc > 2) {
+    // `tether-worker help run` is `tether-worker run --help`, as `tether help
+    // check` is (and git's and go's help).
+    char help_flag[] = "--help";
+    char* help_argv[] = {argv[0], argv[2], help_flag, nullptr};
+    if (!IsCommand(argv[2])) {
+      std::cerr << "tether-worker help: unknown command '" << argv[2] << "'\n" << kUsage;
+      return 2;
+    }
+    return Dispatch(3, help_argv);
+  }
   if (!std::strcmp(command, "--help") || !std::strcmp(command, "-h") ||
       !std::strcmp(command, "help")) {
     std::cout << kUsage;

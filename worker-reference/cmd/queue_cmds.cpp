@@ -2,6 +2,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -51,14 +52,18 @@ struct ClientArgs {
   std::vector<std::string> args;
 };
 
+void DeclareClientOptions(cli::Options* cli, ClientArgs* out, bool json_flag) {
+  cli->Text("--queue", &out->queue, "a queue (dir:PATH or redis://HOST:PORT/DB)",
+            cli::Empty::kRefused);
+  cli->Text("--queue-key", &out->key, "a key", cli::Empty::kRefused);
+  if (json_flag) cli->Flag("--json", &out->json);
+  cli->Operands(&out->args);
+}
+
 bool ParseClient(int argc, char** argv, ClientArgs* out, std::string* error,
                  bool json_flag = false) {
   cli::Options cli;
-  cli.Text("--queue", &out->queue, "a queue (dir:PATH or redis://HOST:PORT/DB)",
-           cli::Empty::kRefused);
-  cli.Text("--queue-key", &out->key, "a key", cli::Empty::kRefused);
-  if (json_flag) cli.Flag("--json", &out->json);
-  cli.Operands(&out->args);
+  DeclareClientOptions(&cli, out, json_flag);
   *error = cli.Parse(argc, argv);
   out->help = cli.Help();
   return error->empty();
@@ -239,6 +244,16 @@ int CancelCommand(int argc, char** argv) {
   }
   std::cerr << "tether-worker cancel: no job " << id << " in " << args.queue << "\n";
   return kExitNoSuchJob;
+}
+
+std::vector<CommandHelp> ClientHelps() {
+  auto scratch = std::make_shared<ClientArgs>();
+  auto declare = [scratch](bool json) {
+    return [scratch, json](cli::Options* cli) { DeclareClientOptions(cli, scratch.get(), json); };
+  };
+  return {{"submit", kSubmitUsage, declare(false)},
+          {"status", kStatusUsage, declare(true)},
+          {"cancel", kCancelUsage, declare(false)}};
 }
 
 }  // namespace tether::worker::cmd

@@ -1,6 +1,8 @@
 // `tether-worker serve`: a Worker whose executor loops pop a durable queue.
 #include "cmd/serve.hpp"
 
+#include <memory>
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -35,7 +37,7 @@ const char kServeUsage[] =
     "  --api-token-file F           bearer token of the API (required off loopback)\n"
     "  and the options of run: --results, --build-limit, --build-timeout, --kill-grace,\n"
     "  --log-streaming-timeout, --shutdown-grace, --max-log-size, --workspace-root, --runtime,\n"
-    "  --network, --strict, --quiet (see: tether-worker run --help)\n"
+    "  --network, --strict, -q/--quiet (see: tether-worker run --help)\n"
     "\n"
     "Exit status: 0 after a shutdown, 2 usage error, 3 the queue is unreachable or unusable.\n";
 
@@ -56,17 +58,27 @@ struct OwnedWorkspaceRoot {
 
 }  // namespace
 
+void DeclareServeOptions(cli::Options* cli, ServeOptions* out) {
+  DeclareRunOptions(cli, &out->run);
+  cli->Text("--queue", &out->queue, "a queue (dir:PATH or redis://HOST:PORT/DB)",
+            cli::Empty::kRefused);
+  cli->Text("--queue-key", &out->queue_key, "a key", cli::Empty::kRefused);
+  cli->Text("--worker-name", &out->worker_name, "a name", cli::Empty::kRefused);
+  cli->Text("--api", &out->api, "an address (HOST:PORT)", cli::Empty::kRefused);
+  cli->Text("--api-token-file", &out->api_token_file, "a file", cli::Empty::kRefused);
+  DurationOption(cli, "--heartbeat-ttl", &out->heartbeat_ttl,
+                 cli::DurationBounds::AtLeast(std::chrono::milliseconds(100)));
+}
+
+CommandHelp ServeHelp() {
+  auto scratch = std::make_shared<ServeOptions>();
+  return {"serve", kServeUsage,
+          [scratch](cli::Options* cli) { DeclareServeOptions(cli, scratch.get()); }};
+}
+
 Error ParseServeOptions(int argc, char** argv, ServeOptions* out) {
   cli::Options cli;
-  DeclareRunOptions(&cli, &out->run);
-  cli.Text("--queue", &out->queue, "a queue (dir:PATH or redis://HOST:PORT/DB)",
-           cli::Empty::kRefused);
-  cli.Text("--queue-key", &out->queue_key, "a key", cli::Empty::kRefused);
-  cli.Text("--worker-name", &out->worker_name, "a name", cli::Empty::kRefused);
-  cli.Text("--api", &out->api, "an address (HOST:PORT)", cli::Empty::kRefused);
-  cli.Text("--api-token-file", &out->api_token_file, "a file", cli::Empty::kRefused);
-  DurationOption(&cli, "--heartbeat-ttl", &out->heartbeat_ttl,
-                 cli::DurationBounds::AtLeast(std::chrono::milliseconds(100)));
+  DeclareServeOptions(&cli, out);
   if (Error err = ParseDeclared(&cli, argc, argv, &out->run); !err.ok()) return err;
   if (!out->run.files.empty()) {
     return Error(ErrorCode::kInvalidArgument, "unexpected argument " + out->run.files[0] +

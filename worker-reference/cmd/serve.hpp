@@ -55,6 +55,8 @@ Error NewApiServer(const ServeOptions& options, api::WorkerControl& control,
                    std::unique_ptr<ApiServer>* out);
 
 Error ParseServeOptions(int argc, char** argv, ServeOptions* out);
+void DeclareServeOptions(cli::Options* cli, ServeOptions* out);
+CommandHelp ServeHelp();
 extern const char kServeUsage[];
 
 // argv[0] is the command name. Return the process exit status.
@@ -62,5 +64,7 @@ int ServeCommand(int argc, char** argv);
 int SubmitCommand(int argc, char** argv);
 int StatusCommand(int argc, char** argv);
 int CancelCommand(int argc, char** argv);
+// submit, status and cancel (queue_cmds.cpp) as their --help shows them.
+std::vector<CommandHelp> ClientHelps();
 
 }  // namespace tether::worker::cmd

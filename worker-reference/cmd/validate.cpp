@@ -12,6 +12,25 @@ namespace tether::worker::cmd {
 namespace {
 
 const char kUsage[] = "usage: tether-worker validate [--notes] [--strict] [--] FILE...\n";
+const char kValidateHelp[] =
+    "usage: tether-worker validate [--notes] [--strict] [--] FILE...\n"
+    "  Parses and validates Vela-style pipeline files; runs nothing.\n"
+    "  --notes  also print what is accepted but not honoured\n"
+    "  --strict every warning (a setting Vela drops or overrides) is an error\n"
+    "  --       what follows is a file name, even if it starts with '-'\n"
+    "  exit 0: all valid; 2: some file invalid or unreadable\n";
+
+struct ValidateArgs {
+  bool notes = false;
+  bool strict = false;
+  std::vector<std::string> files;
+};
+
+void DeclareValidateOptions(cli::Options* cli, ValidateArgs* out) {
+  cli->Flag("--notes", &out->notes);
+  cli->Flag("--strict", &out->strict);
+  cli->Operands(&out->files);
+}
 
 // "12:5: text" -> "FILE:12:5: note: text"; "text" -> "FILE: note: text".
 std::string NoteLine(const std::string& file, const std::string& note) {
@@ -38,25 +57,25 @@ size_t CountSteps(const Pipeline& p) {
 
 }  // namespace
 
+CommandHelp ValidateHelp() {
+  auto scratch = std::make_shared<ValidateArgs>();
+  return {"validate", kValidateHelp,
+          [scratch](cli::Options* cli) { DeclareValidateOptions(cli, scratch.get()); }};
+}
+
 int RunValidate(int argc, char** argv) {
-  bool notes = false;
-  bool strict = false;
-  std::vector<std::string> files;
+  ValidateArgs args;
   cli::Options cli;
-  cli.Flag("--notes", &notes);
-  cli.Flag("--strict", &strict);
-  cli.Operands(&files);
+  DeclareValidateOptions(&cli, &args);
+  const bool& notes = args.notes;
+  const bool& strict = args.strict;
+  const std::vector<std::string>& files = args.files;
   if (std::string problem = cli.Parse(argc, argv); !problem.empty()) {
     std::cerr << "tether-worker validate: " << problem << "\n" << kUsage;
     return 2;
   }
   if (cli.Help()) {
-    std::cout << kUsage
-              << "  Parses and validates Vela-style pipeline files; runs nothing.\n"
-                 "  --notes  also print what is accepted but not honoured\n"
-                 "  --strict every warning (a setting Vela drops or overrides) is an error\n"
-                 "  --       what follows is a file name, even if it starts with '-'\n"
-                 "  exit 0: all valid; 2: some file invalid or unreadable\n";
+    std::cout << kValidateHelp;
     return 0;
   }
   if (files.empty()) {

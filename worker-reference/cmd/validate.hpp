@@ -4,8 +4,11 @@
 // but not honoured; --strict makes every warning an error.
 #pragma once
 
+#include "cmd/flags.hpp"
+
 namespace tether::worker::cmd {
 
 int RunValidate(int argc, char** argv);
+CommandHelp ValidateHelp();
 
 }  // namespace tether::worker::cmd
