@@ -15,6 +15,7 @@
 
 #include "command_args.hpp"
 #include "commands.hpp"
+#include "exit_codes.hpp"
 #include "tether/check/baseline.hpp"
 #include "tether/check/line_filter.hpp"
 #include "tether/check/model.hpp"
@@ -83,7 +84,7 @@ std::string SummaryLine(const check::RunSummary& run, bool have_baseline, unsign
 
 int Usage(const std::string& problem) {
   std::cerr << "tether check: " << problem << "\n" << kCheckUsage;
-  return 2;
+  return kExitError;
 }
 
 // Returns -1 when the run goes on, else the exit code (usage error, --help).
@@ -94,7 +95,7 @@ int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
   if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
   if (cli.Help()) {
     std::cout << kCheckUsage;
-    return 0;
+    return kExitClean;
   }
   if (args->quiet) options.progress = false;
   args->have_warnings_as_errors = handles.warnings_as_errors->count() > 0;
@@ -298,40 +299,40 @@ int RunCheckCommand(int argc, char** argv) {
   CheckArgs args;
   if (int rc = ParseCheckArgs(argc, argv, &args); rc >= 0) return rc;
   const check::RunOptions& options = args.options;
-  if (!ChecksEnableOne(options.checks)) return 2;
+  if (!ChecksEnableOne(options.checks)) return kExitError;
   if (args.list_checks) {
     for (const auto& info : check::AllCheckInfos())
       if (check::CheckEnabled(options.checks, info.name))
         std::cout << info.name << ": " << info.summary << "\n";
-    return 0;
+    return kExitClean;
   }
-  if (!CheckOutputFiles(args)) return 2;
+  if (!CheckOutputFiles(args)) return kExitError;
   check::LineFilter line_filter;
   bool have_line_filter = false;
-  if (!LoadLineFilter(args, &line_filter, &have_line_filter)) return 2;
+  if (!LoadLineFilter(args, &line_filter, &have_line_filter)) return kExitError;
   check::HeaderFilter header_filter;
   if (std::string error; args.have_header_filter &&
                          !check::HeaderFilter::Make(args.header_filter, &header_filter, &error)) {
     std::cerr << "tether check: error: " << error << "\n";
-    return 2;
+    return kExitError;
   }
   NoteWarningsAsErrors(args);
   check::ApiModel model;
-  if (!LoadModels(args.models, &model)) return 2;
+  if (!LoadModels(args.models, &model)) return kExitError;
 
   check::Baseline baseline;
   if (!args.baseline_file.empty()) {
     std::string error;
     if (!check::LoadBaseline(args.baseline_file, &baseline, &error)) {
       std::cerr << error << "\n";
-      return 2;
+      return kExitError;
     }
   }
 
   check::RunResult result = check::RunChecks(options, model);
   if (!result.error.empty()) {
     std::cerr << "tether check: error: " << result.error << "\n";
-    return 2;
+    return kExitError;
   }
   for (const std::string& note : result.notes) std::cerr << "tether check: note: " << note << "\n";
   if (!options.cache_dir.empty())
@@ -355,13 +356,14 @@ int RunCheckCommand(int argc, char** argv) {
     summary += "; " + std::to_string(off_lines) + " outside the " +
                (args.diff.empty() ? "--line-filter lines" : "changed lines");
 
-  if (!WriteResults(args, result, sarif_root, summary)) return 2;
+  if (!WriteResults(args, result, sarif_root, summary)) return kExitError;
   std::cerr << summary << "\n";
-  if (!run.failed.empty()) return 2;  // also a TU with compile errors, whose findings are reported
+  if (!run.failed.empty())
+    return kExitError;  // also a TU with compile errors, whose findings are reported
   // With --warnings-as-errors only its findings fail the run (clang-tidy's
   // meaning); without it every finding does.
-  if (args.have_warnings_as_errors) return errors ? 1 : 0;
-  return run.findings.empty() ? 0 : 1;
+  if (args.have_warnings_as_errors) return errors ? kExitFindings : kExitClean;
+  return run.findings.empty() ? kExitClean : kExitFindings;
 }
 
 }  // namespace tether::tool

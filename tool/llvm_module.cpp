@@ -11,6 +11,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "exit_codes.hpp"
 #include "thread_sites.hpp"
 
 namespace tether::tool {
@@ -68,7 +69,7 @@ int RunCheck(int argc, char** argv) {
                                   "-DTETHER_BUILD_CHECKER=ON and LLVM/Clang 16)"
                                 : "the checker cannot be loaded: " + error)
               << "\n";
-    return 2;
+    return kExitError;
   }
   return run(argc, argv);
 }

@@ -7,6 +7,10 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "exit_codes.hpp"
+
+using tether::tool::kExitClean;
+using tether::tool::kExitError;
 
 namespace {
 
@@ -28,7 +32,7 @@ namespace {
 int Dispatch(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << kUsage;
-    return 2;
+    return kExitError;
   }
   std::string_view cmd = argv[1];
   // Subcommands see argv from their own name on: argv[0] == "check", ...
@@ -47,14 +51,14 @@ int Dispatch(int argc, char** argv) {
     if (topic == "trace") return tether::tool::RunTrace(2, help_argv);
     if (topic == "report") return tether::tool::RunReport(2, help_argv);
     std::cerr << "tether help: unknown command '" << topic << "'\n" << kUsage;
-    return 2;
+    return kExitError;
   }
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {
     std::cout << kUsage;
-    return 0;
+    return kExitClean;
   }
   std::cerr << "tether: unknown command '" << cmd << "'\n" << kUsage;
-  return 2;
+  return kExitError;
 }
 
 }  // namespace
@@ -69,5 +73,5 @@ int main(int argc, char** argv) {
   } catch (...) {
     std::cerr << "tether: internal error: unknown exception\n";
   }
-  return 2;
+  return kExitError;
 }

@@ -19,6 +19,7 @@
 
 #include "command_args.hpp"
 #include "commands.hpp"
+#include "exit_codes.hpp"
 #include "tether/cli/options.hpp"
 #include "tether/duration.hpp"
 #include "tether/graph/input.hpp"
@@ -31,7 +32,7 @@ namespace {
 
 int Usage(const std::string& problem) {
   std::cerr << "tether report: " << problem << "\n" << kReportUsage;
-  return 2;
+  return kExitError;
 }
 
 // Writes through a temporary file renamed into place, so a failed report
@@ -113,7 +114,7 @@ int WriteReport(const std::string& format, const std::string& output, const grap
     graph::WriteDot(sg, display, dot);
     if (Error err = graph::RenderSvg(dot.str(), &svg); !err.ok()) {
       std::cerr << "tether report: " << err.message() << "\n";
-      return 2;
+      return kExitError;
     }
   }
   if ((format == "perfetto" || format == "timeline-svg") &&
@@ -121,7 +122,7 @@ int WriteReport(const std::string& format, const std::string& output, const grap
     std::cerr << "tether report: --format " << format
               << " needs a trace: a static graph has no times "
                  "(use json, dot, svg or html)\n";
-    return 2;
+    return kExitError;
   }
 
   ReportOutput sink(output);
@@ -129,18 +130,18 @@ int WriteReport(const std::string& format, const std::string& output, const grap
   std::ostream* out = sink.Open(&problem);
   if (!out) {
     std::cerr << "tether report: " << problem << "\n";
-    return 2;
+    return kExitError;
   }
   if (Error err = WriteFormat(format, sg, analyses, display, svg, joined, group_above, *out);
       !err.ok()) {
     std::cerr << "tether report: " << err.message() << "\n";
-    return 2;
+    return kExitError;
   }
   if (!sink.Commit(&problem)) {
     std::cerr << "tether report: " << problem << "\n";
-    return 2;
+    return kExitError;
   }
-  return 0;
+  return kExitClean;
 }
 
 }  // namespace
@@ -153,7 +154,7 @@ int RunReport(int argc, char** argv) {
   if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
   if (cli.Help()) {
     std::cout << kReportUsage;
-    return 0;
+    return kExitClean;
   }
   const std::vector<std::string>& inputs = args.inputs;
   if (inputs.size() > 1)
@@ -172,7 +173,7 @@ int RunReport(int argc, char** argv) {
   if (Error err = graph::LoadScopeGraph(input, options, &sg); !err.ok()) {
     std::cerr << "tether report: " << (err.message().empty() ? err.ToString() : err.message())
               << "\n";
-    return 2;
+    return kExitError;
   }
   graph::Analyses analyses = graph::AnalyzeGraph(sg);
   std::optional<graph::StaticJoin> join;
@@ -184,7 +185,7 @@ int RunReport(int argc, char** argv) {
     if (Error err = graph::LoadStaticGraphFile(static_path, &checker); !err.ok()) {
       std::cerr << "tether report: " << (err.message().empty() ? err.ToString() : err.message())
                 << "\n";
-      return 2;
+      return kExitError;
     }
     join = graph::JoinStatic(sg, analyses, checker, static_path);
   }
@@ -199,7 +200,7 @@ int RunReport(int argc, char** argv) {
   if (sg.lost_events)
     std::cerr << "tether report: warning: " << sg.lost_events
               << " events were lost while tracing\n";
-  return sg.findings.empty() ? 0 : 1;
+  return sg.findings.empty() ? kExitClean : kExitFindings;
 }
 
 }  // namespace tether::tool

@@ -22,6 +22,7 @@
 
 #include "command_args.hpp"
 #include "commands.hpp"
+#include "exit_codes.hpp"
 #include "tether/cli/options.hpp"
 #include "tether/duration.hpp"
 #include "tether/io/output_file.hpp"
@@ -32,17 +33,12 @@
 namespace tether::tool {
 namespace {
 
-constexpr int kClean = 0;
-constexpr int kFindings = 1;
-constexpr int kToolError = 2;
-constexpr int kProgramFailed = 3;
-
 int Usage(const std::string& problem) {
   std::cerr << "tether trace: " << problem << "\n" << kTraceUsage;
-  return kToolError;
+  return kExitError;
 }
 
-// Returns kClean when parsed, -1 after --help, else the exit code to return.
+// Returns kExitClean when parsed, -1 after --help, else the exit code to return.
 int ParseArgs(int argc, char** argv, TraceArgs* opt) {
   cli::Options cli;
   DeclareTraceOptions(&cli, opt);
@@ -56,7 +52,7 @@ int ParseArgs(int argc, char** argv, TraceArgs* opt) {
   if (!opt->load.empty() && !opt->command.empty()) {
     return Usage("--load and a program to run are exclusive");
   }
-  return kClean;
+  return kExitClean;
 }
 
 std::int64_t GraceNs(const TraceArgs& opt) {
@@ -284,8 +280,8 @@ bool Fails(const std::string& fail_on, const std::vector<trace::Finding>& findin
 }
 
 // Runs PROG with tracing on (--threads decides how), into *trace_path (a
-// temporary file when --out is not given: *remove_after). Returns kClean, or
-// kToolError when it could not run (said on stderr, files removed).
+// temporary file when --out is not given: *remove_after). Returns kExitClean, or
+// kExitError when it could not run (said on stderr, files removed).
 int RunTraced(const TraceArgs& opt, std::string* trace_path_out, bool* remove_after_out,
               std::string* threads_path_out, trace::ReportInput* input) {
   std::string& trace_path = *trace_path_out;
@@ -294,12 +290,12 @@ int RunTraced(const TraceArgs& opt, std::string* trace_path_out, bool* remove_af
   std::string error;
   if (!trace_path.empty() && !CheckTraceOut(trace_path, &error)) {
     std::cerr << "tether trace: " << error << "\n";
-    return kToolError;
+    return kExitError;
   }
   if (trace_path.empty()) {
     if (!MakeTempTrace(&trace_path, &error)) {
       std::cerr << "tether trace: " << error << "\n";
-      return kToolError;
+      return kExitError;
     }
     remove_after = true;
   }
@@ -320,7 +316,7 @@ int RunTraced(const TraceArgs& opt, std::string* trace_path_out, bool* remove_af
                       : "'" + opt.command[0] + "' is statically linked (nothing can be preloaded)")
               << "\n";
     if (remove_after) std::remove(trace_path.c_str());
-    return kToolError;
+    return kExitError;
   }
   std::vector<std::string> env;
   if (!threads || kind.links_tracer) env.push_back("TETHER_TRACE=" + trace_path);
@@ -340,16 +336,16 @@ int RunTraced(const TraceArgs& opt, std::string* trace_path_out, bool* remove_af
     std::cerr << "tether trace: " << error << "\n";
     if (remove_after) std::remove(trace_path.c_str());
     if (threads_path != trace_path && !threads_path.empty()) std::remove(threads_path.c_str());
-    return kToolError;
+    return kExitError;
   }
-  return kClean;
+  return kExitClean;
 }
 
 }  // namespace
 
 int RunTrace(int argc, char** argv) {
   TraceArgs opt;
-  if (int rc = ParseArgs(argc, argv, &opt); rc != kClean) return rc < 0 ? kClean : rc;
+  if (int rc = ParseArgs(argc, argv, &opt); rc != kExitClean) return rc < 0 ? kExitClean : rc;
 
   trace::ReportInput input;
   input.grace_ns = GraceNs(opt);
@@ -362,7 +358,8 @@ int RunTrace(int argc, char** argv) {
   // From before the temporary trace exists until the tool exits.
   if (opt.load.empty()) HoldTerminationSignals();
   if (opt.load.empty()) {
-    if (int rc = RunTraced(opt, &trace_path, &remove_after, &threads_path, &input); rc != kClean)
+    if (int rc = RunTraced(opt, &trace_path, &remove_after, &threads_path, &input);
+        rc != kExitClean)
       return rc;
   }
 
@@ -398,7 +395,7 @@ int RunTrace(int argc, char** argv) {
           << "' linked with tether_runtime? (without --threads on, the trace is written by the "
              "program itself)\n";
     }
-    return kToolError;
+    return kExitError;
   }
   if (!opt.load.empty()) {
     input.program.command = loaded.program;
@@ -417,9 +414,9 @@ int RunTrace(int argc, char** argv) {
   }
   std::cout.flush();
 
-  if (Fails(opt.fail_on, findings)) return kFindings;
-  if (input.program.failed()) return kProgramFailed;
-  return kClean;
+  if (Fails(opt.fail_on, findings)) return kExitFindings;
+  if (input.program.failed()) return kExitProgramFailed;
+  return kExitClean;
 }
 
 }  // namespace tether::tool

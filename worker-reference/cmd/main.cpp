@@ -2,11 +2,15 @@
 #include <cstring>
 #include <iostream>
 
+#include "cmd/exit_codes.hpp"
 #include "cmd/run.hpp"
 #include "cmd/serve.hpp"
 #include "cmd/validate.hpp"
 #include "git_commit.hpp"  // TETHER_GIT_COMMIT, regenerated on every build
 #include "tether/worker/pipeline.hpp"
+
+using tether::worker::cmd::kExitOk;
+using tether::worker::cmd::kExitUsage;
 
 namespace {
 
@@ -34,7 +38,7 @@ bool IsCommand(const char* name) {
 int Dispatch(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << kUsage;
-    return 2;
+    return kExitUsage;
   }
   const char* command = argv[1];
   if (!std::strcmp(command, "help") && argc > 2) {
@@ -44,21 +48,21 @@ int Dispatch(int argc, char** argv) {
     char* help_argv[] = {argv[0], argv[2], help_flag, nullptr};
     if (!IsCommand(argv[2])) {
       std::cerr << "tether-worker help: unknown command '" << argv[2] << "'\n" << kUsage;
-      return 2;
+      return kExitUsage;
     }
     return Dispatch(3, help_argv);
   }
   if (!std::strcmp(command, "--help") || !std::strcmp(command, "-h") ||
       !std::strcmp(command, "help")) {
     std::cout << kUsage;
-    return 0;
+    return kExitOk;
   }
   if (!std::strcmp(command, "--version") || !std::strcmp(command, "version")) {
     // The form of `tether --version`: a bug report quotes these lines.
     std::cout << "tether-worker " << TETHER_VERSION << "\n"
               << "commit: " << TETHER_GIT_COMMIT << "\n"
               << "compiler: " << TETHER_CXX_COMPILER << "\n";
-    return 0;
+    return kExitOk;
   }
   if (!std::strcmp(command, "run")) return tether::worker::cmd::RunCommand(argc - 1, argv + 1);
   if (!std::strcmp(command, "serve")) return tether::worker::cmd::ServeCommand(argc - 1, argv + 1);
@@ -71,7 +75,7 @@ int Dispatch(int argc, char** argv) {
   if (!std::strcmp(command, "validate"))
     return tether::worker::cmd::RunValidate(argc - 1, argv + 1);
   std::cerr << "tether-worker: unknown command '" << command << "'\n" << kUsage;
-  return 2;
+  return kExitUsage;
 }
 
 }  // namespace
@@ -86,5 +90,5 @@ int main(int argc, char** argv) {
   } catch (...) {
     std::cerr << "tether-worker: internal error: unknown exception\n";
   }
-  return 2;
+  return kExitUsage;
 }

@@ -76,9 +76,9 @@ int OpenFor(const char* command, const ClientArgs& args, std::unique_ptr<queue::
   options.create = std::string(command) == "submit";
   if (Error err = queue::OpenQueue(args.queue, options, q); !err.ok()) {
     std::cerr << "tether-worker " << command << ": " << err.message() << "\n";
-    return err.Is(ErrorCode::kInvalidArgument) ? kExitUsage : kExitQueue;
+    return err.Is(ErrorCode::kInvalidArgument) ? kExitUsage : kExitInfrastructure;
   }
-  return 0;
+  return kExitOk;
 }
 
 std::string When(const std::optional<queue::WallClock::time_point>& t) {
@@ -125,7 +125,7 @@ int SubmitCommand(int argc, char** argv) {
   }
   if (args.help) {
     std::cout << kSubmitUsage;
-    return 0;
+    return kExitOk;
   }
   // Validate everything before queuing anything.
   std::vector<queue::JobSpec> jobs;
@@ -151,16 +151,16 @@ int SubmitCommand(int argc, char** argv) {
     return kExitUsage;
   }
   std::unique_ptr<queue::Queue> q;
-  if (int status = OpenFor("submit", args, &q); status != 0) return status;
+  if (int status = OpenFor("submit", args, &q); status != kExitOk) return status;
   for (const queue::JobSpec& job : jobs) {
     std::string id;
     if (Error err = q->Submit(job, &id); !err.ok()) {
       std::cerr << "tether-worker submit: " << job.pipeline_file << ": " << err.message() << "\n";
-      return kExitQueue;
+      return kExitInfrastructure;
     }
     std::cout << id << "\n" << std::flush;
   }
-  return 0;
+  return kExitOk;
 }
 
 int StatusCommand(int argc, char** argv) {
@@ -175,15 +175,15 @@ int StatusCommand(int argc, char** argv) {
   }
   if (args.help) {
     std::cout << kStatusUsage;
-    return 0;
+    return kExitOk;
   }
   std::unique_ptr<queue::Queue> q;
-  if (int status = OpenFor("status", args, &q); status != 0) return status;
+  if (int status = OpenFor("status", args, &q); status != kExitOk) return status;
   queue::JobStatus st;
   bool found = false;
   if (Error err = q->Status(args.args[0], &st, &found); !err.ok()) {
     std::cerr << "tether-worker status: " << err.message() << "\n";
-    return err.Is(ErrorCode::kInvalidArgument) ? kExitCorrupt : kExitQueue;
+    return err.Is(ErrorCode::kInvalidArgument) ? kExitCorrupt : kExitInfrastructure;
   }
   if (!found) {
     std::cerr << "tether-worker status: no job " << args.args[0] << " in " << args.queue << "\n";
@@ -191,7 +191,7 @@ int StatusCommand(int argc, char** argv) {
   }
   if (args.json) {
     std::cout << StatusJson(st).dump() << "\n";
-    return 0;
+    return kExitOk;
   }
   std::cout << "job: " << st.id << "\n"
             << "state: " << st.state << "\n"
@@ -205,7 +205,7 @@ int StatusCommand(int argc, char** argv) {
               << "finished: " << When(st.result->finished) << "\n";
     if (!st.result->result_dir.empty()) std::cout << "results: " << st.result->result_dir << "\n";
   }
-  return 0;
+  return kExitOk;
 }
 
 int CancelCommand(int argc, char** argv) {
@@ -219,23 +219,23 @@ int CancelCommand(int argc, char** argv) {
   }
   if (args.help) {
     std::cout << kCancelUsage;
-    return 0;
+    return kExitOk;
   }
   std::unique_ptr<queue::Queue> q;
-  if (int status = OpenFor("cancel", args, &q); status != 0) return status;
+  if (int status = OpenFor("cancel", args, &q); status != kExitOk) return status;
   const std::string& id = args.args[0];
   queue::CancelOutcome outcome;
   if (Error err = q->Cancel(id, &outcome); !err.ok()) {
     std::cerr << "tether-worker cancel: " << err.message() << "\n";
-    return err.Is(ErrorCode::kInvalidArgument) ? kExitCorrupt : kExitQueue;
+    return err.Is(ErrorCode::kInvalidArgument) ? kExitCorrupt : kExitInfrastructure;
   }
   switch (outcome) {
     case queue::CancelOutcome::kQueued:
       std::cout << id << ": canceled before it started\n";
-      return 0;
+      return kExitOk;
     case queue::CancelOutcome::kRunning:
       std::cout << id << ": running; its worker was asked to cancel it\n";
-      return 0;
+      return kExitOk;
     case queue::CancelOutcome::kDone:
       std::cerr << "tether-worker cancel: " << id << " has already ended; nothing to cancel\n";
       return kExitAlreadyDone;

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "cmd/build_id.hpp"
+#include "cmd/exit_codes.hpp"
 #include "cmd/flags.hpp"
 #include "cmd/worker.hpp"
 #include "executor/live_output.hpp"
@@ -50,7 +51,7 @@ bool RefuseMissingParents(const char* command, const RunOptions& options) {
 int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_workspace_root,
                          std::unique_ptr<WorkspaceLedger>* ledger) {
   if (RefuseMissingParents(command, *options))
-    return 2;  // a usage error: nothing created, nothing started
+    return kExitUsage;  // a usage error: nothing created, nothing started
   // Before any thread exists: SIGINT/SIGTERM are read from a signalfd by the
   // signal task, SIGCHLD by the reaper task (every thread inherits the mask;
   // children get it cleared).
@@ -68,7 +69,7 @@ int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_wor
   if (ec) {
     std::cerr << "tether-worker " << command << ": cannot create " << options->results_dir << ": "
               << ec.message() << "\n";
-    return 3;
+    return kExitInfrastructure;
   }
   *own_workspace_root = options->workspace_root.empty();
   if (*own_workspace_root) {
@@ -77,7 +78,7 @@ int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_wor
     if (::mkdtemp(templ.data()) == nullptr) {
       std::cerr << "tether-worker " << command << ": cannot create a workspace root in " << templ
                 << "\n";
-      return 3;
+      return kExitInfrastructure;
     }
     options->workspace_root = templ;
     WorkspaceLedger::RecoverDeadDefaultRoots();
@@ -86,7 +87,7 @@ int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_wor
     if (ec) {
       std::cerr << "tether-worker " << command << ": cannot create " << options->workspace_root
                 << ": " << ec.message() << "\n";
-      return 3;
+      return kExitInfrastructure;
     }
     WorkspaceLedger::RecoverDead(options->workspace_root);
   }
@@ -95,9 +96,9 @@ int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_wor
   if (Error err = WorkspaceLedger::Open(options->workspace_root, record_on_crash, ledger);
       !err.ok()) {
     std::cerr << "tether-worker " << command << ": " << err.message() << "\n";
-    return 3;
+    return kExitInfrastructure;
   }
-  return 0;
+  return kExitOk;
 }
 
 int RunCommand(int argc, char** argv) {
@@ -105,11 +106,11 @@ int RunCommand(int argc, char** argv) {
   if (Error err = ParseRunOptions(argc, argv, &options); !err.ok()) {
     std::cerr << "tether-worker run: " << err.message() << "\n"
               << "run 'tether-worker run --help' for usage\n";
-    return 2;
+    return kExitUsage;
   }
   if (options.help) {
     std::cout << kRunUsage;
-    return 0;
+    return kExitOk;
   }
 
   // Validate everything before running anything.
@@ -129,12 +130,13 @@ int RunCommand(int argc, char** argv) {
   }
   if (invalid) {
     std::cerr << "tether-worker run: invalid pipeline; nothing was run\n";
-    return 2;
+    return kExitUsage;
   }
 
   bool own_workspace_root = false;
   std::unique_ptr<WorkspaceLedger> ledger;
-  if (int status = PrepareWorkerProcess("run", &options, &own_workspace_root, &ledger); status != 0)
+  if (int status = PrepareWorkerProcess("run", &options, &own_workspace_root, &ledger);
+      status != kExitOk)
     return status;
 
   std::vector<queue::BuildItem> items;
@@ -143,7 +145,7 @@ int RunCommand(int argc, char** argv) {
     queue::BuildItem item;
     if (Error err = ids.Reserve(BuildIdStem(options.files[i]), &item.id); !err.ok()) {
       std::cerr << "tether-worker run: " << err.message() << "\n";
-      return 3;
+      return kExitInfrastructure;
     }
     item.pipeline = std::move(pipelines[i]);
     items.push_back(std::move(item));

@@ -102,7 +102,7 @@ queue::QueueOptions QueueOptionsOf(const ServeOptions& options) {
 }
 
 int ExitStatusOf(const Error& err) {
-  return err.Is(ErrorCode::kInvalidArgument) ? kExitUsage : kExitQueue;
+  return err.Is(ErrorCode::kInvalidArgument) ? kExitUsage : kExitInfrastructure;
 }
 
 int ServeCommand(int argc, char** argv) {
@@ -114,7 +114,7 @@ int ServeCommand(int argc, char** argv) {
   }
   if (options.run.help) {
     std::cout << kServeUsage;
-    return 0;
+    return kExitOk;
   }
   // Refused before the spool is made: a refused command leaves nothing.
   if (RefuseMissingParents("serve", options.run)) return kExitUsage;
@@ -126,7 +126,7 @@ int ServeCommand(int argc, char** argv) {
   bool own_workspace_root = false;
   std::unique_ptr<WorkspaceLedger> ledger;
   if (int status = PrepareWorkerProcess("serve", &options.run, &own_workspace_root, &ledger);
-      status != 0) {
+      status != kExitOk) {
     return status;
   }
   // The temporary workspace root this process made goes on every return (a
@@ -159,7 +159,7 @@ int ServeCommand(int argc, char** argv) {
   std::cerr << "tether-worker serve: worker " << q->worker_name() << " on " << options.queue << ", "
             << options.run.build_limit << " slot(s)\n";
   worker.Start(Background(), std::move(side));
-  return worker.InfrastructureFailed() ? kExitQueue : 0;
+  return worker.InfrastructureFailed() ? kExitInfrastructure : kExitOk;
 }
 
 }  // namespace tether::worker::cmd

@@ -20,17 +20,12 @@
 #include <string>
 
 #include "api/control.hpp"
+#include "cmd/exit_codes.hpp"
 #include "cmd/flags.hpp"
 #include "tether/context.hpp"
 #include "tether/error.hpp"
 
 namespace tether::worker::cmd {
-
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitQueue = 3;
-inline constexpr int kExitNoSuchJob = 4;
-inline constexpr int kExitCorrupt = 5;
-inline constexpr int kExitAlreadyDone = 6;  // cancel: the job had ended
 
 struct ServeOptions {
   RunOptions run;

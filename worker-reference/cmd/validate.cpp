@@ -1,6 +1,7 @@
 // `tether-worker validate [--notes] [--strict] FILE...`: parse and validate pipelines
 // without running anything.
 #include "cmd/validate.hpp"
+#include "cmd/exit_codes.hpp"
 
 #include <iostream>
 
@@ -72,15 +73,15 @@ int RunValidate(int argc, char** argv) {
   const std::vector<std::string>& files = args.files;
   if (std::string problem = cli.Parse(argc, argv); !problem.empty()) {
     std::cerr << "tether-worker validate: " << problem << "\n" << kUsage;
-    return 2;
+    return kExitUsage;
   }
   if (cli.Help()) {
     std::cout << kValidateHelp;
-    return 0;
+    return kExitOk;
   }
   if (files.empty()) {
     std::cerr << "tether-worker validate: no pipeline files given\n" << kUsage;
-    return 2;
+    return kExitUsage;
   }
   bool all_valid = true;
   for (const std::string& file : files) {

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "cmd/exec.hpp"
+#include "cmd/exit_codes.hpp"
 #include "executor/engine.hpp"
 #include "runtime/reaper.hpp"
 #include "runtime/wake_fd.hpp"
@@ -218,12 +219,12 @@ int Worker::Start(const Context& ctx, std::vector<SideTask> side_tasks) {
   if (!err.ok()) {
     std::cerr << "tether-worker: " << err.ToString() << "\n";
     infra_failed_ = true;
-    return 3;
+    return kExitInfrastructure;
   }
   auto& counts = stats_.builds_by_status;
-  if (counts["error"] > 0) return 3;
-  if (counts["failure"] > 0 || counts["canceled"] > 0) return 1;
-  return 0;
+  if (counts["error"] > 0) return kExitInfrastructure;
+  if (counts["failure"] > 0 || counts["canceled"] > 0) return kExitBuildFailed;
+  return kExitOk;
 }
 
 Error Worker::Operate(const Context& ctx) {

@@ -13,35 +13,28 @@
 
 namespace tether::worker::runtime {
 
-struct ContextWakeFd::EventFd {
-  int fd = -1;
-  ~EventFd() {
-    if (fd >= 0) ::close(fd);
+ContextWakeFd::ContextWakeFd(const Context& ctx) : done_(ctx.Done()) {
+  if (!done_.CanFire()) return;
+  fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (fd_ < 0) return;
+  waiter_ = std::make_unique<detail::Waiter>(&ContextWakeFd::Wake, &fd_);
+  if (!done_.Register(waiter_.get())) {
+    waiter_.reset();  // already done: readable from the start
+    Wake(&fd_);
   }
-};
-
-ContextWakeFd::ContextWakeFd(const Context& ctx) {
-  if (!ctx.Done().CanFire()) return;
-  event_ = std::make_shared<EventFd>();
-  event_->fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (event_->fd < 0) {
-    event_.reset();
-    return;
-  }
-  // The callback keeps the eventfd alive on its own, so it may run after this
-  // object is gone (AfterFunc's stop cannot un-start a running callback).
-  std::shared_ptr<EventFd> event = event_;
-  stop_after_ = AfterFunc(ctx, [event] {
-    std::uint64_t one = 1;
-    [[maybe_unused]] ssize_t n = ::write(event->fd, &one, sizeof one);
-  });
 }
 
 ContextWakeFd::~ContextWakeFd() {
-  if (stop_after_) stop_after_();
+  // After Unregister returns the cancel no longer reaches fd_ (it notifies
+  // under the signal's lock, which Unregister takes).
+  if (waiter_) done_.Unregister(waiter_.get());
+  if (fd_ >= 0) ::close(fd_);
 }
 
-int ContextWakeFd::fd() const { return event_ ? event_->fd : -1; }
+void ContextWakeFd::Wake(void* fd) {
+  std::uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = ::write(*static_cast<int*>(fd), &one, sizeof one);
+}
 
 WakeFlag::WakeFlag() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 

@@ -3,10 +3,10 @@
 // context (no busy polling, no wait that ignores cancellation).
 #pragma once
 
-#include <functional>
 #include <memory>
 
 #include "tether/context.hpp"
+#include "tether/select.hpp"
 
 namespace tether::worker::runtime {
 
@@ -18,12 +18,19 @@ class ContextWakeFd {
   ContextWakeFd(const ContextWakeFd&) = delete;
   ContextWakeFd& operator=(const ContextWakeFd&) = delete;
 
-  int fd() const;
+  int fd() const { return fd_; }
 
  private:
-  struct EventFd;                     // shared with the AfterFunc callback
-  std::shared_ptr<EventFd> event_;    // null when ctx can never be done
-  std::function<bool()> stop_after_;  // unregisters the callback
+  // The eventfd is written by the thread that cancels the context, inside
+  // its cancel (a waiter on ctx.Done(), as Select registers one): no
+  // AfterFunc task that could still be running when the context's scope
+  // ends (a zombie of the build, which `tether trace` reported), and one
+  // hand-off less between the cancel and the poll's wake-up.
+  static void Wake(void* fd);
+
+  Signal done_;
+  int fd_ = -1;
+  std::unique_ptr<detail::Waiter> waiter_;  // registered on done_ while this lives
 };
 
 // A one-shot flag that a poll(2) can wait on: fd() becomes readable (for

@@ -175,5 +175,33 @@ TEST(Signal, FireOnceWaitAndWaitFor) {
   EXPECT_FALSE(never.WaitFor(milliseconds(1)));
 }
 
+// A callback waiter (what a poll(2) on an eventfd uses) is called by the
+// cancel itself, for a parent's cancel too, and never after Unregister.
+TEST(CallbackWaiter, CalledByTheCancelAndNeverAfterUnregister) {
+  auto [parent, cancel_parent] = WithCancel(Background());
+  auto [ctx, cancel] = WithCancel(parent);
+  int calls = 0;
+  auto count = [](void* n) { ++*static_cast<int*>(n); };
+  detail::Waiter waiter(count, &calls);
+  Signal done = ctx.Done();
+  ASSERT_TRUE(done.Register(&waiter));
+  EXPECT_EQ(calls, 0);
+  cancel_parent();
+  EXPECT_EQ(calls, 1);  // in the cancelling thread, before cancel returns
+  cancel();
+  EXPECT_EQ(calls, 1);
+  EXPECT_FALSE(done.Register(&waiter));  // already done: the caller wakes itself
+  done.Unregister(&waiter);
+
+  auto [other, cancel_other] = WithCancel(Background());
+  int other_calls = 0;
+  detail::Waiter gone(count, &other_calls);
+  Signal other_done = other.Done();
+  ASSERT_TRUE(other_done.Register(&gone));
+  other_done.Unregister(&gone);
+  cancel_other();
+  EXPECT_EQ(other_calls, 0);
+}
+
 }  // namespace
 }  // namespace tether

@@ -37,10 +37,18 @@ class Waiter {
   // pair (a channel's): Notify() passes through mu, then wakes all of cv.
   // Such a waiter is only notified, never waited on.
   Waiter(std::mutex* mu, std::condition_variable* cv) : target_mu_(mu), target_cv_(cv) {}
+  // A waiter whose Notify() calls fn(arg) instead: in the notifying thread,
+  // under the source's lock, so fn must neither block nor take a lock (a
+  // write to an eventfd that a poll(2) waits on). No task, no thread hop.
+  Waiter(void (*fn)(void*), void* arg) : target_fn_(fn), target_arg_(arg) {}
   Waiter(const Waiter&) = delete;
   Waiter& operator=(const Waiter&) = delete;
 
   void Notify() {
+    if (target_fn_ != nullptr) {
+      target_fn_(target_arg_);
+      return;
+    }
     if (target_cv_ != nullptr) {
       // Taking the sleeper's mutex orders this wake-up after its last check.
       { std::lock_guard<std::mutex> lock(*target_mu_); }
@@ -71,6 +79,8 @@ class Waiter {
   bool notified_ = false;  // guarded by mu_
   std::mutex* target_mu_ = nullptr;
   std::condition_variable* target_cv_ = nullptr;
+  void (*target_fn_)(void*) = nullptr;
+  void* target_arg_ = nullptr;
 };
 
 // A case of Select: TryFire() attempts to complete the case without blocking
