@@ -1,6 +1,8 @@
 // The command lines of `tether check`, `trace` and `report` (command_args.hpp).
 #include "command_args.hpp"
 
+#include <iterator>
+
 namespace tether::tool {
 
 const char kCheckUsage[] =
@@ -140,8 +142,9 @@ void DeclareTraceOptions(cli::Options* cli, TraceArgs* args) {
 }
 
 void DeclareReportOptions(cli::Options* cli, ReportArgs* args) {
-  cli->Choice("--format", &args->format,
-              {"json", "dot", "svg", "html", "perfetto", "timeline-svg", "text"});
+  cli->Choice(
+      "--format", &args->format,
+      std::vector<std::string>(std::begin(kReportFormatNames), std::end(kReportFormatNames)));
   cli->Text("--output,-o", &args->output, "a file");
   cli->DurationValue("--grace", &args->grace);
   cli->Count("--group-above", &args->group_above);

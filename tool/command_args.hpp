@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tether/check/runner.hpp"
@@ -51,6 +52,11 @@ struct TraceArgs {
   std::vector<std::string> command;
 };
 void DeclareTraceOptions(cli::Options* cli, TraceArgs* args);
+
+// `tether report`'s formats, as --format names them (report_cmd.cpp's table
+// of what each needs and how it is written checks that it has these, in order).
+inline constexpr std::string_view kReportFormatNames[] = {"json",     "dot",          "svg", "html",
+                                                          "perfetto", "timeline-svg", "text"};
 
 // `tether report`'s command line.
 struct ReportArgs {

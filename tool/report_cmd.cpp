@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "command_args.hpp"
 #include "commands.hpp"
@@ -74,55 +75,110 @@ class ReportOutput {
   bool committed_ = false;
 };
 
-// Writes the report in `format` (all rendering that can fail before OUT is
-// touched is done by then: svg holds `dot`'s output).
-Error WriteFormat(const std::string& format, const graph::ScopeGraph& sg,
-                  const graph::Analyses& analyses, const graph::DisplayGraph& display,
-                  const std::string& svg, const graph::StaticJoin* joined, std::size_t group_above,
-                  std::ostream& out) {
-  if (format == "json") {
-    graph::WriteJson(sg, analyses, out, joined);
-  } else if (format == "dot") {
-    graph::WriteDot(sg, display, out);
-  } else if (format == "svg") {
-    out << svg;
-  } else if (format == "html") {
-    graph::WriteHtml(sg, analyses, display, svg, out, joined);
-  } else if (format == "text") {
-    graph::WriteJoinText(sg, *joined, out);
-  } else if (format == "timeline-svg") {
-    graph::WriteTimelineSvg(sg, analyses, group_above, nullptr, out);
-  } else {
-    return graph::WritePerfetto(sg, out);
-  }
-  return Error();
+// What a report format is given to write.
+struct FormatInput {
+  const graph::ScopeGraph& sg;
+  const graph::Analyses& analyses;
+  const graph::DisplayGraph& display;  // made when the format has display_graph
+  const std::string& svg;              // dot's output when the format has needs_graphviz
+  const graph::StaticJoin* joined;     // --static, when given
+  std::size_t group_above;
+};
+
+// The report formats: the one place a format's name is read, with what it
+// needs and how it is written (--format's choices are these names).
+struct ReportFormat {
+  const char* name;
+  bool needs_trace;     // it shows times, which a static graph has not
+  bool needs_static;    // it shows the join of --static with the trace
+  bool display_graph;   // it draws the (grouped) scope graph
+  bool needs_graphviz;  // it embeds the graph rendered to SVG by `dot`
+  Error (*write)(const FormatInput& in, std::ostream& out);
+};
+
+constexpr ReportFormat kReportFormats[] = {
+    {"json", false, false, false, false,
+     [](const FormatInput& in, std::ostream& out) {
+       graph::WriteJson(in.sg, in.analyses, out, in.joined);
+       return Error();
+     }},
+    {"dot", false, false, true, false,
+     [](const FormatInput& in, std::ostream& out) {
+       graph::WriteDot(in.sg, in.display, out);
+       return Error();
+     }},
+    {"svg", false, false, true, true,
+     [](const FormatInput& in, std::ostream& out) {
+       out << in.svg;
+       return Error();
+     }},
+    {"html", false, false, true, true,
+     [](const FormatInput& in, std::ostream& out) {
+       graph::WriteHtml(in.sg, in.analyses, in.display, in.svg, out, in.joined);
+       return Error();
+     }},
+    {"perfetto", true, false, false, false,
+     [](const FormatInput& in, std::ostream& out) { return graph::WritePerfetto(in.sg, out); }},
+    {"timeline-svg", true, false, false, false,
+     [](const FormatInput& in, std::ostream& out) {
+       graph::WriteTimelineSvg(in.sg, in.analyses, in.group_above, nullptr, out);
+       return Error();
+     }},
+    {"text", true, true, false, false,
+     [](const FormatInput& in, std::ostream& out) {
+       graph::WriteJoinText(in.sg, *in.joined, out);
+       return Error();
+     }},
+};
+
+// The table has every name --format accepts, in its order.
+constexpr bool SameNames() {
+  if (std::size(kReportFormats) != std::size(kReportFormatNames)) return false;
+  for (std::size_t i = 0; i < std::size(kReportFormats); ++i)
+    if (std::string_view(kReportFormats[i].name) != kReportFormatNames[i]) return false;
+  return true;
+}
+static_assert(SameNames(), "kReportFormats and kReportFormatNames name the same formats");
+
+const ReportFormat& FormatNamed(const std::string& name) {
+  for (const ReportFormat& f : kReportFormats)
+    if (name == f.name) return f;
+  return kReportFormats[0];  // not reached: --format is a choice of kReportFormatNames
+}
+
+// "json, dot, svg or html": the formats a static graph can be written in.
+std::string StaticGraphFormats() {
+  std::vector<std::string> names;
+  for (const ReportFormat& f : kReportFormats)
+    if (!f.needs_trace) names.push_back(f.name);
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
 }
 
 // Renders sg in format and writes it to output (stdout when empty): 0, or 2
 // after saying why on stderr. OUT is only touched once the rendering worked.
-int WriteReport(const std::string& format, const std::string& output, const graph::ScopeGraph& sg,
+int WriteReport(const ReportFormat& format, const std::string& output, const graph::ScopeGraph& sg,
                 const graph::Analyses& analyses, const graph::StaticJoin* joined,
                 std::size_t group_above) {
+  if (format.needs_trace && sg.source != graph::SourceKind::kTrace) {
+    std::cerr << "tether report: --format " << format.name
+              << " needs a trace: a static graph has no times (use " << StaticGraphFormats()
+              << ")\n";
+    return kExitError;
+  }
   // Render fully before touching OUT (svg/html need `dot` to succeed first).
   std::string svg;
   graph::DisplayGraph display;
-  if (format == "dot" || format == "svg" || format == "html") {
-    display = graph::MakeDisplayGraph(sg, group_above, &analyses);
-  }
-  if (format == "svg" || format == "html") {
+  if (format.display_graph) display = graph::MakeDisplayGraph(sg, group_above, &analyses);
+  if (format.needs_graphviz) {
     std::ostringstream dot;
     graph::WriteDot(sg, display, dot);
     if (Error err = graph::RenderSvg(dot.str(), &svg); !err.ok()) {
       std::cerr << "tether report: " << err.message() << "\n";
       return kExitError;
     }
-  }
-  if ((format == "perfetto" || format == "timeline-svg") &&
-      sg.source != graph::SourceKind::kTrace) {
-    std::cerr << "tether report: --format " << format
-              << " needs a trace: a static graph has no times "
-                 "(use json, dot, svg or html)\n";
-    return kExitError;
   }
 
   ReportOutput sink(output);
@@ -132,8 +188,8 @@ int WriteReport(const std::string& format, const std::string& output, const grap
     std::cerr << "tether report: " << problem << "\n";
     return kExitError;
   }
-  if (Error err = WriteFormat(format, sg, analyses, display, svg, joined, group_above, *out);
-      !err.ok()) {
+  const FormatInput in{sg, analyses, display, svg, joined, group_above};
+  if (Error err = format.write(in, *out); !err.ok()) {
     std::cerr << "tether report: " << err.message() << "\n";
     return kExitError;
   }
@@ -160,14 +216,15 @@ int RunReport(int argc, char** argv) {
   if (inputs.size() > 1)
     return Usage("more than one input ('" + inputs[0] + "' and '" + inputs[1] + "')");
   const std::string input = inputs.empty() ? "" : inputs[0];
-  const std::string &format = args.format, &static_path = args.static_path;
+  const ReportFormat& format = FormatNamed(args.format);
+  const std::string& static_path = args.static_path;
   const auto group_above = static_cast<std::size_t>(args.group_above);
   graph::LoadOptions options;
   options.grace_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(args.grace).count();
   options.prepare_trace = ResolveThreadSites;  // the sites tether trace names
   if (input.empty()) return Usage("no input given");
-  if (format == "text" && static_path.empty())
-    return Usage("--format text needs --static GRAPH.json");
+  if (format.needs_static && static_path.empty())
+    return Usage(std::string("--format ") + format.name + " needs --static GRAPH.json");
 
   graph::ScopeGraph sg;
   if (Error err = graph::LoadScopeGraph(input, options, &sg); !err.ok()) {
