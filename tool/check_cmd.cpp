@@ -24,17 +24,18 @@
 #include "tether/check/writers.hpp"
 #include "tether/cli/options.hpp"
 #include "tether/io/output_file.hpp"
+#include "tether/io/process.hpp"
 
 namespace tether::tool {
 namespace {
 
+// The git toplevel of the current directory ("" outside git or without git).
 std::string GitToplevel() {
-  FILE* p = popen("git rev-parse --show-toplevel 2>/dev/null", "r");
-  if (!p) return "";
-  char buf[4096];
-  std::string out;
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  pclose(p);
+  io::ProgramOptions options;
+  options.capture_err = false;
+  io::ProgramResult git = io::RunProgram({"git", "rev-parse", "--show-toplevel"}, options);
+  if (!git.Succeeded()) return "";
+  std::string out = std::move(git.out);
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   return out;
 }

@@ -122,6 +122,9 @@ std::int64_t MonotonicNowNs() {
 
 // Runs the command with TETHER_TRACE=trace_path and waits for it. Returns
 // false (with *error) when it could not be started.
+// Not io::RunProgram (lib/io), which waits with the pid to itself: the tool
+// forwards the signals it receives to the program while it runs (g_child),
+// gives it its own environment and leaves its terminal to it.
 bool RunProgram(const std::vector<std::string>& command, const std::vector<std::string>& env,
                 trace::ProgramOutcome* outcome, std::string* error) {
   // The child reports a failed exec through this pipe (closed on success).

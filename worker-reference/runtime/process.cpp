@@ -219,6 +219,9 @@ Error Process::Spawn(const ProcessSpec& spec, const std::string& cwd,
     cgroup.reset();  // clone3 refused (seccomp, old kernel): a process group only
   }
 
+  // A step is not io::RunProgram's helper: it runs in its own process group
+  // (or cgroup, above), its output goes to the log pipe the executor streams,
+  // and the executor waits for, signals and reaps it through its pidfd.
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);

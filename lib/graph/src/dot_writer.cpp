@@ -1,20 +1,10 @@
 // Graphviz output: DOT written by hand (Boost's write_graphviz cannot draw
 // clusters and passes backslashes through), and SVG from a real `dot`.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "tether/graph/writers.hpp"
-
-extern char** environ;
+#include "tether/io/process.hpp"
 
 namespace tether::graph {
 namespace {
@@ -160,65 +150,24 @@ void WriteDot(const ScopeGraph& sg, const DisplayGraph& display, std::ostream& o
 }
 
 Error RenderSvg(const std::string& dot_text, std::string* svg) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string dir = tmp && *tmp ? tmp : "/tmp";
-  std::string in_path = dir + "/tether-report-XXXXXX";
-  std::vector<char> in_buf(in_path.begin(), in_path.end());
-  in_buf.push_back('\0');
-  int fd = ::mkstemp(in_buf.data());
-  if (fd < 0)
-    return Error(ErrorCode::kIo,
-                 "cannot create a temporary file in " + dir + ": " + std::strerror(errno));
-  ::close(fd);
-  in_path = in_buf.data();
-  std::string out_path = in_path + ".svg";
-  std::string err_path = in_path + ".err";
-  struct Cleanup {
-    std::vector<std::string> paths;
-    ~Cleanup() {
-      for (const auto& p : paths) ::unlink(p.c_str());
-    }
-  } cleanup{{in_path, out_path, err_path}};
-  {
-    std::ofstream in(in_path, std::ios::binary);
-    in << dot_text;
-    if (!in) return Error(ErrorCode::kIo, "cannot write " + in_path);
-  }
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  std::string a0 = "dot", a1 = "-Tsvg", a2 = "-o";
-  char* argv[] = {a0.data(), a1.data(), a2.data(), out_path.data(), in_path.data(), nullptr};
-  pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, "dot", &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc == ENOENT) {
+  io::ProgramOptions options;
+  options.input = dot_text;
+  io::ProgramResult dot = io::RunProgram({"dot", "-Tsvg"}, options);
+  if (dot.not_found) {
     return Error(
         ErrorCode::kInvalidArgument,
         "graphviz 'dot' was not found in PATH; install graphviz (Debian: apt-get install graphviz) "
         "to write SVG and HTML reports, or use --format dot|json|perfetto");
   }
-  if (rc != 0)
-    return Error(ErrorCode::kIo, std::string("cannot run graphviz 'dot': ") + std::strerror(rc));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  if (!dot.started) return Error(ErrorCode::kIo, "cannot run graphviz 'dot': " + dot.error);
+  if (!dot.Succeeded()) {
+    return Error(ErrorCode::kFailed,
+                 "graphviz 'dot -Tsvg' failed (" + dot.Describe() + "): " + dot.err);
   }
-  std::ifstream err_in(err_path);
-  std::stringstream err;
-  err << err_in.rdbuf();
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return Error(ErrorCode::kFailed, "graphviz 'dot -Tsvg' failed (status " +
-                                         std::to_string(status) + "): " + err.str());
+  if (dot.out.find("<svg") == std::string::npos) {
+    return Error(ErrorCode::kFailed, "graphviz 'dot -Tsvg' wrote no SVG: " + dot.err);
   }
-  std::ifstream svg_in(out_path, std::ios::binary);
-  std::stringstream buf;
-  buf << svg_in.rdbuf();
-  *svg = buf.str();
-  if (svg->find("<svg") == std::string::npos) {
-    return Error(ErrorCode::kFailed, "graphviz 'dot -Tsvg' wrote no SVG: " + err.str());
-  }
+  *svg = std::move(dot.out);
   return {};
 }
 

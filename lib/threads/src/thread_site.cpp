@@ -62,6 +62,9 @@ bool FindFrame(std::uint64_t pc, Frame* frame) {
 }
 
 // addr2line -a -f -C -i -e module addresses...: its output, or empty.
+// Spawns addr2line itself rather than through lib/io's RunProgram: this runs
+// inside the traced program, whose preloaded shim links the tracer and
+// nothing more (each library it adds is loaded into every traced program).
 std::string RunAddr2line(const std::string& module, const std::vector<std::uint64_t>& addresses) {
   std::vector<std::string> args = {"addr2line", "-a", "-f", "-C", "-i", "-e", module};
   for (std::uint64_t a : addresses) {
