@@ -26,6 +26,7 @@
 #include "tether/cli/options.hpp"
 #include "tether/duration.hpp"
 #include "tether/io/output_file.hpp"
+#include "tether/io/process.hpp"
 #include "tether/trace/model.hpp"
 #include "tether/trace/report.hpp"
 #include "thread_sites.hpp"
@@ -207,17 +208,8 @@ bool MakeTempTrace(std::string* path, std::string* error) {
 
 // The file PROG names: itself when it has a slash, else found on PATH.
 std::string ProgramFile(const std::string& prog) {
-  if (prog.find('/') != std::string::npos) return prog;
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  for (std::size_t at = 0; at <= dirs.size();) {
-    std::size_t end = dirs.find(':', at);
-    if (end == std::string::npos) end = dirs.size();
-    std::string candidate = (end > at ? dirs.substr(at, end - at) : ".") + "/" + prog;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    at = end + 1;
-  }
-  return prog;
+  std::string found = io::FindInPath(prog);
+  return found.empty() ? prog : found;
 }
 
 // What `tether trace` needs to know of PROG's file: whether the loader can

@@ -21,6 +21,7 @@
 #include "runtime/proc_scan.hpp"
 #include "runtime/reaper.hpp"
 #include "runtime/wake_fd.hpp"
+#include "tether/io/process.hpp"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -154,28 +155,11 @@ namespace {
 
 // posix_spawnp's search: argv0 in the worker's PATH, done before the fork
 // (the child of a multi-threaded process may not allocate).
+// A path with a slash is run as it is: its exec says why it cannot be (EACCES
+// for a file without the x bit, which the search would call not found).
 bool FindProgram(const std::string& argv0, std::string* path) {
-  if (argv0.find('/') != std::string::npos) {
-    *path = argv0;
-    return true;
-  }
-  const char* env = std::getenv("PATH");
-  std::string dirs = env != nullptr && *env != '\0' ? env : "/usr/local/bin:/bin:/usr/bin";
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::string dir = dirs.substr(start, end - start);
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + argv0;
-    struct stat st {};
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        ::access(candidate.c_str(), X_OK) == 0) {
-      *path = candidate;
-      return true;
-    }
-    start = end + 1;
-  }
-  return false;
+  *path = argv0.find('/') != std::string::npos ? argv0 : io::FindInPath(argv0);
+  return !path->empty();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -158,10 +159,17 @@ ProgramResult RunProgram(const std::vector<std::string>& argv, const ProgramOpti
   return result;
 }
 
+namespace {
+bool IsProgram(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+}  // namespace
+
 std::string FindInPath(std::string_view name) {
   if (name.empty()) return "";
   const std::string n(name);
-  if (n.find('/') != std::string::npos) return ::access(n.c_str(), X_OK) == 0 ? n : "";
+  if (n.find('/') != std::string::npos) return IsProgram(n) ? n : "";
   const char* path = std::getenv("PATH");
   std::string_view dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
   while (true) {
@@ -169,7 +177,7 @@ std::string FindInPath(std::string_view name) {
     std::string dir(dirs.substr(0, colon));
     if (dir.empty()) dir = ".";
     const std::string candidate = dir + "/" + n;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (IsProgram(candidate)) return candidate;
     if (colon == std::string_view::npos) return "";
     dirs.remove_prefix(colon + 1);
   }

@@ -40,8 +40,9 @@ struct ProgramResult {
 // and reading its output as it comes (neither side can fill a pipe and stall).
 ProgramResult RunProgram(const std::vector<std::string>& argv, const ProgramOptions& options = {});
 
-// The path of `name` in PATH ("" when it is not there or not executable); a
-// name with a '/' is itself when executable.
+// The path of `name` in PATH: the first regular, executable file of that
+// name ("" when there is none); a name with a '/' is itself when it is one.
+// Safe before a fork (it allocates; call it in the parent).
 std::string FindInPath(std::string_view name);
 
 }  // namespace tether::io
