@@ -97,7 +97,8 @@ class Options {
   void Command(std::vector<std::string>* into);
 
   // "" when argv parsed (argv[0] is the command's name); otherwise the
-  // problem, in one line. Values are stored only when every one is good.
+  // problem, in one line. Values are stored only when every one is good
+  // (flags are set as CLI11 reads them; the caller exits on a problem).
   std::string Parse(int argc, char** argv);
   bool Help() const { return help_; }
   // Every name declared, "-h" and "--help" included ("-p", "--build-dir"):
