@@ -151,10 +151,7 @@ std::string StaticGraphFormats() {
   std::vector<std::string> names;
   for (const ReportFormat& f : kReportFormats)
     if (!f.needs_trace) names.push_back(f.name);
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return out;
+  return cli::Alternatives(names);
 }
 
 // Renders sg in format and writes it to output (stdout when empty): 0, or 2

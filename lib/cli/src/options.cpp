@@ -53,16 +53,6 @@ bool FractionBytes(std::string_view fraction, std::uint64_t unit, std::uint64_t*
   return true;
 }
 
-// "a, b or c".
-std::string Alternatives(const std::vector<std::string>& words) {
-  std::string out;
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    if (i > 0) out += i + 1 == words.size() ? " or " : ", ";
-    out += words[i];
-  }
-  return out;
-}
-
 std::string Quoted(const std::string& text) { return "'" + text + "'"; }
 
 // What a parser says beyond "invalid duration "TEXT"": ": unknown unit ..."
@@ -126,6 +116,15 @@ Error ParseSize(std::string_view text, std::uint64_t* out) {
   }
   *out = static_cast<std::uint64_t>(bytes);
   return Error();
+}
+
+std::string Alternatives(const std::vector<std::string>& words) {
+  std::string out;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (i > 0) out += i + 1 == words.size() ? " or " : ", ";
+    out += words[i];
+  }
+  return out;
 }
 
 Options::Options() {

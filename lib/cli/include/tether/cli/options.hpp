@@ -36,6 +36,9 @@ namespace tether::cli {
 // naming the text and what is wrong with it.
 Error ParseSize(std::string_view text, std::uint64_t* out);
 
+// "a, b or c": how a choice's values are listed in messages.
+std::string Alternatives(const std::vector<std::string>& words);
+
 // The range a duration option accepts. Every duration is at least `min`
 // (more than `min` when `above_min`) and at most `max`.
 struct DurationBounds {
