@@ -129,8 +129,11 @@ const FieldDecl* MemberReach::LockedMutex(const Expr* lock) {
   return ce && ce->getNumArgs() > 0 ? MemberOfThis(ce->getArg(0)) : nullptr;
 }
 
-// A guard of mutex (lock_guard, unique_lock, scoped_lock) is declared, or
-// mutex.lock() called, before s in a block that encloses s.
+// Whether mutex is held at s: the last statement before s, in the innermost
+// block around s that has one, that takes or releases it decides. A guard
+// (lock_guard, unique_lock, scoped_lock) declared there, mutex.lock(), or a
+// lock function take it; mutex.unlock(), a guard's unlock() and an unlock
+// function release it (`lk.unlock(); cv.notify_all();` notifies unheld).
 bool MemberReach::HeldAt(const Stmt* s, const FieldDecl* mutex) {
   const Stmt* child = s;
   DynTypedNodeList parents = ast_.getParents(*s);
@@ -138,11 +141,14 @@ bool MemberReach::HeldAt(const Stmt* s, const FieldDecl* mutex) {
     if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) return false;
     const Stmt* parent = parents[0].get<Stmt>();
     if (!parent) return false;
-    if (const auto* block = dyn_cast<CompoundStmt>(parent))
+    if (const auto* block = dyn_cast<CompoundStmt>(parent)) {
+      int last = 0;
       for (const Stmt* before : block->body()) {
         if (before == child) break;
-        if (Locks(before, mutex)) return true;
+        if (const int change = LockChange(before, mutex)) last = change;
       }
+      if (last != 0) return last > 0;
+    }
     child = parent;
     parents = ast_.getParents(*parent);
   }
@@ -158,21 +164,60 @@ static const FieldDecl* MemberArg(const CallExpr* call, unsigned i) {
   return MemberOfThis(e);
 }
 
-bool MemberReach::Locks(const Stmt* s, const FieldDecl* mutex) {
+// What a function does to its parameter p: +1 it locks it, -1 it unlocks it
+// (a project's `inline void enterCS(Mutex& m) { m.lock(); }`), 0 neither or
+// not seen.
+static int ChangeOfParameter(const FunctionDecl* fn, const ParmVarDecl* p) {
+  const FunctionDecl* def = nullptr;
+  if (!fn->hasBody(def) || !def) return 0;
+  int change = 0;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || change) return;
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
+      const auto* ref =
+          dyn_cast<DeclRefExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts());
+      const std::string name = mc->getMethodDecl()->getNameAsString();
+      if (ref && ref->getDecl() == p && (name == "lock" || name == "unlock"))
+        change = name == "lock" ? 1 : -1;
+    }
+    for (const Stmt* c : s->children()) walk(c);
+  };
+  walk(def->getBody());
+  return change;
+}
+
+// `std::unique_lock<std::mutex> lk(mu, std::defer_lock)` does not lock.
+static bool DefersLock(const CXXConstructExpr* guard) {
+  return guard->getNumArgs() == 2 && RecordName(guard->getArg(1)->getType()) == "std::defer_lock_t";
+}
+
+int MemberReach::LockChange(const Stmt* s, const FieldDecl* mutex) {
   if (const auto* ds = dyn_cast<DeclStmt>(s)) {
     for (const Decl* d : ds->decls())
       if (const auto* v = dyn_cast<VarDecl>(d); v && v->getInit())
         if (const auto* ce = dyn_cast<CXXConstructExpr>(v->getInit()->IgnoreImplicit()))
           for (const Expr* arg : ce->arguments())
-            if (MemberOfThis(arg) == mutex) return true;
-    return false;
+            if (MemberOfThis(arg) == mutex) return DefersLock(ce) ? 0 : 1;
+    return 0;
   }
-  if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s->IgnoreContainers()))
-    return mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock" &&
-           MemberOfThis(mc->getImplicitObjectArgument()) == mutex;
-  if (const auto* call = dyn_cast<CallExpr>(s->IgnoreContainers()))
-    return CFunctionName(call) == "pthread_mutex_lock" && MemberArg(call, 0) == mutex;
-  return false;
+  if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s->IgnoreContainers())) {
+    const std::string name = mc->getMethodDecl() ? mc->getMethodDecl()->getNameAsString() : "";
+    if (name != "lock" && name != "unlock") return 0;
+    const Expr* object = mc->getImplicitObjectArgument();
+    // The mutex itself, or a local guard of it: `lk.unlock()`.
+    const bool ours = MemberOfThis(object) == mutex || LockedMutex(object) == mutex;
+    return ours ? (name == "lock" ? 1 : -1) : 0;
+  }
+  if (const auto* call = dyn_cast<CallExpr>(s->IgnoreContainers())) {
+    const llvm::StringRef c = CFunctionName(call);
+    if ((c == "pthread_mutex_lock" || c == "pthread_mutex_unlock") && MemberArg(call, 0) == mutex)
+      return c == "pthread_mutex_lock" ? 1 : -1;
+    const FunctionDecl* fn = call->getDirectCallee();
+    if (!fn || isa<CXXMethodDecl>(fn) || c.empty()) return 0;
+    for (unsigned i = 0; i < call->getNumArgs() && i < fn->getNumParams(); ++i)
+      if (MemberArg(call, i) == mutex) return ChangeOfParameter(fn, fn->getParamDecl(i));
+  }
+  return 0;
 }
 
 // A write to a descriptor the object holds: `::write(wake_fd_, &one, 8)`,

@@ -85,8 +85,10 @@ class MemberReach {
   void Walk(const clang::Stmt* s, Reach* r, unsigned depth, bool thread);
   // One use of member f: a read, or a write (a flag write when constant).
   void Use(const clang::MemberExpr* me, const clang::FieldDecl* f, Reach* r);
-  // A guard of mutex is declared, or mutex.lock() called, before s in a block
-  // that encloses s.
+  // mutex is held at s: the last statement before s that takes or releases
+  // it, in the innermost block around s that has one, takes it (a guard
+  // declared, mutex.lock(), a guard's lock(), pthread_mutex_lock, a function
+  // whose body locks the mutex it is given).
   bool HeldAt(const clang::Stmt* s, const clang::FieldDecl* mutex);
   // The class itself or one of its bases: their methods on this are the
   // object's own code.
@@ -113,7 +115,8 @@ class MemberReach {
   void CallC(const clang::CallExpr* call, Reach* r, bool thread);
   static const clang::FieldDecl* LockedMutex(const clang::Expr* lock);
   static const clang::FieldDecl* PromiseBehind(const clang::Expr* future);
-  static bool Locks(const clang::Stmt* s, const clang::FieldDecl* mutex);
+  // +1: the statement s takes mutex; -1: it releases it; 0: neither.
+  static int LockChange(const clang::Stmt* s, const clang::FieldDecl* mutex);
   static bool HasExit(const clang::Stmt* s, unsigned nested);
   const clang::FunctionDecl* EnclosingFunction(const clang::Stmt* s);
 

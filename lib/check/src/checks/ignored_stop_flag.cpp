@@ -17,6 +17,7 @@
 #include "../member_reach.hpp"
 #include "../obligation.hpp"
 #include "../pool_tasks.hpp"
+#include "../unlocked_start.hpp"
 
 namespace tether::check {
 namespace {
@@ -65,6 +66,8 @@ class IgnoredStopFlagCheck : public Check {
       methods.push_back(std::move(method));
     }
     CheckStartAfterStop(methods);
+    for (const UnlockedStart& s : UnlockedStarts(rd, ast(), model(), *reach_))
+      ReportUnlockedStart(s);
     for (const PollingTask& t : PollingTasks(rd, ast(), model())) ReportPollingTask(t);
     if (entries.empty()) return CheckStopWithoutWait(methods);
     // The setters: methods that set a flag. The stoppers among them: the
@@ -224,6 +227,27 @@ class IgnoredStopFlagCheck : public Check {
                    starter->getNameAsString() + "' tests");
       }
     }
+  }
+
+  // A start that races the stop's join (unlocked_start.hpp).
+  void ReportUnlockedStart(const UnlockedStart& s) {
+    if (!reported_.insert(s.start).second) return;
+    const std::string thread = s.thread->getNameAsString(), mu = s.mutex->getNameAsString();
+    const std::string starter = s.starter->getNameAsString();
+    const std::string stopper = s.stopper->getNameAsString();
+    Finding* f =
+        diag(s.start->getBeginLoc(),
+             "'" + starter + "' starts thread member '" + thread + "'" +
+                 (s.through.empty() ? "" : " through '" + s.through + "'") + " without holding '" +
+                 mu + "', which '" + stopper + "' holds while it joins '" + thread +
+                 "': a start that runs while '" + stopper +
+                 "' joins, or after it, races that join and leaves a thread nobody joins; start it "
+                 "while holding '" +
+                 mu + "', after testing there that the stop has not begun");
+    attribute(f, s.start);
+    if (f)
+      note(f, s.join->getBeginLoc(),
+           "'" + stopper + "' joins '" + thread + "' here, holding '" + mu + "'");
   }
 
   // Rule 9, a stop that does not wait for its loop. The class starts no
