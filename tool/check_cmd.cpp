@@ -23,7 +23,6 @@
 #include "tether/check/suppress.hpp"
 #include "tether/check/writers.hpp"
 #include "tether/cli/options.hpp"
-#include "tether/io/output_file.hpp"
 #include "tether/io/process.hpp"
 
 namespace tether::tool {
@@ -93,7 +92,11 @@ int ParseCheckArgs(int argc, char** argv, CheckArgs* args) {
   check::RunOptions& options = args->options;
   cli::Options cli;
   const CheckOptionHandles handles = DeclareCheckOptions(&cli, args);
-  if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
+  if (std::string problem = cli.Parse(argc, argv); !problem.empty()) {
+    if (cli.UsageHelps()) return Usage(problem);
+    std::cerr << "tether check: error: " << problem << "\n";
+    return kExitError;
+  }
   if (cli.Help()) {
     std::cout << kCheckUsage;
     return kExitClean;
@@ -164,21 +167,13 @@ void NoteWarningsAsErrors(const CheckArgs& args) {
             << "' matches none of the enabled checks: no finding fails the run\n";
 }
 
-// --output, --export-fixes and --graph, before the analysis: a run of many
-// minutes must not lose its report to a typo in a path. Nothing is created
-// or truncated here (io::CheckOutputFile). Returns false (said on stderr)
-// when one cannot be written, or two name the same file.
+// --output, --export-fixes and --graph were each checked when parsed
+// (cli::Options::OutputFile: nothing created or truncated); here, before the
+// analysis, two of them must not name one file. Returns false (said on
+// stderr) when they do.
 bool CheckOutputFiles(const CheckArgs& args) {
   const std::pair<const char*, const std::string*> outputs[] = {
       {"--output", &args.output}, {"--export-fixes", &args.export_fixes}, {"--graph", &args.graph}};
-  for (const auto& [option, path] : outputs) {
-    if (path->empty()) continue;
-    if (std::optional<io::OutputError> err = io::CheckOutputFile(*path)) {
-      std::cerr << "tether check: error: " << option << " " << *path << ": " << err->message
-                << "\n";
-      return false;
-    }
-  }
   for (size_t i = 0; i < std::size(outputs); ++i)
     for (size_t j = i + 1; j < std::size(outputs); ++j) {
       const std::string &a = *outputs[i].second, &b = *outputs[j].second;

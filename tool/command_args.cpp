@@ -106,16 +106,16 @@ CheckOptionHandles DeclareCheckOptions(cli::Options* cli, CheckArgs* args) {
   cli->Repeated("--model", &args->models, "a file");
   cli->Text("--checks", &options.checks, "a glob list");
   cli->Choice("--format", &args->format, {"text", "json", "sarif"});
-  cli->Text("--output", &args->output, "a file");
-  cli->Text("--export-fixes", &args->export_fixes, "a file");
+  cli->OutputFile("--output", &args->output);
+  cli->OutputFile("--export-fixes", &args->export_fixes);
   cli->Flag("--fix", &args->fix);
   cli->Count("-j,--jobs", &options.jobs, 1, 1024);
-  cli->Text("--graph", &args->graph, "a file");
+  cli->OutputFile("--graph", &args->graph);
   cli->Text("--sarif-root", &args->sarif_root, "a directory");
   cli->Repeated("--exclude", &options.exclude_substrings, "a substring");
   cli->Count("--max-chain-depth", &options.max_chain_depth);
-  cli->Text("--cache-dir", &options.cache_dir, "a directory");
-  cli->Text("--baseline", &args->baseline_file, "a file");
+  cli->OutputDirectory("--cache-dir", &options.cache_dir);
+  cli->InputFile("--baseline", &args->baseline_file);
   cli->Flag("--quiet", &args->quiet);
   cli->Flag("--list-checks", &args->list_checks);
   CheckOptionHandles handles;
@@ -124,15 +124,15 @@ CheckOptionHandles DeclareCheckOptions(cli::Options* cli, CheckArgs* args) {
   handles.header_filter =
       cli->Text("--header-filter", &args->header_filter, "a regular expression");
   cli->Text("--line-filter", &args->line_filter, "a JSON list");
-  cli->Text("--diff", &args->diff, "a file (- for stdin)");
+  cli->InputFile("--diff", &args->diff, cli::Dash::kStdin);
   cli->Operands(&options.files);
   cli->AfterDashes(&options.extra_args, &options.have_fixed_args);
   return handles;
 }
 
 void DeclareTraceOptions(cli::Options* cli, TraceArgs* args) {
-  cli->Text("--out", &args->out, "a file");
-  cli->Text("--load", &args->load, "a file");
+  cli->OutputFile("--out", &args->out, {.regular_only = true});
+  cli->InputFile("--load", &args->load);
   cli->DurationValue("--grace", &args->grace);
   cli->Choice("--format", &args->format, {"text", "json"});
   cli->Choice("--fail-on", &args->fail_on, {"zombie", "leak", "none"});
@@ -145,11 +145,10 @@ void DeclareReportOptions(cli::Options* cli, ReportArgs* args) {
   cli->Choice(
       "--format", &args->format,
       std::vector<std::string>(std::begin(kReportFormatNames), std::end(kReportFormatNames)));
-  cli->Text("--output,-o", &args->output, "a file");
+  cli->OutputFile("--output,-o", &args->output);
   cli->DurationValue("--grace", &args->grace);
   cli->Count("--group-above", &args->group_above);
-  cli->Text("--static", &args->static_path, "a static graph (tether check --graph F.json)",
-            cli::Empty::kRefused);
+  cli->InputFile("--static", &args->static_path);
   cli->Operands(&args->inputs);
 }
 

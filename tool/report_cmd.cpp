@@ -204,7 +204,11 @@ int RunReport(int argc, char** argv) {
   args.group_above = graph::kGroupTasksAbove;
   cli::Options cli;
   DeclareReportOptions(&cli, &args);
-  if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
+  if (std::string problem = cli.Parse(argc, argv); !problem.empty()) {
+    if (cli.UsageHelps()) return Usage(problem);
+    std::cerr << "tether report: error: " << problem << "\n";
+    return kExitError;
+  }
   if (cli.Help()) {
     std::cout << kReportUsage;
     return kExitClean;

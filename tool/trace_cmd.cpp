@@ -25,7 +25,6 @@
 #include "exit_codes.hpp"
 #include "tether/cli/options.hpp"
 #include "tether/duration.hpp"
-#include "tether/io/output_file.hpp"
 #include "tether/io/process.hpp"
 #include "tether/trace/model.hpp"
 #include "tether/trace/report.hpp"
@@ -43,7 +42,11 @@ int Usage(const std::string& problem) {
 int ParseArgs(int argc, char** argv, TraceArgs* opt) {
   cli::Options cli;
   DeclareTraceOptions(&cli, opt);
-  if (std::string problem = cli.Parse(argc, argv); !problem.empty()) return Usage(problem);
+  if (std::string problem = cli.Parse(argc, argv); !problem.empty()) {
+    if (cli.UsageHelps()) return Usage(problem);
+    std::cerr << "tether trace: error: " << problem << "\n";
+    return kExitError;
+  }
   if (cli.Help()) {
     std::cout << kTraceUsage;
     return -1;
@@ -178,20 +181,6 @@ bool RunProgram(const std::vector<std::string>& command, const std::vector<std::
   return true;
 }
 
-// --out is checked before the program runs: a build that ran for ten
-// minutes must not lose its trace to a typo in the path. The file may exist
-// (it is replaced) but must then be a regular file; its directory must exist
-// and take a new file (io::CheckOutputFile, as `tether check --output`).
-bool CheckTraceOut(const std::string& path, std::string* error) {
-  std::optional<io::OutputError> err = io::CheckOutputFile(path, {.regular_only = true});
-  if (!err) return true;
-  *error = err->ToString();
-  if (err->kind == io::OutputError::Kind::kDirectory ||
-      err->kind == io::OutputError::Kind::kNotRegular)
-    *error += "; --out names the trace file to write";
-  return false;
-}
-
 // A fresh temporary file for the trace.
 bool MakeTempTrace(std::string* path, std::string* error) {
   const char* dir = std::getenv("TMPDIR");
@@ -283,10 +272,8 @@ int RunTraced(const TraceArgs& opt, std::string* trace_path_out, bool* remove_af
   bool& remove_after = *remove_after_out;
   std::string& threads_path = *threads_path_out;
   std::string error;
-  if (!trace_path.empty() && !CheckTraceOut(trace_path, &error)) {
-    std::cerr << "tether trace: " << error << "\n";
-    return kExitError;
-  }
+  // --out was checked when parsed (cli::Options::OutputFile): a build that
+  // ran for ten minutes must not lose its trace to a typo in the path.
   if (trace_path.empty()) {
     if (!MakeTempTrace(&trace_path, &error)) {
       std::cerr << "tether trace: " << error << "\n";

@@ -65,7 +65,7 @@ void DeclareServeOptions(cli::Options* cli, ServeOptions* out) {
   cli->Text("--queue-key", &out->queue_key, "a key", cli::Empty::kRefused);
   cli->Text("--worker-name", &out->worker_name, "a name", cli::Empty::kRefused);
   cli->Text("--api", &out->api, "an address (HOST:PORT)", cli::Empty::kRefused);
-  cli->Text("--api-token-file", &out->api_token_file, "a file", cli::Empty::kRefused);
+  cli->InputFile("--api-token-file", &out->api_token_file);
   DurationOption(cli, "--heartbeat-ttl", &out->heartbeat_ttl,
                  cli::DurationBounds::AtLeast(std::chrono::milliseconds(100)));
 }

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <map>
 
+#include "tether/io/read_file.hpp"
+
 namespace tether::cli {
 
 namespace {
@@ -158,6 +160,45 @@ CLI::Option* Options::Text(const std::string& names, std::string* into, std::str
   return d.option;
 }
 
+CLI::Option* Options::PathValue(const std::string& names, std::string* into, std::string what,
+                                std::function<std::string(const std::string&)> problem) {
+  Declared& d = Declare(names, what, false);
+  d.on_disk = true;
+  d.refuse = [what, problem](const std::string& text) -> std::string {
+    const std::string why = problem(text);
+    return why.empty() ? "" : what + ", not " + Quoted(text) + ": " + why;
+  };
+  d.apply = [into](const std::string& text) { *into = text; };
+  return d.option;
+}
+
+CLI::Option* Options::InputFile(const std::string& names, std::string* into, Dash dash) {
+  return PathValue(names, into,
+                   dash == Dash::kStdin ? "a file it can read (- for stdin)" : "a file it can read",
+                   [dash](const std::string& text) -> std::string {
+                     if (dash == Dash::kStdin && text == "-") return "";
+                     std::optional<io::ReadError> err = io::CheckInputFile(text);
+                     return err ? err->message : "";
+                   });
+}
+
+CLI::Option* Options::OutputFile(const std::string& names, std::string* into,
+                                 io::OutputOptions options) {
+  return PathValue(names, into, "a file it can write",
+                   [options](const std::string& text) -> std::string {
+                     if (text.empty()) return "empty file name";
+                     std::optional<io::OutputError> err = io::CheckOutputFile(text, options);
+                     return err ? err->message : "";
+                   });
+}
+
+CLI::Option* Options::OutputDirectory(const std::string& names, std::string* into) {
+  return PathValue(names, into, "a directory it can write in", [](const std::string& text) {
+    std::optional<io::OutputError> err = io::CheckOutputDirectory(text);
+    return err ? err->message : std::string();
+  });
+}
+
 CLI::Option* Options::Choice(const std::string& names, std::string* into,
                              std::vector<std::string> choices) {
   const std::string what = Alternatives(choices);
@@ -298,7 +339,10 @@ std::string Options::Parse(int argc, char** argv) {
   for (const Declared& d : declared_)
     for (const std::string& text : d.values)
       if (d.refuse)
-        if (std::string why = d.refuse(text); !why.empty()) return d.label + " needs " + why;
+        if (std::string why = d.refuse(text); !why.empty()) {
+          usage_helps_ = !d.on_disk;
+          return d.label + " needs " + why;
+        }
   for (const Declared& d : declared_)
     for (const std::string& text : d.values) d.apply(text);
   return Remaining();

@@ -86,4 +86,34 @@ std::optional<OutputError> CheckOutputFile(const std::string& path, const Output
   return CheckNew(path);
 }
 
+std::optional<OutputError> CheckOutputDirectory(const std::string& path) {
+  auto cannot = [&](const std::string& where, int err) {
+    return Error(OutputError::Kind::kCannotCreate, path,
+                 "cannot create it in " + where + ": " + std::strerror(err));
+  };
+  if (path.empty()) return Error(OutputError::Kind::kCannotCreate, path, "empty directory name");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode))
+      return Error(OutputError::Kind::kNotRegular, path, "is not a directory");
+    if (::access(path.c_str(), W_OK | X_OK) != 0)
+      return Error(OutputError::Kind::kCannotWrite, path,
+                   std::string("cannot write in it: ") + std::strerror(errno));
+    return std::nullopt;
+  }
+  if (errno != ENOENT && errno != ENOTDIR) return cannot(DirectoryOf(path), errno);
+  // Made with its missing parents: the nearest part of the path that exists
+  // must be a directory that takes new entries.
+  std::string existing = path;
+  while (::stat(existing.c_str(), &st) != 0) {
+    if (errno != ENOENT && errno != ENOTDIR) return cannot(existing, errno);
+    const std::string parent = DirectoryOf(existing);
+    if (parent == existing) return cannot(existing, ENOENT);
+    existing = parent;
+  }
+  if (!S_ISDIR(st.st_mode)) return cannot(existing, ENOTDIR);
+  if (::access(existing.c_str(), W_OK | X_OK) != 0) return cannot(existing, errno);
+  return std::nullopt;
+}
+
 }  // namespace tether::io

@@ -66,19 +66,29 @@ std::optional<std::uint64_t> EnvCap(bool* ok) {
   return cap;
 }
 
+// An open descriptor, closed when it goes.
 class Fd {
  public:
-  explicit Fd(int fd) : fd_(fd) {}
+  Fd() = default;
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   ~Fd() {
     if (fd_ >= 0) ::close(fd_);
   }
+  void Reset(int fd) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
   int get() const { return fd_; }
 
  private:
-  int fd_;
+  int fd_ = -1;
 };
+
+std::optional<ReadError> TooBig(const std::string& path, std::uint64_t cap) {
+  return ReadError{path, "is larger than the input limit of " + std::to_string(cap) +
+                             " bytes (set " + kMaxInputBytesEnv + " to raise it)"};
+}
 
 }  // namespace
 
@@ -107,16 +117,19 @@ std::optional<ReadError> ReadInputFile(const std::string& path, std::string* con
   return err;
 }
 
-std::optional<ReadError> ReadInputFileChunks(
-    const std::string& path, const std::function<bool(std::string_view, std::uint64_t)>& sink,
-    const ReadOptions& options) {
+namespace {
+
+// The checks every read makes before its first byte: the cap in force (into
+// *cap, when 0 on entry), a name, a regular file that opens without blocking
+// and within the cap. On success *fd holds the file open (blocking again).
+std::optional<ReadError> OpenInput(const std::string& path, std::uint64_t* cap, Fd* fd,
+                                   struct stat* st) {
   auto fail = [&](std::string message) -> std::optional<ReadError> {
     return ReadError{path, std::move(message)};
   };
-  std::uint64_t cap = options.max_bytes;
-  if (cap == 0) {
+  if (*cap == 0) {
     bool ok = true;
-    cap = EnvCap(&ok).value_or(kDefaultMaxInputBytes);
+    *cap = EnvCap(&ok).value_or(kDefaultMaxInputBytes);
     if (!ok) {
       return fail(std::string(kMaxInputBytesEnv) + "='" + std::getenv(kMaxInputBytesEnv) +
                   "' is not a size in bytes (e.g. 536870912 or 512MiB)");
@@ -125,12 +138,11 @@ std::optional<ReadError> ReadInputFileChunks(
   if (path.empty()) return fail("empty file name");
 
   // stat first: a directory or a FIFO is refused without opening it at all.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
+  if (::stat(path.c_str(), st) != 0) {
     if (errno == ENOENT) return fail("no such file");
     return fail(std::string("cannot read: ") + std::strerror(errno));
   }
-  if (!S_ISREG(st.st_mode)) return fail(NotRegular(st.st_mode));
+  if (!S_ISREG(st->st_mode)) return fail(NotRegular(st->st_mode));
 
   // Something else may replace the file between stat and open: open without
   // blocking (a FIFO's open would wait for a writer), then check what was
@@ -143,18 +155,37 @@ std::optional<ReadError> ReadInputFileChunks(
     if (errno == ENOENT) return fail("no such file");
     return fail(std::string("cannot open: ") + std::strerror(errno));
   }
-  Fd fd(raw);
-  if (::fstat(fd.get(), &st) != 0) return fail(std::string("cannot read: ") + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return fail(NotRegular(st.st_mode));
+  fd->Reset(raw);
+  if (::fstat(fd->get(), st) != 0) return fail(std::string("cannot read: ") + std::strerror(errno));
+  if (!S_ISREG(st->st_mode)) return fail(NotRegular(st->st_mode));
   // Regular files ignore O_NONBLOCK; clear it all the same.
-  if (int flags = ::fcntl(fd.get(), F_GETFL); flags >= 0)
-    ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+  if (int flags = ::fcntl(fd->get(), F_GETFL); flags >= 0)
+    ::fcntl(fd->get(), F_SETFL, flags & ~O_NONBLOCK);
+  if (static_cast<std::uint64_t>(st->st_size) > *cap) return TooBig(path, *cap);
+  return std::nullopt;
+}
 
-  auto too_big = [&]() {
-    return fail("is larger than the input limit of " + std::to_string(cap) + " bytes (set " +
-                kMaxInputBytesEnv + " to raise it)");
+}  // namespace
+
+std::optional<ReadError> CheckInputFile(const std::string& path) {
+  std::uint64_t cap = 0;
+  Fd fd;
+  struct stat st {};
+  return OpenInput(path, &cap, &fd, &st);
+}
+
+std::optional<ReadError> ReadInputFileChunks(
+    const std::string& path, const std::function<bool(std::string_view, std::uint64_t)>& sink,
+    const ReadOptions& options) {
+  auto fail = [&](std::string message) -> std::optional<ReadError> {
+    return ReadError{path, std::move(message)};
   };
-  if (static_cast<std::uint64_t>(st.st_size) > cap) return too_big();
+  std::uint64_t cap = options.max_bytes;
+  Fd fd;
+  struct stat st {};
+  if (std::optional<ReadError> err = OpenInput(path, &cap, &fd, &st)) return err;
+
+  auto too_big = [&]() { return TooBig(path, cap); };
   // st_size is a hint only (files under /proc report 0; a file may grow).
   const std::uint64_t size_hint = st.st_size > 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
   std::uint64_t total = 0;

@@ -4,7 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -174,6 +179,111 @@ TEST(OptionNames, EveryDeclaredNameWithHelp) {
   for (const char* name :
        {"-h", "--help", "--out", "-o", "-j", "--jobs", "--quiet", "-q", "--max-size", "--model"})
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+}
+
+// A scratch directory for the path kinds, removed with its files.
+class Scratch {
+ public:
+  Scratch() {
+    const char* tmp = std::getenv("TMPDIR");
+    dir_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/tether-cli-XXXXXX";
+    if (!::mkdtemp(dir_.data())) dir_.clear();
+  }
+  ~Scratch() {
+    if (!dir_.empty()) std::system(("rm -rf '" + dir_ + "'").c_str());
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string File(const std::string& name, const std::string& text = "x") const {
+    std::ofstream(Path(name)) << text;
+    return Path(name);
+  }
+
+ private:
+  std::string dir_;
+};
+
+// Paths: looked at on disk when parsed, the reason after the quoted path.
+struct PathValues {
+  std::string in, diff, out, trace, cache;
+};
+
+std::string ParsePaths(PathValues* v, std::vector<std::string> args) {
+  Options cli;
+  cli.InputFile("--baseline", &v->in);
+  cli.InputFile("--diff", &v->diff, Dash::kStdin);
+  cli.OutputFile("--output", &v->out);
+  cli.OutputFile("--trace", &v->trace, {.regular_only = true});
+  cli.OutputDirectory("--cache-dir", &v->cache);
+  args.insert(args.begin(), "cmd");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  return cli.Parse(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(OptionMessages, InputFiles) {
+  Scratch s;
+  ASSERT_FALSE(s.Path("").empty());
+  PathValues v;
+  const std::string gone = s.Path("gone.json");
+  EXPECT_EQ(ParsePaths(&v, {"--baseline", gone}),
+            "--baseline needs a file it can read, not '" + gone + "': no such file");
+  EXPECT_EQ(ParsePaths(&v, {"--baseline", s.Path("")}),
+            "--baseline needs a file it can read, not '" + s.Path("") +
+                "': is a directory, not a regular file");
+  EXPECT_EQ(ParsePaths(&v, {"--baseline", ""}),
+            "--baseline needs a file it can read, not '': empty file name");
+  EXPECT_EQ(ParsePaths(&v, {"--diff", gone}),
+            "--diff needs a file it can read (- for stdin), not '" + gone + "': no such file");
+  EXPECT_EQ(ParsePaths(&v, {"--baseline"}), "--baseline needs a file it can read");
+  // "-" is stdin only where the option says so.
+  EXPECT_EQ(ParsePaths(&v, {"--baseline", "-"}),
+            "--baseline needs a file it can read, not '-': no such file");
+  const std::string good = s.File("b.json");
+  EXPECT_EQ(ParsePaths(&v, {"--baseline", good, "--diff", "-"}), "");
+  EXPECT_EQ(v.in, good);
+  EXPECT_EQ(v.diff, "-");
+}
+
+TEST(OptionMessages, OutputFilesAreNeitherCreatedNorTruncated) {
+  Scratch s;
+  PathValues v;
+  const std::string nodir = s.Path("nodir/r.txt");
+  EXPECT_EQ(ParsePaths(&v, {"--output", nodir}),
+            "--output needs a file it can write, not '" + nodir + "': cannot create it in " +
+                s.Path("nodir") + ": No such file or directory");
+  EXPECT_EQ(ParsePaths(&v, {"--output", s.Path("")}),
+            "--output needs a file it can write, not '" + s.Path("") + "': is a directory");
+  EXPECT_EQ(ParsePaths(&v, {"--output", ""}),
+            "--output needs a file it can write, not '': empty file name");
+  EXPECT_EQ(ParsePaths(&v, {"--trace", "/dev/null"}),
+            "--trace needs a file it can write, not '/dev/null': is a character device, not a "
+            "regular file");
+  const std::string kept = s.File("kept.txt", "keep");
+  const std::string fresh = s.Path("fresh.txt");
+  EXPECT_EQ(ParsePaths(&v, {"--output", kept, "--trace", fresh, "--cache-dir", s.Path("")}), "");
+  std::ifstream in(kept);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "keep");
+  struct stat st {};
+  EXPECT_NE(::stat(fresh.c_str(), &st), 0) << "a new output file is not made when parsed";
+  EXPECT_EQ(v.out, kept);
+}
+
+TEST(OptionMessages, OutputDirectories) {
+  Scratch s;
+  PathValues v;
+  const std::string file = s.File("f");
+  EXPECT_EQ(
+      ParsePaths(&v, {"--cache-dir", file}),
+      "--cache-dir needs a directory it can write in, not '" + file + "': is not a directory");
+  EXPECT_EQ(ParsePaths(&v, {"--cache-dir", file + "/sub/dir"}),
+            "--cache-dir needs a directory it can write in, not '" + file +
+                "/sub/dir': cannot create it in " + file + ": Not a directory");
+  // A missing directory (and its missing parents) is made later: nothing now.
+  EXPECT_EQ(ParsePaths(&v, {"--cache-dir", s.Path("a/b/c")}), "");
+  struct stat st {};
+  EXPECT_NE(::stat(s.Path("a").c_str(), &st), 0);
+  EXPECT_EQ(v.cache, s.Path("a/b/c"));
 }
 
 TEST(ParseSize, BinaryDecimalAndExactFractions) {

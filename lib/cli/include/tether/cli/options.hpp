@@ -12,7 +12,10 @@
 // WHAT is the kind's description: "a file" (a text option's own words),
 // "text, json or sarif" (a choice), "a duration such as 500ms or 2m" (with
 // its bound when one is broken: "a duration of at least 100ms"), "a whole
-// number from 1 to 1024" (a count), "a size such as 10MiB or 512KiB".
+// number from 1 to 1024" (a count), "a size such as 10MiB or 512KiB", "a
+// file it can read" (checked on disk when parsed: "--baseline needs a file it
+// can read, not 'b.json': no such file"), "a file it can write", "a directory
+// it can write in".
 // The caller prints the message above its usage text and exits 2.
 #pragma once
 
@@ -28,6 +31,7 @@
 
 #include "tether/duration.hpp"
 #include "tether/error.hpp"
+#include "tether/io/output_file.hpp"
 
 namespace tether::cli {
 
@@ -62,6 +66,9 @@ struct DurationBounds {
 // Whether a text option takes the empty value (`--static ''`).
 enum class Empty { kAllowed, kRefused };
 
+// Whether a file option takes "-" for the standard input.
+enum class Dash { kRefused, kStdin };
+
 class Options {
  public:
   Options();
@@ -83,6 +90,16 @@ class Options {
                      std::uint64_t max = std::numeric_limits<unsigned>::max());
   CLI::Option* Count(const std::string& names, int* into, std::uint64_t min = 0,
                      std::uint64_t max = std::numeric_limits<int>::max());
+  // A file the command reads, looked at when parsed (io::CheckInputFile: it
+  // exists, is a regular file, opens and is within the input limit), so a
+  // typo fails before the work starts. With Dash::kStdin "-" is stdin.
+  CLI::Option* InputFile(const std::string& names, std::string* into, Dash dash = Dash::kRefused);
+  // A file the command writes, looked at when parsed (io::CheckOutputFile:
+  // nothing is created or truncated).
+  CLI::Option* OutputFile(const std::string& names, std::string* into,
+                          io::OutputOptions options = {});
+  // A directory the command writes in, made when missing (io::CheckOutputDirectory).
+  CLI::Option* OutputDirectory(const std::string& names, std::string* into);
   // A size in bytes (ParseSize).
   CLI::Option* Size(const std::string& names, std::uint64_t* into);
   // A text option that may be given any number of times (--model A --model B).
@@ -104,6 +121,10 @@ class Options {
   // (flags are set as CLI11 reads them; the caller exits on a problem).
   std::string Parse(int argc, char** argv);
   bool Help() const { return help_; }
+  // Whether the usage text helps with the problem Parse returned: not when
+  // the line was well formed and a file it names is wrong on disk (a missing
+  // --baseline). Such a problem is an input error: one line, "error:".
+  bool UsageHelps() const { return usage_helps_; }
   // Every name declared, "-h" and "--help" included ("-p", "--build-dir"):
   // what a test compares with the command's usage text.
   std::vector<std::string> Names() const;
@@ -118,10 +139,14 @@ class Options {
     std::function<void(const std::string& text)> apply;  // stores a good value
     bool repeatable = false;
     bool flag = false;
+    bool on_disk = false;             // a path kind: its refusal is about the file, not the line
     std::vector<std::string> values;  // what CLI11 read
   };
 
   Declared& Declare(const std::string& names, std::string what, bool repeatable);
+  // A path looked at on disk: `problem` says what is wrong with it ("" when nothing).
+  CLI::Option* PathValue(const std::string& names, std::string* into, std::string what,
+                         std::function<std::string(const std::string&)> problem);
   // A count no larger than `top`, the type's largest value.
   CLI::Option* CountInto(const std::string& names, std::uint64_t min, std::uint64_t max,
                          std::uint64_t top, std::function<void(std::uint64_t)> store);
@@ -132,6 +157,7 @@ class Options {
 
   CLI::App app_;
   bool help_ = false;
+  bool usage_helps_ = true;
   std::list<Declared> declared_;  // stable addresses: CLI11 writes into `values`
   std::vector<std::string>* after_dashes_ = nullptr;
   bool* saw_dashes_ = nullptr;

@@ -48,4 +48,11 @@ struct OutputOptions {
 std::optional<OutputError> CheckOutputFile(const std::string& path,
                                            const OutputOptions& options = {});
 
+// Whether files can be written in the directory `path`: an existing one must
+// be a directory that takes new entries; a missing one is made later with
+// its parents, so the nearest existing ancestor must take new entries
+// (access(2); nothing is created). "is not a directory", "cannot create it
+// in /x: Permission denied".
+std::optional<OutputError> CheckOutputDirectory(const std::string& path);
+
 }  // namespace tether::io

@@ -57,6 +57,11 @@ std::uint64_t MaxInputBytes();
 std::optional<ReadError> ReadInputFile(const std::string& path, std::string* contents,
                                        const ReadOptions& options = {});
 
+// The checks ReadInputFile makes before it reads (a name, a regular file that
+// opens, within the cap), without reading: a command checks the files its
+// options name before its work starts (lib/cli's InputFile).
+std::optional<ReadError> CheckInputFile(const std::string& path);
+
 // The same checks and cap, but the bytes are handed to sink in chunks as they
 // are read (with st_size as a hint, 0 when unknown), so a large file never
 // sits in memory whole. sink returns false to stop reading early. A ReadError
