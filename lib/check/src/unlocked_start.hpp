@@ -19,9 +19,9 @@
 namespace tether::check {
 
 struct UnlockedStart {
-  const clang::FieldDecl* thread = nullptr;     // the member
-  const clang::Stmt* start = nullptr;           // `t_ = std::thread(..)`, or the call it is given to
-  std::string through;                          // that call's function ("StartThread"), or ""
+  const clang::FieldDecl* thread = nullptr;  // the member
+  const clang::Stmt* start = nullptr;        // `t_ = std::thread(..)`, or the call it is given to
+  std::string through;                       // that call's function ("StartThread"), or ""
   const clang::FunctionDecl* starter = nullptr;  // the method that starts it
   const clang::FunctionDecl* stopper = nullptr;  // a method that joins it under `mutex`
   const clang::Stmt* join = nullptr;
