@@ -142,6 +142,31 @@ class Sampler {
   std::thread t_;
 };
 
+// A function that takes and releases the mutex itself holds nothing after
+// it: the start that follows it is unlocked.
+inline void Touch(std::mutex& m) {
+  m.lock();
+  m.unlock();
+}
+
+class Indexer {
+ public:
+  void Kick() {
+    Touch(mu_);
+    t_ = std::thread([this] { Index(); });
+    // CHECK: :[[@LINE-1]]:5: warning: 'Kick' starts thread member 't_' without holding 'mu_', which 'Stop' holds while it joins 't_'
+  }
+  void Stop() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (t_.joinable()) t_.join();
+  }
+
+ private:
+  void Index() {}
+  std::mutex mu_;
+  std::thread t_;
+};
+
 // Negative: the stop releases the mutex before it joins: the join is not
 // ordered by it, and nothing says the thread object is shared.
 class Flusher {

@@ -2,6 +2,7 @@
 #include "member_reach.hpp"
 
 #include <functional>
+#include <vector>
 
 #include "ast_util.hpp"
 #include "obligation.hpp"
@@ -165,25 +166,26 @@ static const FieldDecl* MemberArg(const CallExpr* call, unsigned i) {
 }
 
 // What a function does to its parameter p: +1 it locks it, -1 it unlocks it
-// (a project's `inline void enterCS(Mutex& m) { m.lock(); }`), 0 neither or
-// not seen.
+// (a project's `inline void enterCS(Mutex& m) { m.lock(); }`), 0 neither, both
+// (a lock then an unlock: a hold of its own), or not seen.
 static int ChangeOfParameter(const FunctionDecl* fn, const ParmVarDecl* p) {
   const FunctionDecl* def = nullptr;
   if (!fn->hasBody(def) || !def) return 0;
-  int change = 0;
+  std::vector<int> changes;  // in source order
   std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-    if (!s || change) return;
+    if (!s) return;
     if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
       const auto* ref =
           dyn_cast<DeclRefExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts());
       const std::string name = mc->getMethodDecl()->getNameAsString();
       if (ref && ref->getDecl() == p && (name == "lock" || name == "unlock"))
-        change = name == "lock" ? 1 : -1;
+        changes.push_back(name == "lock" ? 1 : -1);
     }
     for (const Stmt* c : s->children()) walk(c);
   };
   walk(def->getBody());
-  return change;
+  if (changes.empty() || (changes.front() > 0 && changes.back() < 0)) return 0;
+  return changes.back();
 }
 
 // `std::unique_lock<std::mutex> lk(mu, std::defer_lock)` does not lock.
