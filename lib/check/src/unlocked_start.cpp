@@ -88,23 +88,27 @@ bool AssignsThread(const FunctionDecl* def, const ParmVarDecl* p, const TaskGrou
   return assigns;
 }
 
+// e is `&f` for member f of this.
+bool IsAddressOf(const Expr* e, const FieldDecl* f) {
+  const auto* u = dyn_cast<UnaryOperator>(e->IgnoreParenImpCasts());
+  return u && u->getOpcode() == UO_AddrOf && MemberOfThis(u->getSubExpr()) == f;
+}
+
 // The function a use of the member is handed to by non-const reference (or
 // pointer), and that starts it: its body assigns the parameter a new
 // thread, or, unseen, it is given a thread known not to be joinable.
 const CallExpr* StartingCall(ASTContext& ast, const MemberExpr* me, const FieldDecl* f,
                              const TaskGroupModel& g) {
-  const Stmt* arg = me;
-  const Stmt* parent = Parent(ast, me);
-  while (parent &&
-         (isa<ImplicitCastExpr, ParenExpr>(parent) ||
-          (isa<UnaryOperator>(parent) && cast<UnaryOperator>(parent)->getOpcode() == UO_AddrOf)))
-    arg = parent, parent = Parent(ast, parent);
+  const Stmt* parent = ParentOf(ast, me);
+  if (const auto* addr = dyn_cast_or_null<UnaryOperator>(parent);
+      addr && addr->getOpcode() == UO_AddrOf)
+    parent = ParentOf(ast, addr);  // `&t_`
   const auto* call = dyn_cast_or_null<CallExpr>(parent);
   if (!call || isa<CXXOperatorCallExpr>(call)) return nullptr;
   const FunctionDecl* fn = call->getDirectCallee();
   if (!fn || ast.getSourceManager().isInSystemHeader(fn->getLocation())) return nullptr;
   for (unsigned i = 0; i < call->getNumArgs() && i < fn->getNumParams(); ++i) {
-    if (call->getArg(i) != arg) continue;
+    if (MemberOfThis(call->getArg(i)) != f && !IsAddressOf(call->getArg(i), f)) continue;
     const QualType t = fn->getParamDecl(i)->getType();
     const QualType to = t->isReferenceType() ? t.getNonReferenceType()
                         : t->isPointerType() ? t->getPointeeType()
@@ -157,13 +161,11 @@ std::vector<UnlockedStart> UnlockedStarts(const CXXRecordDecl* rd, ASTContext& a
     std::vector<UnlockedStart> starts;
     for (const FunctionDecl* def : shared)
       ForEachUse(def->getBody(), f, [&](const MemberExpr* me) {
-        const Stmt* use = me;
-        const Stmt* up = Parent(ast, use);
-        while (up && isa<ImplicitCastExpr>(up)) up = Parent(ast, up);
+        // `t_.join()`, or `p_->join()` through a smart pointer's operator->.
+        const Stmt* up = ParentOf(ast, me);
         if (const auto* arrow = dyn_cast_or_null<CXXOperatorCallExpr>(up);
             arrow && arrow->getOperator() == OO_Arrow)
-          use = arrow, up = Parent(ast, arrow);  // p_->join()
-        while (up && isa<ImplicitCastExpr>(up)) up = Parent(ast, up);
+          up = ParentOf(ast, arrow);
         if (const auto* member = dyn_cast_or_null<MemberExpr>(up))
           if (const auto* call = dyn_cast_or_null<CXXMemberCallExpr>(Parent(ast, member));
               call && call->getMethodDecl() && call->getMethodDecl()->getNameAsString() == "join") {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -181,16 +181,18 @@ TEST(OptionNames, EveryDeclaredNameWithHelp) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
 }
 
-// A scratch directory for the path kinds, removed with its files.
+// A scratch directory for the path kinds, removed with its files (mkdtemp
+// fills in the template's X's).
 class Scratch {
  public:
   Scratch() {
-    const char* tmp = std::getenv("TMPDIR");
-    dir_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/tether-cli-XXXXXX";
-    if (!::mkdtemp(dir_.data())) dir_.clear();
+    std::string templ =
+        (std::filesystem::temp_directory_path() / "tether-cli-test-XXXXXX").string();
+    if (::mkdtemp(templ.data())) dir_ = templ;
   }
   ~Scratch() {
-    if (!dir_.empty()) std::system(("rm -rf '" + dir_ + "'").c_str());
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
   }
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
   std::string File(const std::string& name, const std::string& text = "x") const {
