@@ -86,7 +86,7 @@ std::optional<OutputError> CheckOutputFile(const std::string& path, const Output
   return CheckNew(path);
 }
 
-std::optional<OutputError> CheckOutputDirectory(const std::string& path) {
+std::optional<OutputError> CheckOutputDirectory(const std::string& path, Parents parents) {
   auto cannot = [&](const std::string& where, int err) {
     return Error(OutputError::Kind::kCannotCreate, path,
                  "cannot create it in " + where + ": " + std::strerror(err));
@@ -102,6 +102,17 @@ std::optional<OutputError> CheckOutputDirectory(const std::string& path) {
     return std::nullopt;
   }
   if (errno != ENOENT && errno != ENOTDIR) return cannot(DirectoryOf(path), errno);
+  if (parents == Parents::kMustExist) {
+    const std::string parent = DirectoryOf(path);
+    if (::stat(parent.c_str(), &st) != 0) {
+      OutputError e = cannot(parent, errno);
+      e.message += " (only its last part is made)";
+      return e;
+    }
+    if (!S_ISDIR(st.st_mode)) return cannot(parent, ENOTDIR);
+    if (::access(parent.c_str(), W_OK | X_OK) != 0) return cannot(parent, errno);
+    return std::nullopt;
+  }
   // Made with its missing parents: the nearest part of the path that exists
   // must be a directory that takes new entries.
   std::string existing = path;

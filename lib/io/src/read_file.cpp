@@ -218,6 +218,11 @@ TextPosition PositionAt(std::string_view text, std::size_t offset) {
   return pos;
 }
 
+std::string LineColumnAt(std::string_view text, std::size_t offset) {
+  const TextPosition at = PositionAt(text, offset);
+  return std::to_string(at.line) + ":" + std::to_string(at.column);
+}
+
 std::optional<std::size_t> FindJsonTooDeep(std::string_view text, std::size_t max_depth) {
   std::size_t depth = 0;
   bool in_string = false;

@@ -48,11 +48,19 @@ struct OutputOptions {
 std::optional<OutputError> CheckOutputFile(const std::string& path,
                                            const OutputOptions& options = {});
 
+// How a missing directory will be made.
+enum class Parents {
+  kMade,      // with its missing parents (mkdir -p): the nearest existing part must take entries
+  kMustExist  // only its last part: its parent must exist (a typo in a parent is refused)
+};
+
 // Whether files can be written in the directory `path`: an existing one must
-// be a directory that takes new entries; a missing one is made later with
-// its parents, so the nearest existing ancestor must take new entries
-// (access(2); nothing is created). "is not a directory", "cannot create it
-// in /x: Permission denied".
-std::optional<OutputError> CheckOutputDirectory(const std::string& path);
+// be a directory that takes new entries; a missing one is made later, so the
+// nearest existing ancestor (Parents::kMade) or its parent (kMustExist) must
+// be a directory that takes new entries (access(2); nothing is created). "is
+// not a directory", "cannot create it in /x: Permission denied", "cannot
+// create it in /x: No such file or directory (only its last part is made)".
+std::optional<OutputError> CheckOutputDirectory(const std::string& path,
+                                                Parents parents = Parents::kMade);
 
 }  // namespace tether::io

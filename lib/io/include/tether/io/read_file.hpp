@@ -80,6 +80,9 @@ struct TextPosition {
 // end is the position just after the last byte). Lines end at '\n'.
 TextPosition PositionAt(std::string_view text, std::size_t offset);
 
+// PositionAt as "LINE:COL", for "FILE:LINE:COL: error: ..." messages.
+std::string LineColumnAt(std::string_view text, std::size_t offset);
+
 // The JSON nesting depth every JSON reader of Tether accepts: deeper input is
 // refused before parsing, so that no recursive walk of it can overflow the
 // stack.
