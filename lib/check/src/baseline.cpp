@@ -9,18 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include "json_pos.hpp"
+#include "tether/io/hash.hpp"
+#include "tether/io/json.hpp"
 #include "tether/io/read_file.hpp"
 
 namespace tether::check {
 namespace {
 
 using nlohmann::json;
-
-std::uint64_t Fnv1a(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
 
 std::string RelativeTo(const std::string& file, std::string root) {
   if (!root.empty() && root.back() != '/') root += '/';
@@ -54,8 +50,9 @@ std::string WithoutLambdaLines(const std::string& function) {
 void AssignFingerprints(const std::string& root, std::vector<Finding>* findings) {
   std::map<std::string, unsigned> seen;
   for (Finding& f : *findings) {
-    std::uint64_t h = Fnv1a(f.check + "\n" + RelativeTo(f.file, root) + "\n" +
-                            WithoutLambdaLines(f.function) + "\n" + WithoutSpace(f.line_text));
+    std::uint64_t h =
+        io::Fnv1a64(f.check + "\n" + RelativeTo(f.file, root) + "\n" +
+                    WithoutLambdaLines(f.function) + "\n" + WithoutSpace(f.line_text));
     char hex[24];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
     f.fingerprint = std::string(hex) + ":" + std::to_string(++seen[hex]);
@@ -65,18 +62,13 @@ void AssignFingerprints(const std::string& root, std::vector<Finding>* findings)
 bool ParseBaseline(const std::string& text, const std::string& source, Baseline* baseline,
                    std::string* error) {
   json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    size_t at = e.byte > 0 ? e.byte - 1 : 0;
-    std::string what = e.what();
-    size_t syntax = what.find("syntax error");
-    *error = source + ":" + LineCol(text, at) + ": error: invalid JSON in baseline: " +
-             (syntax == std::string::npos ? what : what.substr(syntax));
+  if (std::optional<io::JsonProblem> p = io::ParseJson(text, &doc)) {
+    *error = source + ":" + io::LineColumnAt(text, p->offset) +
+             ": error: invalid JSON in baseline: " + p->message;
     return false;
   }
   auto fail = [&](const std::string& key, const std::string& problem) {
-    *error = source + ":" + LineCol(text, key.empty() ? 0 : KeyOffset(text, key)) +
+    *error = source + ":" + io::LineColumnAt(text, key.empty() ? 0 : KeyOffset(text, key)) +
              ": error: " + problem;
     return false;
   };

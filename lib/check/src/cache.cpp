@@ -9,8 +9,9 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/Signals.h>
-#include <llvm/Support/raw_ostream.h>
 #include <nlohmann/json.hpp>
+
+#include "tether/io/write_file.hpp"
 
 namespace tether::check {
 namespace {
@@ -18,7 +19,7 @@ namespace {
 // 2: model_types in the header; 3: one entry per distinct compile command
 // of a file (its directory and adjusted arguments in the key).
 constexpr int kCacheSchema = 4;  // 4: ForwardCandidate.caller_has_own_context
-// A temporary entry is DIR/xx/KEY.entry.tmp.XXXXXXXX (Store).
+// A temporary entry is DIR/xx/KEY.entry.tmp.XXXXXX (Store, io::AtomicFile).
 constexpr const char kTmpInfix[] = ".entry.tmp.";
 
 std::string Hex(const std::array<uint8_t, 16>& bytes) {
@@ -162,36 +163,25 @@ bool ResultCache::Store(const std::string& key, const std::vector<Finding>& find
     *error = parent + ": " + ec.message();
     return false;
   }
-  // A temporary file of this writer's own (created exclusively: two runs
-  // sharing DIR never write the same one), renamed over the entry: a reader
-  // sees the old entry or the new one, never a part. It is removed on every
-  // error, and by LLVM's signal handlers if the run dies while it exists.
-  int fd = -1;
-  llvm::SmallString<256> tmp;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(path + ".tmp.%%%%%%%%", fd, tmp)) {
-    *error = path + ": cannot create a temporary file: " + ec.message();
+  // io::AtomicFile: a temporary file of this writer's own (created
+  // exclusively: two runs sharing DIR never write the same one), renamed over
+  // the entry: a reader sees the old entry or the new one, never a part. It
+  // is removed on every error, and by LLVM's signal handlers if the run dies
+  // while it exists.
+  io::AtomicFile entry;
+  if (std::optional<io::WriteError> e = io::AtomicFile::Create(path, &entry)) {
+    *error = e->file + ": " + e->message;
     return false;
   }
+  const std::string tmp = entry.temp_path();
   llvm::sys::RemoveFileOnSignal(tmp);
-  auto fail = [&](std::string why) {
-    llvm::sys::fs::remove(tmp);
-    llvm::sys::DontRemoveFileOnSignal(tmp);
-    *error = std::move(why);
-    return false;
-  };
-  {
-    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
-    out << text;
-    out.close();
-    if (out.has_error()) {
-      std::string why = std::string(tmp) + ": cannot write: " + out.error().message();
-      out.clear_error();  // reported here; else raw_fd_ostream's destructor aborts
-      return fail(std::move(why));
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, path))
-    return fail(path + ": " + ec.message());
+  std::optional<io::WriteError> e = entry.Write(text);
+  if (!e) e = entry.Commit();
   llvm::sys::DontRemoveFileOnSignal(tmp);
+  if (e) {
+    *error = e->file + ": " + e->message;
+    return false;
+  }
   return true;
 }
 

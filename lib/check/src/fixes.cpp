@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "tether/check/writers.hpp"
+#include "tether/io/write_file.hpp"
 
 namespace tether::check {
 
@@ -50,10 +52,10 @@ unsigned ApplyFixes(const std::vector<Finding>& findings, std::vector<std::strin
     }
     for (auto it = kept.rbegin(); it != kept.rend(); ++it)
       text.replace(it->offset, it->length, it->text);
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) {
-      errors->push_back(file + ": cannot write the fixed file");
+    // Whole or not at all: a full disk or a kill never leaves a user's
+    // source half-written, and its mode and symbolic link stay.
+    if (std::optional<io::WriteError> e = io::WriteFileAtomically(file, text)) {
+      errors->push_back(file + ": cannot write the fixed file: " + e->message);
       continue;
     }
     applied += static_cast<unsigned>(kept.size());

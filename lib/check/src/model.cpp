@@ -144,14 +144,14 @@ bool ParseModelJson(std::string_view text, std::string_view source, ApiModel* mo
                     std::string* error) {
   json doc;
   if (std::optional<io::JsonProblem> p = io::ParseJson(text, &doc)) {
-    *error = std::string(source) + ":" + LineCol(text, p->offset) +
+    *error = std::string(source) + ":" + io::LineColumnAt(text, p->offset) +
              ": error: invalid JSON: " + p->message;
     return false;
   }
   std::string problem;
   size_t where = 0;
   auto fail = [&] {
-    *error = std::string(source) + ":" + LineCol(text, where) + ": error: " + problem;
+    *error = std::string(source) + ":" + io::LineColumnAt(text, where) + ": error: " + problem;
     return false;
   };
   if (!doc.is_object()) {

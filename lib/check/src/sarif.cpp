@@ -3,6 +3,7 @@
 // check (with descriptions, help, precision and a helpUri to its doc page),
 // and partialFingerprints.primaryLocationLineHash so alerts survive line
 // shifts.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tether/check/baseline.hpp"
 #include "tether/check/suppress.hpp"
 #include "tether/check/writers.hpp"
 
@@ -78,18 +80,6 @@ std::string RelativeUri(const std::string& file, const std::string& root) {
   return PercentEncoded(UnderRoot(file, root) ? std::string_view(file).substr(r.size()) : file);
 }
 
-std::uint64_t Fnv1a(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-std::string Trimmed(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t");
-  size_t e = s.find_last_not_of(" \t\r");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
 // A file under the root is a URI relative to %SRCROOT%; one outside it (a
 // header elsewhere) an absolute file:// URI.
 json Location(const std::string& file, const std::string& root, unsigned line, unsigned col) {
@@ -131,21 +121,25 @@ std::string SarifReport(const RunSummary& run, const std::string& sarif_root,
            {"problem.severity", level}}}});
   }
   json results = json::array();
-  std::map<std::string, int> occurrences;  // same rule + line text in one file
-  for (const Finding& f : run.findings) {
-    std::string uri = RelativeUri(f.file, sarif_root);
-    std::string key = f.check + "\n" + uri + "\n" + Trimmed(f.line_text);
-    int occurrence = ++occurrences[key];
-    char hash[40];
-    std::snprintf(hash, sizeof hash, "%016llx:%d",
-                  static_cast<unsigned long long>(Fnv1a(f.check + "\n" + Trimmed(f.line_text))),
-                  occurrence);
+  // One recipe names a finding (AssignFingerprints, baseline.hpp): code
+  // scanning's primaryLocationLineHash is the baseline's "tether/v1", so
+  // both follow a finding across moved lines the same way. A caller that
+  // assigned none (a writer test, the library used alone) gets them here.
+  std::vector<Finding> fingerprinted;
+  const std::vector<Finding>* findings = &run.findings;
+  if (std::any_of(run.findings.begin(), run.findings.end(),
+                  [](const Finding& f) { return f.fingerprint.empty(); })) {
+    fingerprinted = run.findings;
+    AssignFingerprints(sarif_root, &fingerprinted);
+    findings = &fingerprinted;
+  }
+  for (const Finding& f : *findings) {
     json result = {{"ruleId", f.check},
                    {"level", IsError(run, f) ? "error" : "warning"},
                    {"message", {{"text", f.message}}},
                    {"locations", json::array({Location(f.file, sarif_root, f.line, f.col)})},
-                   {"partialFingerprints", {{"primaryLocationLineHash", hash}}}};
-    if (!f.fingerprint.empty()) result["partialFingerprints"]["tether/v1"] = f.fingerprint;
+                   {"partialFingerprints",
+                    {{"primaryLocationLineHash", f.fingerprint}, {"tether/v1", f.fingerprint}}}};
     if (auto it = rule_index.find(f.check); it != rule_index.end())
       result["ruleIndex"] = it->second;
     if (!f.notes.empty()) {

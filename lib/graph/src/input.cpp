@@ -18,17 +18,12 @@ namespace tether::graph {
 
 using nlohmann::json;
 
-std::string LineColOf(const std::string& text, std::size_t offset) {
-  io::TextPosition at = io::PositionAt(text, offset);
-  return std::to_string(at.line) + ":" + std::to_string(at.column);
-}
-
 namespace {
 
 Error Bad(const std::string& path, const std::string& text, std::size_t offset,
           const std::string& what) {
   return Error(ErrorCode::kInvalidArgument,
-               path + ":" + LineColOf(text, offset) + ": error: " + what);
+               path + ":" + io::LineColumnAt(text, offset) + ": error: " + what);
 }
 
 // Finds where a value sits in already-validated JSON text, so that errors

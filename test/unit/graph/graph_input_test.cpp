@@ -102,10 +102,5 @@ TEST(DetectInputTest, RejectsOtherInputWithAPosition) {
   EXPECT_NE(err.message().find("o.json:1:1: error: neither a trace"), std::string::npos) << err.message();
 }
 
-TEST(LineColOfTest, CountsFromOne) {
-  EXPECT_EQ(LineColOf("ab\ncd", 0), "1:1");
-  EXPECT_EQ(LineColOf("ab\ncd", 4), "2:2");
-}
-
 }  // namespace
 }  // namespace tether::graph

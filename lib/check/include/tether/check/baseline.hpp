@@ -12,6 +12,8 @@
 // moving to another place in its file keep it; editing the flagged line,
 // renaming the function or the file, or a new identical finding above an old
 // one in the same function change it (the new one is then reported).
+// It is the only recipe: SARIF's primaryLocationLineHash (code scanning's
+// identity of an alert) carries the same value.
 #pragma once
 
 #include <map>

@@ -43,7 +43,4 @@ Error LoadScopeGraph(const std::string& path, const LoadOptions& options, ScopeG
 // or device; the size cap): kIo with "path: error: ..." otherwise.
 Error ReadInput(const std::string& path, std::string* out);
 
-// "line:col" (1-based) of a byte offset in text.
-std::string LineColOf(const std::string& text, std::size_t offset);
-
 }  // namespace tether::graph
