@@ -24,6 +24,7 @@
 #include "tether/check/writers.hpp"
 #include "tether/cli/options.hpp"
 #include "tether/io/process.hpp"
+#include "tether/io/write_file.hpp"
 
 namespace tether::tool {
 namespace {
@@ -39,10 +40,12 @@ std::string GitToplevel() {
   return out;
 }
 
+// Whole or not at all (io::WriteFileAtomically): a report a CI step reads
+// never holds half of a run. Says why on stderr when it cannot.
 bool WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out);
+  std::optional<io::WriteError> e = io::WriteFileAtomically(path, text);
+  if (e) std::cerr << "tether check: error: cannot write " << path << ": " << e->message << "\n";
+  return !e;
 }
 
 // An absolute path without symlinks (as the findings' paths are), even when
@@ -263,20 +266,17 @@ bool WriteResults(const CheckArgs& args, const check::RunResult& result,
   if (args.output.empty()) {
     std::cout << report << std::flush;
   } else if (!WriteFile(args.output, report)) {
-    std::cerr << "tether check: error: cannot write " << args.output << "\n";
     return false;
   }
   if (!args.export_fixes.empty()) {
     std::string main_file = args.options.files.empty() ? "" : args.options.files.front();
     if (!WriteFile(args.export_fixes,
                    check::ExportFixesYaml(run, main_file, args.options.build_dir))) {
-      std::cerr << "tether check: error: cannot write " << args.export_fixes << "\n";
       return false;
     }
   }
   if (!args.graph.empty() &&
       !WriteFile(args.graph, check::StaticGraphJson(result.facts, run.findings))) {
-    std::cerr << "tether check: error: cannot write " << args.graph << "\n";
     return false;
   }
   if (args.fix) {

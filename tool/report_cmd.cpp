@@ -2,14 +2,10 @@
 // trace or a static graph (docs/reports.md). Exit: 0 no findings, 1 the input
 // has findings (zombies, leaks, unwaited groups, checker findings), 2 usage,
 // input or tool error (the report is then not written).
-#include <unistd.h>
-
 #include <cctype>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -26,6 +22,7 @@
 #include "tether/graph/input.hpp"
 #include "tether/graph/static_join.hpp"
 #include "tether/graph/writers.hpp"
+#include "tether/io/write_file.hpp"
 #include "thread_sites.hpp"
 
 namespace tether::tool {
@@ -36,43 +33,31 @@ int Usage(const std::string& problem) {
   return kExitError;
 }
 
-// Writes through a temporary file renamed into place, so a failed report
-// never leaves a half-written OUT behind.
+// Where a report goes: standard output (no -o, or "-"), or a file written
+// whole or not at all (io::WriteFileAtomically), so a failed report never
+// leaves half a file behind. The report is built in memory first: the
+// largest (HTML of a 10^5-task trace) is tens of megabytes.
 class ReportOutput {
  public:
   explicit ReportOutput(std::string path) : path_(std::move(path)) {}
-  ~ReportOutput() {
-    if (!committed_ && !tmp_.empty()) std::remove(tmp_.c_str());
-  }
-  std::ostream* Open(std::string* error) {
-    if (path_.empty() || path_ == "-") return &std::cout;
-    tmp_ = path_ + ".tmp." + std::to_string(::getpid());
-    file_.open(tmp_, std::ios::binary | std::ios::trunc);
-    if (!file_) {
-      *error = "cannot write " + path_ + ": " + std::strerror(errno);
-      return nullptr;
-    }
-    return &file_;
-  }
+  std::ostream& stream() { return ToStdout() ? std::cout : buffer_; }
   bool Commit(std::string* error) {
-    if (path_.empty() || path_ == "-") {
+    if (ToStdout()) {
       std::cout.flush();
+      if (!std::cout) *error = "cannot write the report to standard output";
       return static_cast<bool>(std::cout);
     }
-    file_.close();
-    if (!file_ || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-      *error = "cannot write " + path_ + ": " + std::strerror(errno);
+    if (std::optional<io::WriteError> e = io::WriteFileAtomically(path_, buffer_.str())) {
+      *error = "cannot write " + path_ + ": " + e->message;
       return false;
     }
-    committed_ = true;
     return true;
   }
 
  private:
+  bool ToStdout() const { return path_.empty() || path_ == "-"; }
   std::string path_;
-  std::string tmp_;
-  std::ofstream file_;
-  bool committed_ = false;
+  std::ostringstream buffer_;
 };
 
 // What a report format is given to write.
@@ -180,13 +165,8 @@ int WriteReport(const ReportFormat& format, const std::string& output, const gra
 
   ReportOutput sink(output);
   std::string problem;
-  std::ostream* out = sink.Open(&problem);
-  if (!out) {
-    std::cerr << "tether report: " << problem << "\n";
-    return kExitError;
-  }
   const FormatInput in{sg, analyses, display, svg, joined, group_above};
-  if (Error err = format.write(in, *out); !err.ok()) {
+  if (Error err = format.write(in, sink.stream()); !err.ok()) {
     std::cerr << "tether report: " << err.message() << "\n";
     return kExitError;
   }

@@ -26,6 +26,7 @@
 #include "tether/cli/options.hpp"
 #include "tether/duration.hpp"
 #include "tether/io/process.hpp"
+#include "tether/io/write_file.hpp"
 #include "tether/trace/model.hpp"
 #include "tether/trace/report.hpp"
 #include "thread_sites.hpp"
@@ -181,20 +182,6 @@ bool RunProgram(const std::vector<std::string>& command, const std::vector<std::
   return true;
 }
 
-// A fresh temporary file for the trace.
-bool MakeTempTrace(std::string* path, std::string* error) {
-  const char* dir = std::getenv("TMPDIR");
-  std::string templ = std::string(dir && *dir ? dir : "/tmp") + "/tether-trace-XXXXXX.jsonl";
-  int fd = mkstemps(templ.data(), 6);
-  if (fd < 0) {
-    *error = "cannot create a temporary trace file in " + templ + ": " + std::strerror(errno);
-    return false;
-  }
-  close(fd);
-  *path = templ;
-  return true;
-}
-
 // The file PROG names: itself when it has a slash, else found on PATH.
 std::string ProgramFile(const std::string& prog) {
   std::string found = io::FindInPath(prog);
@@ -264,22 +251,24 @@ bool Fails(const std::string& fail_on, const std::vector<trace::Finding>& findin
 }
 
 // Runs PROG with tracing on (--threads decides how), into *trace_path (a
-// temporary file when --out is not given: *remove_after). Returns kExitClean, or
-// kExitError when it could not run (said on stderr, files removed).
-int RunTraced(const TraceArgs& opt, std::string* trace_path_out, bool* remove_after_out,
+// temporary file when --out is not given, which *temp_trace then owns). Returns
+// kExitClean, or kExitError when it could not run (said on stderr).
+int RunTraced(const TraceArgs& opt, std::string* trace_path_out, io::RemovedAtExit* temp_trace,
               std::string* threads_path_out, trace::ReportInput* input) {
   std::string& trace_path = *trace_path_out;
-  bool& remove_after = *remove_after_out;
   std::string& threads_path = *threads_path_out;
   std::string error;
   // --out was checked when parsed (cli::Options::OutputFile): a build that
   // ran for ten minutes must not lose its trace to a typo in the path.
   if (trace_path.empty()) {
-    if (!MakeTempTrace(&trace_path, &error)) {
+    std::optional<std::string> temp =
+        io::MakeTempFile(io::TempDirectory(), "tether-trace-", ".jsonl", &error);
+    if (!temp) {
       std::cerr << "tether trace: " << error << "\n";
       return kExitError;
     }
-    remove_after = true;
+    trace_path = *temp;
+    *temp_trace = io::RemovedAtExit(trace_path);
   }
   input->program.command = Joined(opt.command);
   const ProgramKind kind = InspectProgram(ProgramFile(opt.command[0]));
@@ -297,7 +286,6 @@ int RunTraced(const TraceArgs& opt, std::string* trace_path_out, bool* remove_af
                       ? "libtether_threads.so is not installed beside tether"
                       : "'" + opt.command[0] + "' is statically linked (nothing can be preloaded)")
               << "\n";
-    if (remove_after) std::remove(trace_path.c_str());
     return kExitError;
   }
   std::vector<std::string> env;
@@ -316,7 +304,6 @@ int RunTraced(const TraceArgs& opt, std::string* trace_path_out, bool* remove_af
   const bool ran = RunProgram(opt.command, env, &input->program, &error);
   if (!ran) {
     std::cerr << "tether trace: " << error << "\n";
-    if (remove_after) std::remove(trace_path.c_str());
     if (threads_path != trace_path && !threads_path.empty()) std::remove(threads_path.c_str());
     return kExitError;
   }
@@ -335,13 +322,12 @@ int RunTrace(int argc, char** argv) {
   input.relative_to = std::filesystem::current_path(ec).string();
 
   std::string trace_path = !opt.load.empty() ? opt.load : opt.out;
-  bool remove_after = false;
-  std::string threads_path;  // where libtether_threads.so wrote (empty: not preloaded)
+  io::RemovedAtExit temp_trace;  // the trace when --out and --load are not given
+  std::string threads_path;      // where libtether_threads.so wrote (empty: not preloaded)
   // From before the temporary trace exists until the tool exits.
   if (opt.load.empty()) HoldTerminationSignals();
   if (opt.load.empty()) {
-    if (int rc = RunTraced(opt, &trace_path, &remove_after, &threads_path, &input);
-        rc != kExitClean)
+    if (int rc = RunTraced(opt, &trace_path, &temp_trace, &threads_path, &input); rc != kExitClean)
       return rc;
   }
 
@@ -368,7 +354,8 @@ int RunTrace(int argc, char** argv) {
     // One pass, memory bounded by the tasks alive at a time (not the trace).
     err = trace::LoadAndAnalyze(trace_path, analysis, &loaded, &findings);
   }
-  if (remove_after) std::remove(trace_path.c_str());
+  const bool trace_kept = temp_trace.path().empty();
+  temp_trace.Remove();
   if (!err.ok()) {
     std::cerr << "tether trace: " << err.message() << "\n";
     if (opt.load.empty()) {
@@ -386,7 +373,7 @@ int RunTrace(int argc, char** argv) {
   ResolveThreadSites(&loaded);
   input.ignored = trace::DropIgnored(loaded, opt.ignore, &findings);
   input.trace = &loaded;
-  input.trace_path = remove_after ? std::string() : trace_path;
+  input.trace_path = trace_kept ? trace_path : std::string();
 
   input.findings = &findings;
   if (opt.format == "json") {
