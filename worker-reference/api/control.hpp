@@ -32,11 +32,10 @@
 #include <string>
 #include <vector>
 
+#include "runtime/wall_clock.hpp"
 #include "tether/error.hpp"
 
 namespace tether::worker::api {
-
-using WallClock = std::chrono::system_clock;
 
 struct SlotInfo {
   int slot = 0;

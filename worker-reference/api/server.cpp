@@ -72,12 +72,12 @@ nlohmann::json SlotJson(const SlotInfo& s) {
     return j;
   }
   j["state"] = "running";
-  j["build"] = {{"id", s.build_id},
-                {"pipeline", s.pipeline},
-                {"started", executor::FormatTime(s.started)},
-                {"running_seconds",
-                 std::chrono::duration<double>(executor::WallClock::now() - s.started).count()},
-                {"attempt", s.attempt}};
+  j["build"] = {
+      {"id", s.build_id},
+      {"pipeline", s.pipeline},
+      {"started", executor::FormatTime(s.started)},
+      {"running_seconds", std::chrono::duration<double>(WallClock::now() - s.started).count()},
+      {"attempt", s.attempt}};
   return j;
 }
 

@@ -14,8 +14,7 @@ void RunBuild(const Context& build_ctx, executor::Engine& engine, Duration timeo
   // both clocks' ranges even if a caller did not validate.
   timeout = std::min<Duration>(timeout, kMaxTimeout);
   cleanup_timeout = std::min<Duration>(cleanup_timeout, kMaxTimeout);
-  engine.SetDeadline(executor::WallClock::now() +
-                     std::chrono::duration_cast<executor::WallClock::duration>(timeout));
+  engine.SetDeadline(WallClock::now() + std::chrono::duration_cast<WallClock::duration>(timeout));
   auto [timeout_ctx, cancel_timeout] = WithTimeout(build_ctx, timeout);
   Error err = engine.CreateBuild(timeout_ctx);
   if (err.ok()) err = engine.PlanBuild(timeout_ctx);

@@ -81,11 +81,11 @@ int OpenFor(const char* command, const ClientArgs& args, std::unique_ptr<queue::
   return kExitOk;
 }
 
-std::string When(const std::optional<queue::WallClock::time_point>& t) {
+std::string When(const std::optional<WallClock::time_point>& t) {
   return t ? executor::FormatTime(*t) : "-";
 }
 
-nlohmann::json JsonTime(const std::optional<queue::WallClock::time_point>& t) {
+nlohmann::json JsonTime(const std::optional<WallClock::time_point>& t) {
   return t ? nlohmann::json(executor::FormatTime(*t)) : nlohmann::json(nullptr);
 }
 

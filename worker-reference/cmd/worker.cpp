@@ -152,7 +152,7 @@ std::vector<double> SecondsBuckets() {
   return {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600};
 }
 
-double Seconds(api::WallClock::duration d) { return std::chrono::duration<double>(d).count(); }
+double Seconds(WallClock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
 
@@ -265,7 +265,7 @@ executor::BuildConfig Worker::BuildConfigFor(const std::string& build_id,
 // Listed as ended at once (the ack may take its retries): the API never loses
 // sight of the build between its slot and its history.
 void Worker::ListEnded(const queue::BuildItem& item, const executor::BuildRecord& record,
-                       api::WallClock::time_point claimed, const std::string& result_dir) {
+                       WallClock::time_point claimed, const std::string& result_dir) {
   api::BuildInfo ended;
   ended.id = item.id;
   ended.pipeline = item.pipeline.file;
@@ -273,7 +273,7 @@ void Worker::ListEnded(const queue::BuildItem& item, const executor::BuildRecord
   ended.reason = record.reason;
   ended.attempt = item.attempt;
   ended.started = claimed;
-  ended.finished = api::WallClock::now();
+  ended.finished = WallClock::now();
   ended.result_dir = result_dir;
   std::lock_guard<std::mutex> lock(mu_);
   ended_.push_front(std::move(ended));
@@ -282,7 +282,7 @@ void Worker::ListEnded(const queue::BuildItem& item, const executor::BuildRecord
 
 Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   const std::string result_dir = options_.results_dir + "/" + item.id;
-  const api::WallClock::time_point claimed = api::WallClock::now();
+  const WallClock::time_point claimed = WallClock::now();
   // A rerun (its worker died) starts from an empty result directory.
   std::error_code ec;
   if (item.attempt > 1) std::filesystem::remove_all(result_dir, ec);
@@ -337,7 +337,7 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   result.worker = worker_name_;
   result.result_dir = std::filesystem::absolute(result_dir, ec).string();
   result.started = claimed;
-  result.finished = api::WallClock::now();
+  result.finished = WallClock::now();
   // tether:detached(the ack must reach the queue after a shutdown cancelled ctx; it is bounded by
   // its own deadline, after which the job is rerun elsewhere: at least once)
   auto [ack_ctx, cancel_ack] = WithTimeout(WithoutCancel(ctx), std::chrono::seconds(30));
@@ -346,7 +346,7 @@ Error Worker::Exec(const Context& ctx, int slot, queue::BuildItem item) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     --stats_.running;
-    stats_.build_duration_seconds.Observe(Seconds(api::WallClock::now() - claimed));
+    stats_.build_duration_seconds.Observe(Seconds(WallClock::now() - claimed));
   }
   scope.End();
   if (!ack_err.ok()) {

@@ -119,7 +119,7 @@ class Worker : public api::WorkerControl {
   executor::BuildConfig BuildConfigFor(const std::string& build_id,
                                        const std::string& result_dir) const;
   void ListEnded(const queue::BuildItem& item, const executor::BuildRecord& record,
-                 api::WallClock::time_point claimed, const std::string& result_dir);
+                 WallClock::time_point claimed, const std::string& result_dir);
 
   const RunOptions options_;
   queue::BuildSource* queue_;

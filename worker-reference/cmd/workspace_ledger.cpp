@@ -57,7 +57,7 @@ void RecoverBuild(const std::string& root, const std::string& tag, const std::st
     build.pipeline_file = pipeline;
     build.status = "error";
     build.reason = "worker died";
-    build.finished = executor::WallClock::now();
+    build.finished = WallClock::now();
     if (executor::WriteBuildJson(build, result_dir + "/build.json").ok()) {
       std::cerr << "tether-worker: build " << id << ": recorded as error (worker died) in "
                 << result_dir << "\n";
@@ -74,7 +74,9 @@ Error WorkspaceLedger::Open(const std::string& root, bool record_on_crash,
   fs::create_directories(base + ".d", ec);
   if (ec) return Error(ErrorCode::kIo, "cannot create " + base + ".d: " + ec.message());
   // Locked under a name recovery ignores, then renamed into place: no one
-  // ever sees this live worker's lock unheld.
+  // ever sees this live worker's lock unheld. Not io::AtomicFile: the file
+  // has no content to write whole; what the rename publishes is the flock
+  // held on its descriptor, which stays open for the worker's life.
   const std::string temp = base + ".tmp";
   int fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0 ||

@@ -2,10 +2,11 @@
 
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
+
+#include "tether/io/write_file.hpp"
 
 namespace tether::worker::executor {
 
@@ -88,28 +89,15 @@ Error WriteBuildJson(const BuildRecord& build, const std::string& path) {
   // Any text may reach here (a step name, a reason quoting a file name, a
   // note): bytes that are not UTF-8 become U+FFFD instead of a type_error
   // that left no build.json. The file appears whole or not at all, and the
-  // temporary never stays behind.
-  std::string tmp = path + ".tmp";
-  auto fail = [&tmp](const std::string& why) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    return Error(ErrorCode::kIo, "cannot write " + tmp + ": " + why);
-  };
+  // temporary never stays behind (io::WriteFileAtomically).
+  std::string text;
   try {
-    const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
-    if (!out) return fail("cannot create it");
-    out << text;
-    if (!out.flush()) return fail("write failed");
+    text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   } catch (const std::exception& e) {  // std::bad_alloc and the like
-    return fail(e.what());
+    return Error(ErrorCode::kIo, "cannot write " + path + ": " + e.what());
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    fail(ec.message());
-    return Error(ErrorCode::kIo, "cannot write " + path + ": " + ec.message());
-  }
+  if (std::optional<io::WriteError> e = io::WriteFileAtomically(path, text))
+    return Error(ErrorCode::kIo, "cannot write " + path + ": " + e->message);
   return Error();
 }
 

@@ -8,11 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/wall_clock.hpp"
 #include "tether/error.hpp"
 
 namespace tether::worker::executor {
-
-using WallClock = std::chrono::system_clock;
 
 // Step and service statuses (a subset of Vela's).
 //  pending  not reached yet          running  started, not finished

@@ -22,13 +22,12 @@
 #include <string>
 #include <vector>
 
+#include "runtime/wall_clock.hpp"
 #include "tether/context.hpp"
 #include "tether/error.hpp"
 #include "tether/worker/pipeline.hpp"
 
 namespace tether::worker::queue {
-
-using WallClock = std::chrono::system_clock;
 
 struct BuildItem {
   std::string id;  // unique, safe as a directory name; the build id

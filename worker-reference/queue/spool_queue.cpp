@@ -12,10 +12,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
 #include "runtime/wake_fd.hpp"
+#include "tether/io/write_file.hpp"
 
 namespace tether::worker::queue {
 
@@ -59,28 +61,20 @@ Error ReadFile(const std::string& path, std::string* out, bool* missing) {
   return Error();
 }
 
-// Writes text to a fresh file in tmp_dir (fsync'd) and returns its path.
-Error WriteTemp(const std::string& tmp_dir, const std::string& text, std::string* tmp_path) {
-  *tmp_path = tmp_dir + "/" + RandomTag() + ".tmp";
-  Fd f(::open(tmp_path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-  if (f.fd < 0) return Sys("cannot create " + *tmp_path);
-  std::size_t off = 0;
-  while (off < text.size()) {
-    ssize_t n = ::write(f.fd, text.data() + off, text.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Error err = Sys("cannot write " + *tmp_path);
-      ::unlink(tmp_path->c_str());
-      return err;
-    }
-    off += static_cast<std::size_t>(n);
-  }
-  if (::fdatasync(f.fd) != 0) {
-    Error err = Sys("cannot sync " + *tmp_path);
-    ::unlink(tmp_path->c_str());
-    return err;
-  }
-  return Error();
+// Writes a spool record whole or not at all and synced (a crash of the
+// machine keeps the old record or the new one), through a temporary in the
+// spool's tmp/ (which no reader lists). With replace=false an existing
+// record wins and the write fails with EEXIST.
+Error WriteRecord(const std::string& root, const std::string& path, const std::string& text,
+                  bool replace, bool* exists = nullptr) {
+  io::AtomicWriteOptions options;
+  options.sync = true;
+  options.replace = replace;
+  options.temp_dir = root + "/tmp";
+  std::optional<io::WriteError> e = io::WriteFileAtomically(path, text, options);
+  if (exists) *exists = e && e->errnum == EEXIST;
+  if (!e) return Error();
+  return Error(ErrorCode::kIo, "cannot write " + path + ": " + e->message);
 }
 
 // "<ms>-<id>.job" -> "<id>"
@@ -148,19 +142,13 @@ Error SpoolQueue::Submit(const JobSpec& spec, std::string* id) {
   job.id = NewJobId(spec.pipeline_file);
   job.spec = spec;
   job.submitted = WallClock::now();
-  std::string tmp;
-  if (Error err = WriteTemp(root_ + "/tmp", EncodeJob(job), &tmp); !err.ok()) return err;
   long long ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(job.submitted.time_since_epoch())
           .count();
   char stamp[32];
   std::snprintf(stamp, sizeof stamp, "%015lld", ms);
   std::string dest = root_ + "/pending/" + stamp + "-" + job.id + ".job";
-  if (::rename(tmp.c_str(), dest.c_str()) != 0) {
-    Error err = Sys("cannot queue " + dest);
-    ::unlink(tmp.c_str());
-    return err;
-  }
+  if (Error err = WriteRecord(root_, dest, EncodeJob(job), /*replace=*/true); !err.ok()) return err;
   *id = job.id;
   return Error();
 }
@@ -332,14 +320,11 @@ int SpoolQueue::RequeueClaims(const std::string& dir, const std::string& worker)
     }
     // Back to pending/ with one more claim counted: written anew (temp
     // file, then rename over the claim), then moved.
-    std::string text, tmp;
+    std::string text;
     JobRecord job;
     if (ReadFile(from, &text, nullptr).ok() && DecodeJob(text, from, &job).ok()) {
       ++job.attempts;
-      if (WriteTemp(root_ + "/tmp", EncodeJob(job), &tmp).ok() &&
-          ::rename(tmp.c_str(), from.c_str()) != 0) {
-        ::unlink(tmp.c_str());
-      }
+      WriteRecord(root_, from, EncodeJob(job), /*replace=*/true);  // else requeued as it was
     }
     if (::rename(from.c_str(), (root_ + "/pending/" + n).c_str()) == 0) {
       ++recovered;
@@ -448,18 +433,11 @@ Error SpoolQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
 }
 
 Error SpoolQueue::WriteResult(const JobRecord& job, const JobResult& result) {
-  std::string tmp;
-  if (Error err = WriteTemp(root_ + "/tmp", EncodeResult(job, result), &tmp); !err.ok()) return err;
   const std::string done = root_ + "/done/" + job.id + ".json";
-  // link(2) fails when done/ already has a result: the first result wins.
-  int rc = ::link(tmp.c_str(), done.c_str());
-  int saved = errno;
-  ::unlink(tmp.c_str());
-  if (rc != 0 && saved != EEXIST) {
-    errno = saved;
-    return Sys("cannot write " + done);
-  }
-  return Error();
+  // Not replaced when done/ already has a result: the first result wins.
+  bool exists = false;
+  Error err = WriteRecord(root_, done, EncodeResult(job, result), /*replace=*/false, &exists);
+  return exists ? Error() : err;
 }
 
 Error SpoolQueue::Finish(const Context&, const BuildItem& item, const JobResult& result) {

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "runtime/cgroup.hpp"
 #include "runtime/clone_spawn.hpp"
@@ -22,6 +23,7 @@
 #include "runtime/reaper.hpp"
 #include "runtime/wake_fd.hpp"
 #include "tether/io/process.hpp"
+#include "tether/io/write_file.hpp"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -305,11 +307,14 @@ Error ProcessRuntime::SetupBuild(const Context& ctx, const std::string& build_id
   if (ec) {
     return Error(ErrorCode::kIo, "workspace root " + options_.workspace_root + ": " + ec.message());
   }
-  std::string templ = options_.workspace_root + "/" + build_id + "-" +
-                      (options_.workspace_owner.empty() ? "" : options_.workspace_owner + "-") +
-                      "XXXXXX";
-  if (::mkdtemp(templ.data()) == nullptr) return Errno("workspace " + templ);
-  workspace_ = templ;
+  // Removed by RemoveBuild (the build's lifetime, not this function's).
+  std::string error;
+  std::optional<std::string> workspace = io::MakeTempDirectory(
+      options_.workspace_root,
+      build_id + "-" + (options_.workspace_owner.empty() ? "" : options_.workspace_owner + "-"),
+      &error);
+  if (!workspace) return Error(ErrorCode::kIo, "workspace: " + error);
+  workspace_ = *workspace;
   // Containment: one cgroup per build, one per container inside it. Without
   // a cgroup hierarchy the worker may write to, containers are process
   // groups only (cgroup.hpp).

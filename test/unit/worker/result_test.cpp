@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace tether::worker::executor {
 namespace {
@@ -29,7 +31,9 @@ TEST(WriteBuildJson, InvalidUtf8IsReplacedAndNoTemporaryStays) {
   step.reason = "bad \xc3";
   build.steps.push_back(step);
   ASSERT_TRUE(WriteBuildJson(build, dir + "/build.json").ok());
-  EXPECT_FALSE(std::filesystem::exists(dir + "/build.json.tmp"));
+  std::vector<std::string> names;  // build.json alone: no temporary stays
+  for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename());
+  EXPECT_EQ(names, std::vector<std::string>{"build.json"});
   std::ifstream in(dir + "/build.json");
   std::stringstream text;
   text << in.rdbuf();
@@ -46,7 +50,10 @@ TEST(WriteBuildJson, FailureLeavesNothing) {
   build.id = "b-1";
   Error err = WriteBuildJson(build, "/nonexistent-dir-of-tether/build.json");
   EXPECT_EQ(err.code(), ErrorCode::kIo);
-  EXPECT_FALSE(std::filesystem::exists("/nonexistent-dir-of-tether/build.json.tmp"));
+  EXPECT_EQ(err.message(),
+            "cannot write /nonexistent-dir-of-tether/build.json: cannot create a temporary file in "
+            "/nonexistent-dir-of-tether: No such file or directory");
+  EXPECT_FALSE(std::filesystem::exists("/nonexistent-dir-of-tether"));
 }
 
 }  // namespace

@@ -54,7 +54,7 @@ class TestSlots : public api::WorkerControl {
     slots_[slot].busy = true;
     slots_[slot].build_id = id;
     slots_[slot].pipeline = "inline.yml";
-    slots_[slot].started = api::WallClock::now();
+    slots_[slot].started = WallClock::now();
     cancels_[slot] = std::move(cancel);
     ++stats_.running;
   }
@@ -66,7 +66,7 @@ class TestSlots : public api::WorkerControl {
     ended.status = record.status;
     ended.reason = record.reason;
     ended.started = slots_[slot].started;
-    ended.finished = api::WallClock::now();
+    ended.finished = WallClock::now();
     ended.result_dir = results_root_ + "/" + ended.id;
     ended_.insert(ended_.begin(), ended);
     slots_[slot] = api::SlotInfo();
