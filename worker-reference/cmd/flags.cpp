@@ -57,8 +57,10 @@ CLI::Option* DurationOption(cli::Options* cli, const std::string& name, Duration
 }
 
 void DeclareRunOptions(cli::Options* cli, RunOptions* out) {
-  cli->Text("--results", &out->results_dir, "a directory", cli::Empty::kRefused);
-  cli->Text("--workspace-root", &out->workspace_root, "a directory", cli::Empty::kRefused);
+  // Made one level deep, never with their parents: a missing parent is a typo
+  // (`/nonexistent/ws`), refused before anything is created.
+  cli->OutputDirectory("--results", &out->results_dir, io::Parents::kMustExist);
+  cli->OutputDirectory("--workspace-root", &out->workspace_root, io::Parents::kMustExist);
   cli->Count("--build-limit", &out->build_limit, 1, 1024);
   DurationOption(cli, "--build-timeout", &out->build_timeout, cli::DurationBounds::AboveZero());
   DurationOption(cli, "--kill-grace", &out->kill_grace);
@@ -79,7 +81,10 @@ CommandHelp RunHelp() {
 }
 
 Error ParseDeclared(cli::Options* cli, int argc, char** argv, RunOptions* out) {
-  if (std::string problem = cli->Parse(argc, argv); !problem.empty()) return Invalid(problem);
+  if (std::string problem = cli->Parse(argc, argv); !problem.empty()) {
+    out->usage_helps = cli->UsageHelps();
+    return Invalid(problem);
+  }
   out->help = cli->Help();
   out->bwrap = out->runtime == "bwrap";
   out->network_none = out->network == "none";

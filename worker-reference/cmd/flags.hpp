@@ -37,6 +37,9 @@ struct RunOptions {
   bool bwrap = false;               // --runtime bwrap
   bool network_none = false;        // --network none (bwrap only)
   bool help = false;
+  // After a refused command line: whether the usage text would help (a bad
+  // option or value), or the problem is a path (cli::Options::UsageHelps).
+  bool usage_helps = true;
   std::vector<std::string> files;
 };
 

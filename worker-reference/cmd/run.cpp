@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cmd/build_id.hpp"
 #include "cmd/exit_codes.hpp"
@@ -17,41 +18,15 @@
 #include "executor/live_output.hpp"
 #include "queue/memory_queue.hpp"
 #include "runtime/process.hpp"
+#include "tether/io/write_file.hpp"
 #include "tether/worker/pipeline.hpp"
 
 extern char** environ;
 
 namespace tether::worker::cmd {
 
-namespace {
-
-// A directory the worker makes for the user (--results, --workspace-root)
-// is made one level deep, never with its parents: a parent that does not
-// exist is a typo
-// (`/nonexistent/ws`), refused before anything is created. A parent that is
-// not a directory is left to the creation, an infrastructure error (exit 3).
-bool ParentMissing(const char* command, const char* option, const std::string& dir) {
-  if (dir.empty()) return false;
-  std::error_code ec;
-  if (std::filesystem::exists(dir, ec)) return false;
-  std::filesystem::path parent = std::filesystem::path(dir).lexically_normal().parent_path();
-  if (parent.empty() || std::filesystem::exists(parent, ec)) return false;
-  std::cerr << "tether-worker " << command << ": " << option << " " << dir << ": its parent "
-            << parent.string() << " does not exist (only the last part is created)\n";
-  return true;
-}
-
-}  // namespace
-
-bool RefuseMissingParents(const char* command, const RunOptions& options) {
-  return ParentMissing(command, "--results", options.results_dir) ||
-         ParentMissing(command, "--workspace-root", options.workspace_root);
-}
-
 int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_workspace_root,
                          std::unique_ptr<WorkspaceLedger>* ledger) {
-  if (RefuseMissingParents(command, *options))
-    return kExitUsage;  // a usage error: nothing created, nothing started
   // Before any thread exists: SIGINT/SIGTERM are read from a signalfd by the
   // signal task, SIGCHLD by the reaper task (every thread inherits the mask;
   // children get it cleared).
@@ -73,14 +48,17 @@ int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_wor
   }
   *own_workspace_root = options->workspace_root.empty();
   if (*own_workspace_root) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/tether-worker-XXXXXX";
-    if (::mkdtemp(templ.data()) == nullptr) {
-      std::cerr << "tether-worker " << command << ": cannot create a workspace root in " << templ
-                << "\n";
+    // Removed by the caller when the worker ends (and, after a crash, by the
+    // next worker's RecoverDeadDefaultRoots), not by an io::RemovedAtExit:
+    // its lifetime is the worker's, not this function's.
+    std::string error;
+    std::optional<std::string> root =
+        io::MakeTempDirectory(io::TempDirectory(), "tether-worker-", &error);
+    if (!root) {
+      std::cerr << "tether-worker " << command << ": " << error << "\n";
       return kExitInfrastructure;
     }
-    options->workspace_root = templ;
+    options->workspace_root = *root;
     WorkspaceLedger::RecoverDeadDefaultRoots();
   } else {
     std::filesystem::create_directories(options->workspace_root, ec);
@@ -104,8 +82,8 @@ int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_wor
 int RunCommand(int argc, char** argv) {
   RunOptions options;
   if (Error err = ParseRunOptions(argc, argv, &options); !err.ok()) {
-    std::cerr << "tether-worker run: " << err.message() << "\n"
-              << "run 'tether-worker run --help' for usage\n";
+    std::cerr << "tether-worker run: " << err.message() << "\n";
+    if (options.usage_helps) std::cerr << "run 'tether-worker run --help' for usage\n";
     return kExitUsage;
   }
   if (options.help) {

@@ -20,9 +20,6 @@ int RunCommand(int argc, char** argv);
 // recovered, and this worker's *ledger opened (see workspace_ledger.hpp).
 // Returns 0, or the exit status after printing why.
 struct RunOptions;
-// --results or --workspace-root whose parent is missing (a typo): prints why
-// and returns true, before anything is created.
-bool RefuseMissingParents(const char* command, const RunOptions& options);
 int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_workspace_root,
                          std::unique_ptr<WorkspaceLedger>* ledger);
 

@@ -108,16 +108,14 @@ int ExitStatusOf(const Error& err) {
 int ServeCommand(int argc, char** argv) {
   ServeOptions options;
   if (Error err = ParseServeOptions(argc, argv, &options); !err.ok()) {
-    std::cerr << "tether-worker serve: " << err.message() << "\n"
-              << "run 'tether-worker serve --help' for usage\n";
+    std::cerr << "tether-worker serve: " << err.message() << "\n";
+    if (options.run.usage_helps) std::cerr << "run 'tether-worker serve --help' for usage\n";
     return kExitUsage;
   }
   if (options.run.help) {
     std::cout << kServeUsage;
     return kExitOk;
   }
-  // Refused before the spool is made: a refused command leaves nothing.
-  if (RefuseMissingParents("serve", options.run)) return kExitUsage;
   std::unique_ptr<queue::Queue> q;
   if (Error err = queue::OpenQueue(options.queue, QueueOptionsOf(options), &q); !err.ok()) {
     std::cerr << "tether-worker serve: " << err.message() << "\n";

@@ -192,9 +192,10 @@ CLI::Option* Options::OutputFile(const std::string& names, std::string* into,
                    });
 }
 
-CLI::Option* Options::OutputDirectory(const std::string& names, std::string* into) {
-  return PathValue(names, into, "a directory it can write in", [](const std::string& text) {
-    std::optional<io::OutputError> err = io::CheckOutputDirectory(text);
+CLI::Option* Options::OutputDirectory(const std::string& names, std::string* into,
+                                      io::Parents parents) {
+  return PathValue(names, into, "a directory it can write in", [parents](const std::string& text) {
+    std::optional<io::OutputError> err = io::CheckOutputDirectory(text, parents);
     return err ? err->message : std::string();
   });
 }

@@ -206,7 +206,7 @@ class Scratch {
 
 // Paths: looked at on disk when parsed, the reason after the quoted path.
 struct PathValues {
-  std::string in, diff, out, trace, cache;
+  std::string in, diff, out, trace, cache, results;
 };
 
 std::string ParsePaths(PathValues* v, std::vector<std::string> args) {
@@ -216,6 +216,7 @@ std::string ParsePaths(PathValues* v, std::vector<std::string> args) {
   cli.OutputFile("--output", &v->out);
   cli.OutputFile("--trace", &v->trace, {.regular_only = true});
   cli.OutputDirectory("--cache-dir", &v->cache);
+  cli.OutputDirectory("--results", &v->results, io::Parents::kMustExist);
   args.insert(args.begin(), "cmd");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -286,6 +287,18 @@ TEST(OptionMessages, OutputDirectories) {
   struct stat st {};
   EXPECT_NE(::stat(s.Path("a").c_str(), &st), 0);
   EXPECT_EQ(v.cache, s.Path("a/b/c"));
+  // Only its last part made (the worker's --results): a missing parent is a
+  // typo, refused; nothing is made either way.
+  EXPECT_EQ(ParsePaths(&v, {"--results", s.Path("a/b")}),
+            "--results needs a directory it can write in, not '" + s.Path("a/b") +
+                "': cannot create it in " + s.Path("a") +
+                ": No such file or directory (only its last part is made)");
+  EXPECT_EQ(ParsePaths(&v, {"--results", file + "/sub"}),
+            "--results needs a directory it can write in, not '" + file +
+                "/sub': cannot create it in " + file + ": Not a directory");
+  EXPECT_EQ(ParsePaths(&v, {"--results", s.Path("a")}), "");
+  EXPECT_NE(::stat(s.Path("a").c_str(), &st), 0);
+  EXPECT_EQ(v.results, s.Path("a"));
 }
 
 TEST(ParseSize, BinaryDecimalAndExactFractions) {

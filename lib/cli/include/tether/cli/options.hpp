@@ -98,8 +98,10 @@ class Options {
   // nothing is created or truncated).
   CLI::Option* OutputFile(const std::string& names, std::string* into,
                           io::OutputOptions options = {});
-  // A directory the command writes in, made when missing (io::CheckOutputDirectory).
-  CLI::Option* OutputDirectory(const std::string& names, std::string* into);
+  // A directory the command writes in, made when missing, with its parents
+  // or only its last part (io::CheckOutputDirectory).
+  CLI::Option* OutputDirectory(const std::string& names, std::string* into,
+                               io::Parents parents = io::Parents::kMade);
   // A size in bytes (ParseSize).
   CLI::Option* Size(const std::string& names, std::uint64_t* into);
   // A text option that may be given any number of times (--model A --model B).
