@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Dogfood: tether check over Tether's own worker-reference/ and lib/ code.
-# usage: test/dogfood.sh BUILD_DIR
+# usage: test/dogfood.sh BUILD_DIR [SOURCE_DIR...]
 # BUILD_DIR must be configured with -DTETHER_BUILD_CHECKER=ON (it holds
 # compile_commands.json and tool/tether). Checks every translation unit in
-# compile_commands.json under worker-reference/ and lib/ (tests excluded)
-# that exists, whatever is there, and fails on any unjustified finding or on
-# a TU that cannot be analysed.
+# compile_commands.json under the SOURCE_DIRs (relative to the source tree;
+# default: lib and worker-reference; tests excluded) that exists, whatever is
+# there, and fails on any unjustified finding or on a TU that cannot be
+# analysed. `./run test` checks the default; `./run demo` checks
+# worker-reference and lib/context (the worker and libtether, a third of the
+# time).
 set -euo pipefail
 
-build="${1:?usage: test/dogfood.sh BUILD_DIR}"
+build="${1:?usage: test/dogfood.sh BUILD_DIR [SOURCE_DIR...]}"
+shift
+dirs=("$@")
+((${#dirs[@]})) || dirs=(lib worker-reference)
 build="$(cd "$build" && pwd)"
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tether="$build/tool/tether"
@@ -18,14 +24,14 @@ db="$build/compile_commands.json"
 
 # The project's own TUs under lib/ and worker-reference/, tests excluded,
 # only files that exist now (other work may be in flight).
-mapfile -t files < <(python3 - "$db" "$src" <<'PY'
+mapfile -t files < <(python3 - "$db" "$src" "${dirs[@]}" <<'PY'
 import json, os, sys
-db, src = sys.argv[1], sys.argv[2]
+db, src, dirs = sys.argv[1], sys.argv[2], [d.rstrip("/") + "/" for d in sys.argv[3:]]
 seen = set()
 for entry in json.load(open(db)):
     path = os.path.normpath(os.path.join(entry["directory"], entry["file"]))
     rel = os.path.relpath(path, src)
-    if not (rel.startswith("lib/") or rel.startswith("worker-reference/")):
+    if not any(rel.startswith(d) for d in dirs):
         continue
     parts = rel.split("/")
     if any(p in ("test", "tests", "unit") for p in parts) or rel.endswith("_test.cpp"):
@@ -36,7 +42,7 @@ for entry in json.load(open(db)):
 PY
 )
 if ((${#files[@]} == 0)); then
-  echo "dogfood: no translation units under lib/ or worker-reference/ in $db" >&2
+  echo "dogfood: no translation units under ${dirs[*]} in $db" >&2
   exit 2
 fi
 echo "dogfood: tether check over ${#files[@]} translation units" >&2
