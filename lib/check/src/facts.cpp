@@ -1,5 +1,5 @@
-// Phase 2 of tether-context-not-forwarded (the transitive form) and the
-// static context-flow graph, both computed from the facts of every TU.
+// Phase 2 of the may-block summary, the facts' serialization for the result
+// cache, and the static context-flow graph, computed from the facts of every TU.
 #include "tether/check/facts.hpp"
 
 #include <set>
@@ -7,69 +7,6 @@
 #include <nlohmann/json.hpp>
 
 namespace tether::check {
-namespace {
-
-// A path from a callee down to a function that creates an unjustified root.
-struct Chain {
-  std::vector<const FunctionFact*> functions;  // callee first
-  const RootSite* root = nullptr;
-};
-
-const RootSite* FirstUnjustifiedRoot(const FunctionFact& f) {
-  for (const RootSite& r : f.creates_roots)
-    if (!r.justified) return &r;
-  return nullptr;
-}
-
-// Breadth-first, so the reported chain is the shortest one.
-bool FindChain(const Facts& facts, const std::string& callee, unsigned max_depth, Chain* out,
-               bool caller_has_own_context = false) {
-  struct Item {
-    std::vector<const FunctionFact*> path;
-  };
-  std::vector<Item> frontier;
-  std::set<std::string> seen;
-  if (auto it = facts.functions.find(callee); it != facts.functions.end()) {
-    frontier.push_back({{&it->second}});
-    seen.insert(callee);
-  }
-  for (unsigned depth = 1; depth <= max_depth && !frontier.empty(); ++depth) {
-    std::vector<Item> next;
-    for (const Item& item : frontier) {
-      const FunctionFact& f = *item.path.back();
-      // A function that has a context of its own (a parameter, a carrier, a
-      // member) answers for its roots itself: they are its
-      // tether-detached-context findings, fixed there, and the caller is not
-      // wrong for not passing one. A factory that takes none
-      // (NewBuildContext()) does not: its root is what its caller gets
-      // instead of the caller's context. main and test bodies are never on a
-      // chain.
-      // The callee itself, when its only context is a member, does not
-      // answer for a caller that holds a narrower context of its own.
-      const bool member_only = f.receives_context && !f.takes_context;
-      if (f.entry_point ||
-          (f.receives_context && !(member_only && caller_has_own_context && depth == 1)))
-        continue;
-      if (const RootSite* root = FirstUnjustifiedRoot(f)) {
-        out->functions = item.path;
-        out->root = root;
-        return true;
-      }
-      for (const CallFact& call : f.calls) {
-        if (call.passes_context || !seen.insert(call.to).second) continue;
-        auto it = facts.functions.find(call.to);
-        if (it == facts.functions.end()) continue;
-        Item longer = item;
-        longer.path.push_back(&it->second);
-        next.push_back(std::move(longer));
-      }
-    }
-    frontier = std::move(next);
-  }
-  return false;
-}
-
-}  // namespace
 
 // ---- Serialization for the result cache -----------------------------------
 // Each struct is unpacked with a structured binding: adding a field to it
@@ -256,38 +193,6 @@ std::vector<Finding> ResolveBlockCandidates(const Facts& facts, unsigned max_dep
     at_leaf.col = leaf.blocks_col;
     at_leaf.message = "'" + leaf.blocks + "' blocks here, in '" + leaf.qualified_name + "'";
     f.notes.push_back(std::move(at_leaf));
-    out.push_back(std::move(f));
-  }
-  return out;
-}
-
-std::vector<Finding> ResolveForwardCandidates(const Facts& facts, unsigned max_depth) {
-  std::vector<Finding> out;
-  for (const ForwardCandidate& c : facts.candidates) {
-    Chain chain;
-    if (!FindChain(facts, c.callee_id, max_depth, &chain, c.caller_has_own_context)) continue;
-    Finding f = c.finding;
-    f.message = "call to '" + c.callee_name + "' drops the context: '" + c.callee_name +
-                "' takes no context but " +
-                (chain.functions.size() == 1 ? "creates a root context itself"
-                                             : "reaches a function that creates a root context") +
-                "; give it a context parameter and pass '" + c.context_name + "'";
-    std::string path;
-    for (const FunctionFact* fn : chain.functions)
-      path += (path.empty() ? "" : " -> ") + fn->qualified_name;
-    // Every unjustified root of the function at the end of the chain, the
-    // first (the one that made the chain) first: each one is to be fixed.
-    std::vector<const RootSite*> roots{chain.root};
-    for (const RootSite& r : chain.functions.back()->creates_roots)
-      if (!r.justified && &r != chain.root) roots.push_back(&r);
-    for (const RootSite* root : roots) {
-      Note note;
-      note.file = root->file;
-      note.line = root->line;
-      note.col = root->col;
-      note.message = "root context '" + root->call + "()' created here, via " + path;
-      f.notes.push_back(note);
-    }
     out.push_back(std::move(f));
   }
   return out;

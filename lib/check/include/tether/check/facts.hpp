@@ -1,7 +1,7 @@
-// Per-function facts gathered from every translation unit (phase 1) and the
-// cross-TU part of tether-context-not-forwarded that is decided from them
-// once all TUs are seen (phase 2): "the callee takes no context but creates
-// a root itself, or calls something that does".
+// Per-function facts gathered from every translation unit (phase 1), and the
+// candidates the checks leave to be decided from them once all TUs are seen
+// (phase 2): "the callee takes no context but creates a root itself, or calls
+// something that does" (tether-context-not-forwarded, whose Finish decides it).
 #pragma once
 
 #include <map>
@@ -93,13 +93,10 @@ std::string FactsToJson(const Facts& facts, const std::vector<Finding>& findings
 bool FactsFromJson(std::string_view json_text, Facts* facts, std::vector<Finding>* findings,
                    std::string* error);
 
-// Phase 2: turns candidates into findings with the chain in a note.
-// max_depth bounds the chain (1 = only the callee itself).
 // Sets Finding::function, where empty, to the innermost analysed function
 // whose body spans the finding.
 void AttributeFindings(const Facts& facts, std::vector<Finding>* findings);
 
-std::vector<Finding> ResolveForwardCandidates(const Facts& facts, unsigned max_depth);
 // Phase 2 of the may-block summary: the block candidates whose callee blocks
 // within max_depth calls.
 std::vector<Finding> ResolveBlockCandidates(const Facts& facts, unsigned max_depth);
