@@ -24,6 +24,10 @@
 // Both shipped models by default, as in `tether check`: std-only code is checked.
 // RUN: clang-tidy-16 --load=%tidyplugin --checks='-*,tether-*' %S/default-models.cpp -- -std=c++20 2>&1 \
 // RUN:   | FileCheck --check-prefix=TIDY %S/default-models.cpp -implicit-check-not="warning:"
+// A check's Finish is given the TU's facts: the may-block candidates that they
+// decide are reported, once, as `tether check` reports them for that file.
+// RUN: clang-tidy-16 --load=%tidyplugin --checks='-*,tether-task-ignores-context,tether-loop-without-context' %S/Inputs/may-block/pipe.cpp -- %libtether_flags 2>&1 \
+// RUN:   | FileCheck --check-prefix=ONE-TU %S/may-block-cross-tu.test -implicit-check-not="warning:"
 #include <tether/context.hpp>
 #include <tether/task.hpp>
 

@@ -1,7 +1,9 @@
-// The may-block summary and the primitives it ends in (blocking.hpp).
+// The may-block summary, the primitives it ends in, and its phase 2 over
+// every TU's facts (blocking.hpp).
 #include "blocking.hpp"
 
 #include <functional>
+#include <set>
 
 #include "ast_util.hpp"
 
@@ -255,6 +257,55 @@ bool MayBlock::FindIn(const Stmt* s, bool loops, BlockingPath* out,
   for (const Stmt* child : s->children())
     if (FindIn(child, loops, out, external)) return true;
   return false;
+}
+
+std::vector<Finding> ResolveBlockCandidates(const Facts& facts, const std::string& check,
+                                            unsigned max_depth) {
+  std::vector<Finding> out;
+  for (const BlockCandidate& c : facts.block_candidates) {
+    if (c.finding.check != check) continue;
+    // Breadth-first from the callee, through calls that pass no context:
+    // the shortest chain to a function whose own body blocks.
+    std::vector<std::vector<const FunctionFact*>> frontier;
+    std::set<std::string> seen{c.callee_id};
+    if (auto it = facts.functions.find(c.callee_id); it != facts.functions.end())
+      frontier.push_back({&it->second});
+    std::vector<const FunctionFact*> chain;
+    for (unsigned depth = 1; depth <= max_depth && !frontier.empty() && chain.empty(); ++depth) {
+      std::vector<std::vector<const FunctionFact*>> next;
+      for (const auto& path : frontier) {
+        const FunctionFact& f = *path.back();
+        if (!f.blocks.empty()) {
+          chain = path;
+          break;
+        }
+        for (const CallFact& call : f.calls) {
+          if (call.passes_context || !seen.insert(call.to).second) continue;
+          if (auto it = facts.functions.find(call.to); it != facts.functions.end()) {
+            next.push_back(path);
+            next.back().push_back(&it->second);
+          }
+        }
+      }
+      frontier = std::move(next);
+    }
+    if (chain.empty()) continue;
+    Finding f = c.finding;
+    const FunctionFact& leaf = *chain.back();
+    std::string path;
+    for (const FunctionFact* fn : chain) path += fn->qualified_name + " -> ";
+    path += leaf.blocks;
+    if (!f.notes.empty())
+      f.notes.back().message += ": '" + c.callee_name + "' blocks without a context (" + path + ")";
+    Note at_leaf;
+    at_leaf.file = leaf.blocks_file;
+    at_leaf.line = leaf.blocks_line;
+    at_leaf.col = leaf.blocks_col;
+    at_leaf.message = "'" + leaf.blocks + "' blocks here, in '" + leaf.qualified_name + "'";
+    f.notes.push_back(std::move(at_leaf));
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 }  // namespace tether::check

@@ -2,7 +2,8 @@
 // ever, and the may-block summary of a TU's functions (a function blocks when
 // it calls, without passing a context, a primitive or a function that blocks).
 // task-ignores-context and loop-without-context ask it; the facts carry each
-// function's own primitive to phase 2, so a chain can cross TUs.
+// function's own primitive to phase 2 (ResolveBlockCandidates, each of the two
+// checks' Finish), so a chain can cross TUs.
 #pragma once
 
 #include <map>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "clang_pch.hpp"
+#include "tether/check/facts.hpp"
 #include "tether/check/model.hpp"
 
 namespace tether::check {
@@ -28,6 +30,15 @@ bool IsLoop(const clang::Stmt* s);
 
 // How many calls deep phase 2 follows a chain into other TUs.
 inline constexpr unsigned kMaxBlockingDepth = 4;
+
+// Phase 2 of the may-block summary, the Finish of the checks that record
+// block candidates: check's candidates whose callee reaches, through calls
+// that pass no context and within max_depth calls, a function whose own body
+// blocks. Each becomes its finding, the chain added to its last note and a
+// note at the primitive. Another check's candidates are that check's to
+// resolve, so a disabled check reports none.
+std::vector<Finding> ResolveBlockCandidates(const Facts& facts, const std::string& check,
+                                            unsigned max_depth);
 
 // Where something blocks, down to the primitive.
 struct BlockingPath {

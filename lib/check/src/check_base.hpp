@@ -82,7 +82,8 @@ class Check : public clang::ast_matchers::MatchFinder::MatchCallback {
   virtual void EndOfTranslationUnit(clang::ASTContext& ast) {}
   // A check that decides part of its findings from the facts (facts.hpp)
   // says so: `tether check` calls Finish once with every TU's facts merged,
-  // the clang-tidy module with the facts of its one TU.
+  // the clang-tidy module with the facts of its one TU. The facts hold every
+  // enabled check's candidates: Finish resolves only its own.
   virtual bool UsesFacts() const { return false; }
   virtual std::vector<Finding> Finish(const Facts& facts) { return {}; }
   const std::string& name() const { return name_; }

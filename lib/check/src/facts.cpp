@@ -1,8 +1,7 @@
-// Phase 2 of the may-block summary, the facts' serialization for the result
-// cache, and the static context-flow graph, computed from the facts of every TU.
+// The facts' serialization for the result cache, their merge, and what is
+// read from every TU's facts besides the checks' own phase 2: the function a
+// finding is in and the static context-flow graph.
 #include "tether/check/facts.hpp"
-
-#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -149,53 +148,6 @@ void Facts::Merge(Facts&& other) {
   for (auto& [id, f] : other.functions) functions.emplace(id, std::move(f));
   for (auto& c : other.candidates) candidates.push_back(std::move(c));
   for (auto& c : other.block_candidates) block_candidates.push_back(std::move(c));
-}
-
-std::vector<Finding> ResolveBlockCandidates(const Facts& facts, unsigned max_depth) {
-  std::vector<Finding> out;
-  for (const BlockCandidate& c : facts.block_candidates) {
-    // Breadth-first from the callee, through calls that pass no context:
-    // the shortest chain to a function whose own body blocks.
-    std::vector<std::vector<const FunctionFact*>> frontier;
-    std::set<std::string> seen{c.callee_id};
-    if (auto it = facts.functions.find(c.callee_id); it != facts.functions.end())
-      frontier.push_back({&it->second});
-    std::vector<const FunctionFact*> chain;
-    for (unsigned depth = 1; depth <= max_depth && !frontier.empty() && chain.empty(); ++depth) {
-      std::vector<std::vector<const FunctionFact*>> next;
-      for (const auto& path : frontier) {
-        const FunctionFact& f = *path.back();
-        if (!f.blocks.empty()) {
-          chain = path;
-          break;
-        }
-        for (const CallFact& call : f.calls) {
-          if (call.passes_context || !seen.insert(call.to).second) continue;
-          if (auto it = facts.functions.find(call.to); it != facts.functions.end()) {
-            next.push_back(path);
-            next.back().push_back(&it->second);
-          }
-        }
-      }
-      frontier = std::move(next);
-    }
-    if (chain.empty()) continue;
-    Finding f = c.finding;
-    const FunctionFact& leaf = *chain.back();
-    std::string path;
-    for (const FunctionFact* fn : chain) path += fn->qualified_name + " -> ";
-    path += leaf.blocks;
-    if (!f.notes.empty())
-      f.notes.back().message += ": '" + c.callee_name + "' blocks without a context (" + path + ")";
-    Note at_leaf;
-    at_leaf.file = leaf.blocks_file;
-    at_leaf.line = leaf.blocks_line;
-    at_leaf.col = leaf.blocks_col;
-    at_leaf.message = "'" + leaf.blocks + "' blocks here, in '" + leaf.qualified_name + "'";
-    f.notes.push_back(std::move(at_leaf));
-    out.push_back(std::move(f));
-  }
-  return out;
 }
 
 void AttributeFindings(const Facts& facts, std::vector<Finding>* findings) {

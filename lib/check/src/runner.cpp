@@ -18,7 +18,6 @@
 #include <llvm/Support/Path.h>
 
 #include "ast_util.hpp"
-#include "blocking.hpp"
 #include "cache.hpp"
 #include "check_base.hpp"
 #include "compdb.hpp"
@@ -405,9 +404,9 @@ std::pair<unsigned, unsigned> MergeUnits(const std::vector<Unit>& units,
   return {analysed, with_model_types};
 }
 
-// Phase 2: each enabled check's cross-TU half and the may-block summary over
-// every TU's facts; then all findings are deduplicated (a header seen by
-// several TUs) and attributed.
+// Phase 2: each enabled check's cross-TU half (Finish) over every TU's facts;
+// then all findings are deduplicated (a header seen by several TUs) and
+// attributed.
 void ResolveCrossTu(const RunOptions& options, const ApiModel& model, RunResult* result) {
   TuContext whole(model, options.checks);
   whole.max_chain_depth = options.max_chain_depth;
@@ -418,9 +417,6 @@ void ResolveCrossTu(const RunOptions& options, const ApiModel& model, RunResult*
     for (Finding& f : check->Finish(result->facts))
       result->summary.findings.push_back(std::move(f));
   }
-  // A task or loop whose blocking is in another TU (the may-block summary).
-  for (Finding& f : ResolveBlockCandidates(result->facts, kMaxBlockingDepth))
-    result->summary.findings.push_back(std::move(f));
   SortAndDedupe(&result->summary.findings);
   AttributeFindings(result->facts, &result->summary.findings);
 }

@@ -8,9 +8,11 @@
 // its notes and fix-its. No check logic lives here.
 //
 // What differs from `tether check` (docs/checker.md, "clang-tidy plugin"):
-// clang-tidy sees one TU at a time, so a check's cross-TU half (Check::Finish,
-// the transitive form of context-not-forwarded) is given that TU's facts only
-// (a callee whose body is in another TU is not followed).
+// clang-tidy sees one TU at a time, so a check's cross-TU half (Check::Finish:
+// the transitive form of context-not-forwarded, the may-block summary's
+// candidates of task-ignores-context and loop-without-context) is given that
+// TU's facts only (a callee whose body is in another TU is not followed), as
+// `tether check` run on that one file.
 #include <mutex>
 #include <set>
 #include <string>

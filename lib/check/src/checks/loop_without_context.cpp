@@ -87,6 +87,13 @@ class LoopWithoutContextCheck : public Check {
     if (path) note(f, path->primitive->getBeginLoc(), path->why);
   }
 
+  // A loop that blocks only through a callee defined in another TU was left
+  // as a block candidate; the facts of every TU decide it.
+  bool UsesFacts() const override { return true; }
+  std::vector<Finding> Finish(const Facts& facts) override {
+    return ResolveBlockCandidates(facts, name(), kMaxBlockingDepth);
+  }
+
  private:
   // Walks up from the call to the function body; the innermost enclosing
   // loop that has no bound (bounded loops inside it are fine to skip).

@@ -1,7 +1,9 @@
 // Per-function facts gathered from every translation unit (phase 1), and the
 // candidates the checks leave to be decided from them once all TUs are seen
-// (phase 2): "the callee takes no context but creates a root itself, or calls
-// something that does" (tether-context-not-forwarded, whose Finish decides it).
+// (phase 2, each check's Finish): "the callee takes no context but creates a
+// root itself, or calls something that does" (tether-context-not-forwarded),
+// "the task or loop calls a function of another TU that blocks" (the
+// may-block summary: task-ignores-context, loop-without-context).
 #pragma once
 
 #include <map>
@@ -96,10 +98,6 @@ bool FactsFromJson(std::string_view json_text, Facts* facts, std::vector<Finding
 // Sets Finding::function, where empty, to the innermost analysed function
 // whose body spans the finding.
 void AttributeFindings(const Facts& facts, std::vector<Finding>* findings);
-
-// Phase 2 of the may-block summary: the block candidates whose callee blocks
-// within max_depth calls.
-std::vector<Finding> ResolveBlockCandidates(const Facts& facts, unsigned max_depth);
 
 // The static context-flow graph (docs/static-graph-format.md).
 std::string StaticGraphJson(const Facts& facts, const std::vector<Finding>& findings);
