@@ -77,9 +77,8 @@ bool TuContext::MakeFinding(const SourceManager& sm, const std::string& check, S
     // justified. When tether-justification reports the marker (one naming a
     // tether check, in the main file: checks/justification.cpp) that report
     // stands for the finding; otherwise the finding itself is reported.
-    bool names_tether =
-        j->marker == "tether:detached" || j->checks.find("tether-") != std::string::npos;
-    if (names_tether && fid == sm.getMainFileID() && Enabled(kJustificationCheckName)) return false;
+    if (NamesTetherCheck(*j) && fid == sm.getMainFileID() && Enabled(kJustificationCheckName))
+      return false;
   }
   Finding f;
   f.check = check;

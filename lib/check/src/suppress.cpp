@@ -146,6 +146,10 @@ std::vector<Justification> ScanJustifications(std::string_view text) {
   return out;
 }
 
+bool NamesTetherCheck(const Justification& j) {
+  return j.marker == "tether:detached" || j.checks.find("tether-") != std::string::npos;
+}
+
 std::optional<Justification> FindJustification(const std::vector<std::string_view>& lines,
                                                const std::vector<Justification>& markers,
                                                unsigned line, std::string_view check) {

@@ -57,6 +57,23 @@ TEST(Justification, NolintNamesItsChecks) {
   EXPECT_FALSE(FindJustification(lines, markers, 3, "tether-lost-cancel").has_value());
 }
 
+// What tether-justification polices, and what a reasonless marker leaves to
+// it (TuContext::MakeFinding): the one rule both read.
+TEST(Justification, NamesTetherCheck) {
+  auto markers = ScanJustifications(
+      "a(); // tether:detached()\n"
+      "b(); // NOLINT(tether-lost-cancel)\n"
+      "c(); // NOLINT(bugprone-*,tether-*)\n"
+      "d(); // NOLINT\n"
+      "e(); // NOLINT(bugprone-use-after-move)\n");
+  ASSERT_EQ(markers.size(), 5u);
+  EXPECT_TRUE(NamesTetherCheck(markers[0]));
+  EXPECT_TRUE(NamesTetherCheck(markers[1]));
+  EXPECT_TRUE(NamesTetherCheck(markers[2]));
+  EXPECT_FALSE(NamesTetherCheck(markers[3]));
+  EXPECT_FALSE(NamesTetherCheck(markers[4]));
+}
+
 TEST(CheckGlobs, LikeClangTidy) {
   EXPECT_TRUE(CheckEnabled("tether-*", "tether-lost-cancel"));
   EXPECT_FALSE(CheckEnabled("-*,tether-lost-cancel", "tether-detached-task"));

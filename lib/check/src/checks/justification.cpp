@@ -25,8 +25,7 @@ class JustificationCheck : public Check {
     const SourceManager& sm = ast.getSourceManager();
     const TuContext::FileInfo& info = tu().Info(sm, sm.getMainFileID());
     for (const Justification& j : info.markers) {
-      bool names_tether =
-          j.marker == "tether:detached" || j.checks.find("tether-") != std::string::npos;
+      bool names_tether = NamesTetherCheck(j);
       bool region = j.marker == "NOLINTBEGIN" || j.marker == "NOLINTEND";
       // An unmatched bare region marker (BEGIN or END with no check list) is
       // clang-tidy's to report as well as ours.

@@ -25,6 +25,12 @@ struct Justification {
   bool unmatched = false;      // a region BEGIN without END, or an END without BEGIN
 };
 
+// The marker is tether's to police (tether-justification reports it when it
+// gives no reason): a detached marker, or a NOLINT family marker whose list
+// names a tether check. A bare NOLINT, or one naming only other tools'
+// checks, is clang-tidy's.
+bool NamesTetherCheck(const Justification& j);
+
 // All markers in a file's text, with region BEGIN/END markers paired.
 std::vector<Justification> ScanJustifications(std::string_view text);
 
