@@ -2,6 +2,7 @@
 // in check_base.cpp).
 #include "ast_util.hpp"
 
+#include <functional>
 #include <set>
 
 namespace tether::check {
@@ -356,6 +357,98 @@ bool IsClassAsWritten(const CXXRecordDecl* rd, const SourceManager& sm) {
   if (!rd || rd->isLambda() || sm.isInSystemHeader(rd->getLocation())) return false;
   const auto* spec = dyn_cast<ClassTemplateSpecializationDecl>(rd);
   return !spec || spec->getSpecializationKind() != TSK_ImplicitInstantiation;
+}
+
+// Synchronisation kinds (flags, mutexes, condition variables, waits).
+
+bool IsFlagType(QualType t) {
+  t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  if (t->isBooleanType()) return true;
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+  if (!spec || QualifiedName(spec->getSpecializedTemplate()) != "std::atomic" ||
+      spec->getTemplateArgs().size() != 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return false;
+  return spec->getTemplateArgs()[0].getAsType()->isBooleanType();
+}
+
+// The lambda a wait's predicate argument holds: before C++17 it is copied
+// into the by-value parameter (a CXXConstructExpr around the LambdaExpr).
+const LambdaExpr* PredicateLambda(const Expr* e) {
+  e = e->IgnoreImplicit();
+  if (const auto* copy = dyn_cast<CXXConstructExpr>(e); copy && copy->getNumArgs() == 1)
+    e = copy->getArg(0)->IgnoreImplicit();
+  return dyn_cast<LambdaExpr>(e);
+}
+
+namespace {
+
+const CXXRecordDecl* RecordOf(QualType t) {
+  t = t.getNonReferenceType();
+  if (t->isPointerType()) t = t->getPointeeType();
+  const CXXRecordDecl* rd = t->getAsCXXRecordDecl();
+  return rd && rd->hasDefinition() ? rd->getDefinition() : nullptr;
+}
+
+bool HasMethod(const CXXRecordDecl* rd, const std::function<bool(const CXXMethodDecl*)>& fits) {
+  for (const CXXMethodDecl* m : rd->methods())
+    if (m->getDeclName().isIdentifier() && fits(m)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool IsLockable(QualType t) {
+  const CXXRecordDecl* rd = RecordOf(t);
+  if (!rd) return false;
+  return HasMethod(rd, [](const CXXMethodDecl* m) { return m->getName() == "lock"; }) &&
+         HasMethod(rd, [](const CXXMethodDecl* m) { return m->getName() == "unlock"; });
+}
+
+bool IsNotifyName(llvm::StringRef name) {
+  return name == "notify_one" || name == "notify_all" || name == "notifyOne" ||
+         name == "notifyAll" || name == "signal" || name == "broadcast";
+}
+
+bool IsWaitName(llvm::StringRef name) {
+  return name == "wait" || name == "wait_for" || name == "wait_until" || name == "timed_wait";
+}
+
+bool IsConditionVariable(QualType t) {
+  std::string name = RecordName(t);
+  if (name == "std::condition_variable" || name == "std::condition_variable_any" ||
+      name == "boost::condition_variable" || name == "boost::condition_variable_any")
+    return true;
+  const CXXRecordDecl* rd = RecordOf(t);
+  if (!rd || name.rfind("std::", 0) == 0 || t->isPointerType()) return false;
+  return HasMethod(rd, [](const CXXMethodDecl* m) { return IsNotifyName(m->getName()); }) &&
+         HasMethod(rd, [](const CXXMethodDecl* m) {
+           return IsWaitName(m->getName()) && m->getNumParams() > 0 &&
+                  IsLockable(m->getParamDecl(0)->getType());
+         });
+}
+
+bool MayBeUnbounded(const Expr* e, ASTContext& ast) {
+  if (!e) return false;
+  e = e->IgnoreImplicit()->IgnoreParenImpCasts();
+  if (const auto* c = dyn_cast<ConditionalOperator>(e))
+    return MayBeUnbounded(c->getTrueExpr(), ast) || MayBeUnbounded(c->getFalseExpr(), ast);
+  // std::chrono::milliseconds(INT_MAX), a copy of one.
+  if (const auto* ce = dyn_cast<CXXConstructExpr>(e); ce && ce->getNumArgs() == 1)
+    return MayBeUnbounded(ce->getArg(0), ast);
+  if (const auto* cast = dyn_cast<ExplicitCastExpr>(e))
+    return MayBeUnbounded(cast->getSubExpr(), ast);
+  if (const auto* call = dyn_cast<CallExpr>(e)) {
+    const auto* fn = dyn_cast_or_null<CXXMethodDecl>(call->getDirectCallee());
+    return fn && fn->isStatic() && fn->getDeclName().isIdentifier() && fn->getName() == "max" &&
+           QualifiedName(fn->getParent()).rfind("std::chrono::", 0) == 0;
+  }
+  Expr::EvalResult value;
+  if (e->isValueDependent() || !e->getType()->isIntegralOrEnumerationType() ||
+      !e->EvaluateAsInt(value, ast))
+    return false;
+  const llvm::APSInt& v = value.Val.getInt();
+  return v.getSignificantBits() > 31 || v.getExtValue() >= 0x7fffffff;
 }
 
 }  // namespace tether::check

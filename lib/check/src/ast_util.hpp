@@ -87,4 +87,25 @@ llvm::StringRef CFunctionName(const clang::CallExpr* call);
 // lambda, not in a system header), as written for a template (not each
 // implicit instantiation).
 bool IsClassAsWritten(const clang::CXXRecordDecl* rd, const clang::SourceManager& sm);
+
+// What a type or a name is to synchronisation (the stop-flag and member
+// thread checks).
+// bool, or std::atomic<bool>.
+bool IsFlagType(clang::QualType t);
+// A type with lock() and unlock(): std::mutex, a unique_lock, a project's
+// own mutex wrapper.
+bool IsLockable(clang::QualType t);
+// std's and boost's condition variables, and a project's own: a class whose
+// wait takes a lockable (the mutex it releases while it sleeps, which an
+// event or a semaphore does not take) and that has a notify (Stockfish's
+// `struct ConditionVariable { void wait(Mutex&); void notify_one(); }` over
+// pthread_cond_t).
+bool IsConditionVariable(clang::QualType t);
+bool IsNotifyName(llvm::StringRef name);
+bool IsWaitName(llvm::StringRef name);
+// A timeout that may be no bound at all: a branch of it is INT_MAX or more
+// (`wait_for(m, ms ? ms : INT_MAX)`), or a chrono max().
+bool MayBeUnbounded(const clang::Expr* timeout, clang::ASTContext& ast);
+// The lambda a wait's predicate argument holds (before C++17 a copy of it).
+const clang::LambdaExpr* PredicateLambda(const clang::Expr* e);
 }  // namespace tether::check

@@ -146,7 +146,8 @@ std::optional<WriteError> AtomicFile::Create(const std::string& path, AtomicFile
     return WriteError{path, "cannot create a temporary file in " + dir + ": " + Reason(err), err};
   file.temp_ = *temp;
   file.fd_ = fd;
-  if (::stat(file.target_.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd, st.st_mode & 07777);
+  if (::stat(file.target_.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    ::fchmod(fd, st.st_mode & 07777);
   *out = std::move(file);
   return std::nullopt;
 }
