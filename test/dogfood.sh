@@ -28,8 +28,16 @@ mapfile -t files < <(python3 - "$db" "$src" "${dirs[@]}" <<'PY'
 import json, os, sys
 db, src, dirs = sys.argv[1], sys.argv[2], [d.rstrip("/") + "/" for d in sys.argv[3:]]
 seen = set()
-for entry in json.load(open(db)):
+def sources(entry):
+    """The entry's file; for a CMake unity file (Unity/unity_N_cxx.cxx), the
+    sources it includes, which tether check lists in its place."""
     path = os.path.normpath(os.path.join(entry["directory"], entry["file"]))
+    if os.path.basename(os.path.dirname(path)) != "Unity" or not os.path.exists(path):
+        return [path]
+    lines = [l.strip() for l in open(path)]
+    return [os.path.normpath(os.path.join(os.path.dirname(path), l[len('#include "'):-1]))
+            for l in lines if l.startswith('#include "') and l.endswith('"')]
+for path in (p for entry in json.load(open(db)) for p in sources(entry)):
     rel = os.path.relpath(path, src)
     if not any(rel.startswith(d) for d in dirs):
         continue

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include <clang/Tooling/JSONCompilationDatabase.h>
 #include <llvm/Support/FileSystem.h>
@@ -86,6 +87,93 @@ std::string UnrunnableReason(const tooling::CompileCommand& cmd) {
   return "";
 }
 
+// CMake's unity build (UNITY_BUILD) compiles a target's sources through
+// generated files, CMakeFiles/T.dir/Unity/unity_N_cxx.cxx, each a list of
+// `#include "/abs/source.cpp"` lines, and compile_commands.json then lists
+// only those. The sources are what a user asks to check: this database
+// lists them in place of the unity file that includes them, each with that
+// unity file's command (its flags, its directory, the file's own name in
+// place of the unity file's). A source is not checked as part of the unity
+// file: the sources before it in the batch are not seen, as in a build
+// without UNITY_BUILD. A database without unity files is unchanged.
+class UnityBuildDatabase : public tooling::CompilationDatabase {
+ public:
+  UnityBuildDatabase(std::unique_ptr<tooling::CompilationDatabase> inner,
+                     llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs)
+      : inner_(std::move(inner)) {
+    for (const tooling::CompileCommand& cmd : inner_->getAllCompileCommands()) {
+      const std::string unity = AbsoluteIn(cmd.Directory, cmd.Filename);
+      if (!IsUnitySource(unity) || sources_.count(unity)) continue;
+      auto buf = fs->getBufferForFile(unity);
+      if (!buf) continue;  // not generated (yet): the entry stays as it is
+      std::vector<std::string>& included = sources_[unity];
+      llvm::SmallVector<llvm::StringRef, 32> lines;
+      (*buf)->getBuffer().split(lines, '\n');
+      for (llvm::StringRef line : lines) {
+        line = line.trim();
+        if (!line.consume_front("#include \"") || !line.consume_back("\"")) continue;
+        const std::string source =
+            AbsoluteIn(std::string(llvm::sys::path::parent_path(unity)), line.str());
+        included.push_back(source);
+        unity_of_.emplace(source, unity);  // the first unity file that includes it
+      }
+    }
+  }
+
+  std::vector<tooling::CompileCommand> getCompileCommands(llvm::StringRef file) const override {
+    std::vector<tooling::CompileCommand> own = inner_->getCompileCommands(file);
+    if (!own.empty() || unity_of_.empty()) return own;
+    auto it = unity_of_.find(Absolute(file.str()));
+    if (it == unity_of_.end()) return own;
+    std::vector<tooling::CompileCommand> cmds = inner_->getCompileCommands(it->second);
+    for (tooling::CompileCommand& cmd : cmds) {
+      for (std::string& arg : cmd.CommandLine)
+        if (arg == cmd.Filename || AbsoluteIn(cmd.Directory, arg) == it->second) arg = it->first;
+      cmd.Filename = it->first;
+    }
+    return cmds;
+  }
+
+  std::vector<std::string> getAllFiles() const override {
+    if (sources_.empty()) return inner_->getAllFiles();
+    std::vector<std::string> files;
+    for (const std::string& file : inner_->getAllFiles()) {
+      auto it = sources_.find(Absolute(file));
+      if (it == sources_.end())
+        files.push_back(file);
+      else
+        files.insert(files.end(), it->second.begin(), it->second.end());
+    }
+    return files;
+  }
+
+  std::vector<tooling::CompileCommand> getAllCompileCommands() const override {
+    if (sources_.empty()) return inner_->getAllCompileCommands();
+    std::vector<tooling::CompileCommand> all;
+    for (const std::string& file : getAllFiles())
+      for (tooling::CompileCommand& cmd : getCompileCommands(file)) all.push_back(std::move(cmd));
+    return all;
+  }
+
+ private:
+  static std::string AbsoluteIn(const std::string& dir, const std::string& path) {
+    llvm::SmallString<256> p(path);
+    if (!dir.empty()) llvm::sys::fs::make_absolute(dir, p);
+    return Absolute(std::string(p.str()));
+  }
+  // CMake's names: Unity/unity_N_c.c, unity_N_cxx.cxx (batches) or
+  // unity_GROUP_cxx.cxx (UNITY_BUILD_MODE GROUP), in a directory "Unity".
+  static bool IsUnitySource(llvm::StringRef path) {
+    const llvm::StringRef name = llvm::sys::path::filename(path);
+    return llvm::sys::path::filename(llvm::sys::path::parent_path(path)) == "Unity" &&
+           name.startswith("unity_") && (name.endswith("_cxx.cxx") || name.endswith("_c.c"));
+  }
+
+  std::unique_ptr<tooling::CompilationDatabase> inner_;
+  std::map<std::string, std::vector<std::string>> sources_;  // unity file -> its sources
+  std::map<std::string, std::string> unity_of_;              // source -> its unity file
+};
+
 }  // namespace
 
 std::unique_ptr<tooling::CompilationDatabase> LoadCompileCommands(
@@ -108,9 +196,12 @@ std::unique_ptr<tooling::CompilationDatabase> LoadCompileCommands(
     return nullptr;
   }
   // The wrappers of LLVM's JSONCompilationDatabasePlugin::loadFromDirectory,
-  // in its order.
-  return tooling::inferTargetAndDriverMode(
-      tooling::inferMissingCompileCommands(tooling::expandResponseFiles(std::move(base), fs)));
+  // in its order, with the sources of CMake unity files listed before any
+  // command is inferred for them.
+  std::unique_ptr<tooling::CompilationDatabase> expanded =
+      tooling::expandResponseFiles(std::move(base), fs);
+  return tooling::inferTargetAndDriverMode(tooling::inferMissingCompileCommands(
+      std::make_unique<UnityBuildDatabase>(std::move(expanded), fs)));
 }
 
 namespace {
