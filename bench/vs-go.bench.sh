@@ -26,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 before="$(uptime)"
 for ((r = 1; r <= rounds; r++)); do
   "$context_bench" --benchmark_format=json \
-    --benchmark_filter='BM_WithCancelCancel|BM_CancelPropagation|BM_TaskGroupGoWait|BM_ChannelSendRecv|BM_MutexCvQueue' \
+    --benchmark_filter='BM_WithCancelCancel|BM_CancelPropagation|BM_TaskGroupGoWait|BM_ChannelSendRecv|BM_SelectTwoChannels|BM_MutexCvQueue' \
     > "$work/context.$r.json"
   "$spawn_bench" --benchmark_format=json --benchmark_filter='BM_GoTaskEnd|BM_TaskGroupGoWait' \
     > "$work/spawn.$r.json"
@@ -61,6 +61,7 @@ rows = [
     ("cancel 1,000 descendants", ("context", "BM_CancelPropagation/1000"), "cancel_propagation_1000", "µs", 1e-3),
     ("cancel 10,000 descendants", ("context", "BM_CancelPropagation/10000"), "cancel_propagation_10000", "µs", 1e-3),
     ("100,000 ints through a 128-slot channel", ("context", "BM_ChannelSendRecv"), "channel_send_recv", "ms", 1e-6),
+    ("Select over two 128-slot channels, 50,000 ints each", ("context", "BM_SelectTwoChannels"), "select_two_channels", "ms", 1e-6),
 ]
 lines = ["# libtether beside Go", "",
          "Made by `bench/vs-go.bench.sh BUILD_DIR RESULTS_DIR %d`: each libtether benchmark of" % rounds,

@@ -3,6 +3,7 @@
 //  - cancel propagation       to 1k and 10k descendants (ns per descendant)
 //  - TaskGroup Go + Wait      vs raw std::thread create + join
 //  - Channel send/recv        vs a mutex + condition_variable bounded queue
+//  - Select over two channels (its anchor is Go's select: bench/vs-go.bench.sh)
 #include <benchmark/benchmark.h>
 
 #include <condition_variable>
@@ -109,6 +110,34 @@ void BM_ChannelSendRecv(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kItems);
 }
 BENCHMARK(BM_ChannelSendRecv)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Two producers, 50k ints each through two 128-slot channels; one consumer
+// selects over both until both are closed (Go's twin: bench/go/anchors.go).
+void BM_SelectTwoChannels(benchmark::State& state) {
+  for (auto _ : state) {
+    tether::Channel<int> a(kCapacity), b(kCapacity);
+    auto produce = [](tether::Channel<int> ch) {
+      for (int i = 0; i < kItems / 2; ++i) (void)ch.Send(tether::Background(), i);
+      ch.Close();
+    };
+    std::thread pa(produce, a), pb(produce, b);
+    long sum = 0;
+    bool a_open = true, b_open = true;
+    while (a_open || b_open) {
+      tether::Select sel;
+      if (a_open)
+        sel.OnRecv(a, [&](std::optional<int> v) { v ? void(sum += *v) : void(a_open = false); });
+      if (b_open)
+        sel.OnRecv(b, [&](std::optional<int> v) { v ? void(sum += *v) : void(b_open = false); });
+      sel.Wait();
+    }
+    pa.join();
+    pb.join();
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(state.iterations() * kItems);
+}
+BENCHMARK(BM_SelectTwoChannels)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The textbook bounded queue: one mutex, two condition variables.
 class MutexCvQueue {

@@ -166,6 +166,40 @@ func channelSendRecv(b *testing.B) {
 	}
 }
 
+// context_bench BM_SelectTwoChannels: two producers, 50,000 ints each through
+// two 128-slot channels, one consumer selecting over both until both close.
+func selectTwoChannels(b *testing.B) {
+	for n := 0; n < b.N; n++ {
+		a, c := make(chan int, capacity), make(chan int, capacity)
+		for _, ch := range []chan int{a, c} {
+			go func(ch chan int) {
+				for i := 0; i < items/2; i++ {
+					ch <- i
+				}
+				close(ch)
+			}(ch)
+		}
+		sum := 0
+		for a != nil || c != nil {
+			select {
+			case v, ok := <-a:
+				if !ok {
+					a = nil
+				} else {
+					sum += v
+				}
+			case v, ok := <-c:
+				if !ok {
+					c = nil
+				} else {
+					sum += v
+				}
+			}
+		}
+		_ = sum
+	}
+}
+
 func report(name string, r testing.BenchmarkResult, per float64, unit string) {
 	fmt.Printf("%s %.4f %s\n", name, float64(r.T.Nanoseconds())/float64(r.N)/per, unit)
 }
@@ -178,4 +212,5 @@ func main() {
 	report("cancel_propagation_10000", testing.Benchmark(cancelPropagation(10000)), 1e3, "us")
 	report("group_go_wait_1000", testing.Benchmark(groupGoWait), 1e6, "ms")
 	report("channel_send_recv", testing.Benchmark(channelSendRecv), 1e6, "ms")
+	report("select_two_channels", testing.Benchmark(selectTwoChannels), 1e6, "ms")
 }

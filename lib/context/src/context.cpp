@@ -230,12 +230,18 @@ void ReportCreated(ContextNode& node, std::source_location loc) {
 }
 
 // The two shared roots live for the whole process (never destroyed, so a
-// Context used by a static destructor stays valid).
+// Context used by a static destructor stays valid). Their handles own
+// nothing (shared_ptr's aliasing constructor with an empty owner): a copy of
+// Background() is two plain stores. A shared count would be an atomic
+// increment and decrement on one cache line that every thread calling
+// Background() writes: most of the time of a producer and a consumer passing
+// Background() to a channel (bench/results/vs-go.md). A root is never a
+// child, never cancelled and has no timer, so nothing needs its weak_ptr.
 const std::shared_ptr<ContextNode>& Root(hooks::ContextKind kind) {
   static auto* background = new std::shared_ptr<ContextNode>(
-      std::make_shared<ContextNode>(hooks::ContextKind::kBackground, nullptr, false));
+      std::shared_ptr<void>(), new ContextNode(hooks::ContextKind::kBackground, nullptr, false));
   static auto* todo = new std::shared_ptr<ContextNode>(
-      std::make_shared<ContextNode>(hooks::ContextKind::kTODO, nullptr, false));
+      std::shared_ptr<void>(), new ContextNode(hooks::ContextKind::kTODO, nullptr, false));
   return kind == hooks::ContextKind::kTODO ? *todo : *background;
 }
 

@@ -147,6 +147,99 @@ TEST(Channel, ManyProducersManyConsumersEachValueOnce) {
   }
 }
 
+// Buffered sends and receives take no lock while the ring has room or values
+// (channel_impl.hpp); a sleeper announces itself and looks again before it
+// sleeps. These fail (a hang, turned into a deadline error) when a wake-up is
+// lost between a publish and a sleeper's last look.
+TEST(Channel, NoWakeIsLostBetweenAProducerAndAConsumer) {
+  for (std::size_t capacity : {std::size_t{1}, std::size_t{2}, std::size_t{128}}) {
+    Channel<int> ch(capacity);
+    constexpr int kItems = 100000;
+    auto [ctx, cancel] = WithTimeout(Background(), std::chrono::seconds(60));
+    std::atomic<int> send_errors{0};
+    std::thread producer([&, ctx = ctx] {
+      for (int i = 0; i < kItems; ++i)
+        if (!ch.Send(ctx, i).ok()) send_errors++;
+      ch.Close();
+    });
+    long sum = 0;
+    int count = 0;
+    Error err;
+    while (auto v = ch.Recv(ctx, &err)) {
+      EXPECT_EQ(*v, count) << "FIFO, capacity " << capacity;
+      sum += *v;
+      ++count;
+    }
+    producer.join();
+    cancel();
+    EXPECT_EQ(err, Error::Closed()) << "capacity " << capacity;
+    EXPECT_EQ(send_errors.load(), 0) << "capacity " << capacity;
+    EXPECT_EQ(count, kItems) << "capacity " << capacity;
+    EXPECT_EQ(sum, long{kItems} * (kItems - 1) / 2);
+  }
+}
+
+// A send that races Close() is either refused (Closed) or delivered: never
+// accepted and then lost to a receiver that saw the channel closed and empty.
+TEST(Channel, SendRacingCloseIsDeliveredOrRefused) {
+  for (int round = 0; round < 200; ++round) {
+    Channel<int> ch(4);
+    std::atomic<int> accepted{0};
+    std::vector<std::thread> senders;
+    for (int p = 0; p < 3; ++p) {
+      senders.emplace_back([&] {
+        for (int i = 0; i < 50; ++i) {
+          Error e = ch.Send(Background(), i);
+          if (e.ok()) {
+            accepted++;
+          } else {
+            EXPECT_EQ(e, Error::Closed());
+            return;
+          }
+        }
+      });
+    }
+    std::atomic<int> received{0};
+    std::thread receiver([&] {
+      while (ch.Recv(Background())) received++;
+    });
+    std::thread closer([&] {
+      std::this_thread::yield();
+      ch.Close();
+    });
+    closer.join();
+    for (auto& t : senders) t.join();
+    receiver.join();
+    ASSERT_EQ(received.load(), accepted.load()) << "round " << round;
+  }
+}
+
+// Values never received are destroyed with the channel, once each.
+TEST(Channel, ValuesLeftInTheChannelAreDestroyedWithIt) {
+  auto token = std::make_shared<int>(0);
+  {
+    Channel<std::shared_ptr<int>> ch(8);
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(ch.Send(Background(), token).ok());
+    EXPECT_EQ(ch.TryRecv(), token);  // one taken (and dropped), four left
+    EXPECT_EQ(ch.size(), 4u);
+    EXPECT_EQ(token.use_count(), 5);
+  }
+  EXPECT_EQ(token.use_count(), 1);
+}
+
+// The ring wraps around many times; size() stays within 0..capacity.
+TEST(Channel, SizeFollowsTheRingAcrossWrapArounds) {
+  Channel<int> ch(3);
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_TRUE(ch.Send(Background(), i).ok());
+    ASSERT_TRUE(ch.Send(Background(), -i).ok());
+    EXPECT_EQ(ch.size(), 2u);
+    EXPECT_EQ(ch.TryRecv(), i);
+    EXPECT_EQ(ch.TryRecv(), -i);
+    EXPECT_EQ(ch.size(), 0u);
+  }
+}
+
 TEST(Channel, MoveOnlyValuesAndSharedHandles) {
   Channel<std::unique_ptr<int>> ch(1);
   Channel<std::unique_ptr<int>> copy = ch;  // the same channel

@@ -2,9 +2,12 @@
 // wakes on each kind of source, and does not poll while blocked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "tether/channel.hpp"
 #include "tether/select.hpp"
@@ -151,6 +154,52 @@ TEST(Select, DoesNotPollWhileBlocked) {
   firer.join();
   EXPECT_GE(looks.load(), 2);
   EXPECT_LE(looks.load(), 4);
+}
+
+// Select receivers and plain Recv callers share two buffered channels fed by
+// several producers: every value reaches exactly one of them, and no receiver
+// sleeps through a value (the receivers give up only at the 60 s deadline).
+TEST(Select, SelectAndRecvShareBufferedChannelsWithoutLosingAWake) {
+  Channel<int> a(2), b(3);
+  constexpr int kPerProducer = 20000;
+  auto [ctx, cancel] = WithTimeout(Background(), std::chrono::seconds(60));
+  std::vector<std::thread> producers;
+  for (int p = 0; p < 2; ++p) {
+    producers.emplace_back([&, p, ctx = ctx] {
+      Channel<int>& ch = p == 0 ? a : b;
+      for (int i = 0; i < kPerProducer; ++i) EXPECT_TRUE(ch.Send(ctx, p * kPerProducer + i).ok());
+      ch.Close();
+    });
+  }
+  std::mutex mu;
+  std::vector<int> got;
+  auto keep = [&](int v) {
+    std::lock_guard<std::mutex> lock(mu);
+    got.push_back(v);
+  };
+  std::vector<std::thread> receivers;
+  for (int r = 0; r < 2; ++r) {  // Select over both channels until both are closed
+    receivers.emplace_back([&, ctx = ctx] {
+      bool a_open = true, b_open = true;
+      while ((a_open || b_open) && ctx.Err().ok()) {
+        Select sel;
+        if (a_open) sel.OnRecv(a, [&](std::optional<int> v) { v ? keep(*v) : void(a_open = false); });
+        if (b_open) sel.OnRecv(b, [&](std::optional<int> v) { v ? keep(*v) : void(b_open = false); });
+        sel.OnDone(ctx, [] {});
+        sel.Wait();
+      }
+    });
+  }
+  receivers.emplace_back([&, ctx = ctx] {  // a plain receiver on one of them
+    while (auto v = a.Recv(ctx)) keep(*v);
+  });
+  for (auto& t : producers) t.join();
+  for (auto& t : receivers) t.join();
+  EXPECT_TRUE(ctx.Err().ok()) << "a receiver slept through a value until the deadline";
+  cancel();
+  std::sort(got.begin(), got.end());
+  ASSERT_EQ(got.size(), std::size_t{2 * kPerProducer});
+  for (int i = 0; i < 2 * kPerProducer; ++i) ASSERT_EQ(got[i], i);
 }
 
 TEST(Select, NeverFiringContextIsJustNeverReady) {

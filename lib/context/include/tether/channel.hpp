@@ -11,6 +11,8 @@
 //    drained, or when ctx is done (RecvErr tells which).
 //  - Close() is idempotent; values already buffered are still delivered.
 //  - Channel is a copyable handle: copies share one channel.
+//  - A buffered channel holds its capacity's cells from its creation on, as
+//    Go's make(chan T, n) does; T's move constructor must be noexcept.
 #pragma once
 
 #include <cstddef>
