@@ -17,6 +17,7 @@
 #include "cmd/worker.hpp"
 #include "executor/live_output.hpp"
 #include "queue/memory_queue.hpp"
+#include "runtime/cgroup.hpp"
 #include "runtime/process.hpp"
 #include "tether/io/write_file.hpp"
 #include "tether/worker/pipeline.hpp"
@@ -38,6 +39,9 @@ int PrepareWorkerProcess(const char* command, RunOptions* options, bool* own_wor
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
   runtime::ProcessRuntime::BecomeSubreaper();
+  // Now, not at the first build: what dead workers left running (their
+  // steps and services) is killed before this worker takes anything.
+  (void)runtime::CgroupRoot();
 
   std::error_code ec;
   std::filesystem::create_directories(options->results_dir, ec);

@@ -12,6 +12,8 @@
 #include "cmd/worker.hpp"
 #include "executor/live_output.hpp"
 #include "queue/queue.hpp"
+#include "runtime/cgroup.hpp"
+#include "tether/select.hpp"
 
 extern char** environ;
 
@@ -101,6 +103,22 @@ queue::QueueOptions QueueOptionsOf(const ServeOptions& options) {
   return q;
 }
 
+// A worker SIGKILLed beside this one leaves its steps running in its cgroup
+// tree: swept every kDeadWorkerSweep while this worker serves, not only
+// when some worker starts (runtime/cgroup.hpp).
+static Error SweepDeadWorkersUntil(const Context& ctx) {
+  if (runtime::CgroupRoot().empty()) return Error();
+  for (;;) {
+    bool done = false;
+    Select wait;
+    wait.OnDone(ctx, [&] { done = true; });
+    wait.OnTimer(runtime::kDeadWorkerSweep, [] {});
+    wait.Wait();
+    if (done) return Error();
+    runtime::SweepDeadWorkers();
+  }
+}
+
 int ExitStatusOf(const Error& err) {
   return err.Is(ErrorCode::kInvalidArgument) ? kExitUsage : kExitInfrastructure;
 }
@@ -146,6 +164,7 @@ int ServeCommand(int argc, char** argv) {
   std::vector<SideTask> side;
   side.push_back({"queue", [&q](const Context& ctx) { return q->Serve(ctx); }});
   side.push_back({"cancels", [&worker](const Context& ctx) { return worker.WatchCancels(ctx); }});
+  side.push_back({"dead-worker sweep", SweepDeadWorkersUntil});
   std::unique_ptr<ApiServer> api;
   if (!options.api.empty()) {
     if (Error err = NewApiServer(options, worker, &api); !err.ok()) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -75,11 +76,12 @@ void RemoveTree(const std::string& dir) {
 // Trees of workers that died without removing theirs (SIGKILL, a crash):
 // whatever still runs in them is killed, and they are removed. A worker is
 // known dead when its pid does not exist (workers sharing one cgroup share
-// a pid namespace).
-void RemoveStaleTrees(const std::string& parent) {
+// a pid namespace). Returns how many trees were removed.
+int RemoveStaleTrees(const std::string& parent) {
   DIR* d = ::opendir(parent.c_str());
-  if (d == nullptr) return;
+  if (d == nullptr) return 0;
   const char prefix[] = "tether-worker-";
+  int removed = 0;
   while (dirent* entry = ::readdir(d)) {
     if (std::strncmp(entry->d_name, prefix, sizeof prefix - 1) != 0) continue;
     char* end = nullptr;
@@ -87,17 +89,24 @@ void RemoveStaleTrees(const std::string& parent) {
     if (end == entry->d_name + sizeof prefix - 1 || *end != '\0' || pid <= 0) continue;
     if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
     std::string dir = parent + "/" + entry->d_name;
+    const bool populated = Populated(dir);
     WriteFile(dir + "/cgroup.kill", "1");
     for (int i = 0; i < 1000 && Populated(dir); ++i) {
       timespec pause{0, 1000000};  // 1 ms
       ::nanosleep(&pause, nullptr);
     }
     RemoveTree(dir);
+    if (populated)
+      std::fprintf(stderr, "tether-worker: killed the processes left by dead worker %ld (%s)\n",
+                   pid, dir.c_str());
+    ++removed;
   }
   ::closedir(d);
+  return removed;
 }
 
-std::string g_root;  // written once, under CgroupRoot's once_flag
+std::string g_root;    // written once, under CgroupRoot's once_flag
+std::string g_parent;  // the cgroup g_root is in; the same
 
 void RemoveRootAtExit() {
   if (!g_root.empty()) RemoveTree(g_root);
@@ -115,6 +124,7 @@ const std::string& CgroupRoot() {
     if (mount.empty() || own.empty()) return;
     std::string parent = mount + (own == "/" ? "" : own);
     RemoveStaleTrees(parent);
+    g_parent = parent;
     std::string dir = parent + "/tether-worker-" + std::to_string(::getpid());
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return;
     struct stat st {};
@@ -126,6 +136,11 @@ const std::string& CgroupRoot() {
     std::atexit(RemoveRootAtExit);
   });
   return g_root;
+}
+
+int SweepDeadWorkers() {
+  if (CgroupRoot().empty()) return 0;
+  return RemoveStaleTrees(g_parent);
 }
 
 Error Cgroup::Create(const std::string& parent, const std::string& name,

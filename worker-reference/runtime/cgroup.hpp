@@ -14,6 +14,7 @@
 // with its step; docs/worker.md, "Containment").
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -22,8 +23,19 @@
 namespace tether::worker::runtime {
 
 // The directory under which build cgroups are created; empty when this
-// process cannot contain its children in cgroups. Thread-safe; decided once.
+// process cannot contain its children in cgroups. Thread-safe; decided once,
+// and then the trees of dead workers are swept (SweepDeadWorkers).
 const std::string& CgroupRoot();
+
+// Kills what still runs in the cgroup trees of workers that died without
+// removing theirs (SIGKILL, a crash), and removes the trees: a dead worker's
+// steps and services would otherwise run on beside their reruns. A worker
+// sweeps when it starts (CgroupRoot) and `serve` every kDeadWorkerSweep
+// after, so a worker already running notices a neighbour's death. Says so on
+// stderr for each tree that still held processes; returns how many trees
+// were removed (0 without cgroups).
+int SweepDeadWorkers();
+inline constexpr std::chrono::seconds kDeadWorkerSweep{5};
 
 // One cgroup directory that this process created. Destroying it kills
 // whatever still runs in it and removes the directory (and its children).
