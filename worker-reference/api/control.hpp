@@ -34,6 +34,7 @@
 
 #include "runtime/wall_clock.hpp"
 #include "tether/error.hpp"
+#include "tether/worker/build_status.hpp"
 
 namespace tether::worker::api {
 
@@ -67,7 +68,7 @@ struct Histogram {
 };
 
 struct WorkerStats {
-  std::map<std::string, std::uint64_t> builds_by_status;  // success | failure | error | canceled
+  std::map<BuildStatus, std::uint64_t> builds_by_status;  // terminal statuses only
   int running = 0;                                        // builds running now
   std::uint64_t steps_killed = 0;    // steps and services stopped by the worker while running
   Histogram queue_wait_seconds;      // submit to claim (durable queues only)
@@ -78,7 +79,7 @@ struct WorkerStats {
 struct BuildInfo {
   std::string id;
   std::string pipeline;
-  std::string status;  // running | success | failure | error | canceled
+  BuildStatus status = BuildStatus::kRunning;  // running, or the terminal status
   std::string reason;
   int slot = -1;  // running: its executor slot
   int attempt = 1;

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "tether/task.hpp"
+#include "tether/worker/build_status.hpp"
 
 namespace tether::worker::api {
 
@@ -56,11 +57,16 @@ void RenderHistogram(std::string* out, const std::string& name, const char* help
 std::string RenderMetrics(const MetricsInput& in) {
   std::string out;
   Header(&out, "tether_worker_builds_total", "counter", "Builds finished, by build status.");
-  std::map<std::string, std::uint64_t> by_status = {
-      {"success", 0}, {"failure", 0}, {"error", 0}, {"canceled", 0}};
-  for (const auto& [status, n] : in.stats.builds_by_status) by_status[status] = n;
-  for (const auto& [status, n] : by_status) {
-    out += "tether_worker_builds_total{status=\"" + status + "\"} " + std::to_string(n) + "\n";
+  // Every terminal status, counted or not, sorted by name (as before: scrapers diff them).
+  std::map<std::string_view, std::uint64_t> by_name;
+  for (BuildStatus status : kTerminalBuildStatuses) {
+    auto counted = in.stats.builds_by_status.find(status);
+    by_name[BuildStatusName(status)] =
+        counted == in.stats.builds_by_status.end() ? 0 : counted->second;
+  }
+  for (const auto& [name, n] : by_name) {
+    out += "tether_worker_builds_total{status=\"" + std::string(name) + "\"} " + std::to_string(n) +
+           "\n";
   }
   Header(&out, "tether_worker_builds_running", "gauge", "Builds running now.");
   Sample(&out, "tether_worker_builds_running", in.stats.running);

@@ -54,7 +54,7 @@ nlohmann::json BuildJson(const BuildInfo& b) {
   nlohmann::json j = {
       {"id", b.id},
       {"pipeline", b.pipeline},
-      {"status", b.status},
+      {"status", BuildStatusName(b.status)},
       {"reason", b.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.reason)},
       {"slot", b.slot >= 0 ? nlohmann::json(b.slot) : nlohmann::json(nullptr)},
       {"attempt", b.attempt},
@@ -347,7 +347,7 @@ class HttpApi::Impl {
     for (const BuildInfo& b : worker_.Builds()) {
       if (b.id != id) continue;
       dir = b.result_dir;
-      running = b.status == "running";
+      running = b.status == BuildStatus::kRunning;
       break;
     }
     if (dir.empty()) return ReplyError(res, 404, "no build " + id + " on this worker");
@@ -362,7 +362,7 @@ class HttpApi::Impl {
           if (!chunk.empty() && !sink.write(chunk.data(), chunk.size())) return false;
           bool still_running = false;
           for (const BuildInfo& b : worker_.Builds())
-            still_running |= b.id == id && b.status == "running";
+            still_running |= b.id == id && b.status == BuildStatus::kRunning;
           if (!still_running || stopping_.load()) {
             std::string rest = reader->ReadNew(/*last=*/true);
             if (!rest.empty() && !sink.write(rest.data(), rest.size())) return false;

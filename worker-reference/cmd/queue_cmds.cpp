@@ -102,7 +102,7 @@ nlohmann::json StatusJson(const queue::JobStatus& st) {
                         {"worker", JsonText(st.worker)},
                         {"result", nullptr}};
   if (st.result) {
-    out["result"] = {{"status", st.result->status},
+    out["result"] = {{"status", BuildStatusName(st.result->status)},
                      {"reason", JsonText(st.result->reason)},
                      {"worker", JsonText(st.result->worker)},
                      {"started", JsonTime(st.result->started)},
@@ -199,7 +199,7 @@ int StatusCommand(int argc, char** argv) {
             << "attempts: " << st.attempts << "\n";
   if (!st.worker.empty()) std::cout << "worker: " << st.worker << "\n";
   if (st.result) {
-    std::cout << "status: " << st.result->status << "\n";
+    std::cout << "status: " << BuildStatusName(st.result->status) << "\n";
     if (!st.result->reason.empty()) std::cout << "reason: " << st.result->reason << "\n";
     std::cout << "started: " << When(st.result->started) << "\n"
               << "finished: " << When(st.result->finished) << "\n";

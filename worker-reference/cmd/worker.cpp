@@ -117,7 +117,7 @@ std::vector<api::BuildInfo> Worker::Builds() const {
     api::BuildInfo b;
     b.id = s.build_id;
     b.pipeline = s.pipeline;
-    b.status = "running";
+    b.status = BuildStatus::kRunning;
     b.slot = s.slot;
     b.attempt = s.attempt;
     b.started = s.started;
@@ -209,7 +209,7 @@ int Worker::Start(const Context& ctx, std::vector<SideTask> side_tasks) {
     executor::BuildRecord record;
     record.id = item.id;
     record.pipeline_file = item.pipeline.file;
-    record.status = "canceled";
+    record.status = BuildStatus::kCanceled;
     record.reason = "not started: the worker was shutting down";
     executor::WriteBuildJson(record, options_.results_dir + "/" + item.id + "/build.json");
     Recorded(record);
@@ -222,8 +222,9 @@ int Worker::Start(const Context& ctx, std::vector<SideTask> side_tasks) {
     return kExitInfrastructure;
   }
   auto& counts = stats_.builds_by_status;
-  if (counts["error"] > 0) return kExitInfrastructure;
-  if (counts["failure"] > 0 || counts["canceled"] > 0) return kExitBuildFailed;
+  if (counts[BuildStatus::kError] > 0) return kExitInfrastructure;
+  if (counts[BuildStatus::kFailure] > 0 || counts[BuildStatus::kCanceled] > 0)
+    return kExitBuildFailed;
   return kExitOk;
 }
 

@@ -55,7 +55,7 @@ void RecoverBuild(const std::string& root, const std::string& tag, const std::st
     executor::BuildRecord build;
     build.id = id;
     build.pipeline_file = pipeline;
-    build.status = "error";
+    build.status = BuildStatus::kError;
     build.reason = "worker died";
     build.finished = WallClock::now();
     if (executor::WriteBuildJson(build, result_dir + "/build.json").ok()) {

@@ -47,7 +47,7 @@ Engine::Engine(const Pipeline& pipeline, BuildConfig config)
   auto add_step = [&](const Container& spec, const std::string& stage) -> ContainerState* {
     auto c = std::make_unique<ContainerState>();
     c->spec = spec;
-    c->kind = "step";
+    c->kind = ContainerKind::kStep;
     c->stage = stage;
     c->record = NewRecord(*c, spec.name + ".log");
     step_names.insert(spec.name);
@@ -69,7 +69,7 @@ Engine::Engine(const Pipeline& pipeline, BuildConfig config)
   for (const Container& spec : pipeline_.services) {
     auto c = std::make_unique<ContainerState>();
     c->spec = spec;
-    c->kind = "service";
+    c->kind = ContainerKind::kService;
     // A service named like a step gets its own log file name.
     std::string log =
         step_names.count(spec.name) ? "service-" + spec.name + ".log" : spec.name + ".log";
@@ -100,7 +100,7 @@ StageState* Engine::FindStage(const std::string& name) {
 Error Engine::CreateBuild(const Context& ctx) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    build_.status = "running";
+    build_.status = BuildStatus::kRunning;
     build_.started = WallClock::now();
   }
   Error err = runtime_.SetupBuild(ctx, config_.build_id);
@@ -227,8 +227,8 @@ void Engine::Abort(const Error& err) {
     interrupted_ = true;
     return;
   }
-  if (build_.status != "error") {
-    build_.status = "error";
+  if (build_.status != BuildStatus::kError) {
+    build_.status = BuildStatus::kError;
     build_.reason = err.message().empty() ? err.ToString() : err.message();
   }
 }
@@ -249,10 +249,10 @@ void Engine::FinalizeStatus() {
       c->record.reason = "not run: the build ended before it";
     }
   }
-  if (build_.status == "error") return;
+  if (build_.status == BuildStatus::kError) return;
   if (interrupted_) {
     bool timed_out = interrupt_cause_.Is(ErrorCode::kDeadlineExceeded);
-    build_.status = timed_out ? "failure" : "canceled";
+    build_.status = timed_out ? BuildStatus::kFailure : BuildStatus::kCanceled;
     build_.reason = timed_out ? "build timed out" : "build canceled";
     return;
   }
@@ -262,13 +262,13 @@ void Engine::FinalizeStatus() {
     for (auto& c : *list) {
       const ContainerRecord& r = c->record;
       if (r.status == Status::kError || (r.status == Status::kFailure && !r.continue_on_failure)) {
-        build_.status = "failure";
-        build_.reason = r.kind + " " + r.name + " failed";
+        build_.status = BuildStatus::kFailure;
+        build_.reason = std::string(ContainerKindName(r.kind)) + " " + r.name + " failed";
         return;
       }
     }
   }
-  build_.status = "success";
+  build_.status = BuildStatus::kSuccess;
 }
 
 BuildRecord Engine::Record() const {

@@ -58,7 +58,7 @@ Error Engine::CreateContainer(const Context& ctx, ContainerState& c) {
   env["TETHER_BUILD_ID"] = config_.build_id;
   env["TETHER_WORKSPACE"] = runtime_.workspace();
   env["VELA_WORKSPACE"] = runtime_.workspace();
-  env[c.kind == "service" ? "VELA_SERVICE_NAME" : "VELA_STEP_NAME"] = spec.name;
+  env[c.kind == ContainerKind::kService ? "VELA_SERVICE_NAME" : "VELA_STEP_NAME"] = spec.name;
   for (const auto& [k, v] : pipeline_.environment) env[k] = v;
   for (const auto& [k, v] : spec.environment) env[k] = v;
   std::vector<SecretRef> refs = spec.secret_refs;
@@ -68,7 +68,8 @@ Error Engine::CreateContainer(const Context& ctx, ContainerState& c) {
   for (const SecretRef& ref : refs) {
     auto it = secret_values_.find(ref.source);
     if (it == secret_values_.end()) {
-      return Error(ErrorCode::kFailed, c.kind + " " + spec.name + ": unknown secret " + ref.source);
+      return Error(ErrorCode::kFailed, std::string(ContainerKindName(c.kind)) + " " + spec.name +
+                                           ": unknown secret " + ref.source);
     }
     env[ref.target] = it->second;
   }
@@ -131,7 +132,7 @@ void Engine::ShowResultWhenDone(ContainerState& c, bool ended, bool streamed) {
     if (!c.ended || !c.streamed || c.result_shown) return;
     c.result_shown = true;
     const ContainerRecord& r = c.record;
-    line = c.kind + " " + std::string(StatusName(r.status));
+    line = std::string(ContainerKindName(c.kind)) + " " + std::string(StatusName(r.status));
     if (r.exit_code) line += " exit " + std::to_string(*r.exit_code);
     if (r.status == Status::kFailure && r.continue_on_failure) line += " (continue)";
     if (!r.reason.empty()) line += ": " + r.reason;
@@ -150,7 +151,8 @@ std::string Engine::ContextReason(const Context& ctx) const {
 // for it to exit.
 Error Engine::Exec(const Context& ctx, ContainerState& c, bool wait) {
   if (c.process.argv.empty()) {
-    c.log->Note("[tether-worker] not run: " + c.kind + " " + c.spec.name + " has no commands" +
+    c.log->Note("[tether-worker] not run: " + std::string(ContainerKindName(c.kind)) + " " +
+                c.spec.name + " has no commands" +
                 (c.spec.image.empty() ? "" : " (plugin image " + c.spec.image + ")") +
                 ", and the process runtime does not run images");
     Finish(c, Status::kSkipped, std::nullopt, "plugin: the process runtime does not run images");
@@ -169,9 +171,9 @@ Error Engine::Exec(const Context& ctx, ContainerState& c, bool wait) {
   }
   c.started = true;
   StreamRequest request;
-  request.key = c.kind;
+  request.kind = c.kind;
   request.container = &c;
-  if (c.kind == "service") {
+  if (c.kind == ContainerKind::kService) {
     request.stream = [this](const Context& sctx, ContainerState& s) {
       return StreamService(sctx, s);
     };

@@ -69,7 +69,7 @@ struct BuildConfig {
 // One step or service of the build.
 struct ContainerState {
   Container spec;
-  std::string kind;                // "step" | "service"
+  ContainerKind kind = ContainerKind::kStep;
   std::string stage;               // the stage of a step ("" for services)
   runtime::ProcessSpec process;    // built by Create*; empty argv: a plugin step
   std::unique_ptr<LogWriter> log;  // see LogWriter's one-user rule
@@ -95,7 +95,7 @@ struct StageState {
 
 // The message of the stream-request channel (vela.md §4.7).
 struct StreamRequest {
-  std::string key;  // "step" | "service"
+  ContainerKind kind = ContainerKind::kStep;  // Vela's key: "step" | "service"
   std::function<Error(const Context&, ContainerState&)> stream;
   ContainerState* container = nullptr;
 };

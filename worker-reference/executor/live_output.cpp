@@ -55,8 +55,9 @@ void LiveOutput::ContainerDone(const std::string& build, const std::string& name
   std::fflush(out_);
 }
 
-void LiveOutput::BuildDone(const std::string& build, std::string_view status,
+void LiveOutput::BuildDone(const std::string& build, BuildStatus build_status,
                            std::string_view detail) {
+  std::string_view status = BuildStatusName(build_status);
   std::lock_guard<std::mutex> lock(mu_);
   if (progress_) {
     ClearBlockLocked();

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tether/worker/build_status.hpp"
+
 namespace tether::worker::executor {
 
 class LiveOutput {
@@ -26,7 +28,7 @@ class LiveOutput {
   // "[build/name] text".
   void ContainerDone(const std::string& build, const std::string& name, std::string_view text);
   // A build finished: its rows leave the progress block; one summary line.
-  void BuildDone(const std::string& build, std::string_view status, std::string_view detail);
+  void BuildDone(const std::string& build, BuildStatus status, std::string_view detail);
 
  private:
   struct Row {

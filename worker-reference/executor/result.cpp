@@ -32,6 +32,10 @@ std::string_view StatusName(Status s) {
   return "unknown";
 }
 
+std::string_view ContainerKindName(ContainerKind k) {
+  return k == ContainerKind::kService ? "service" : "step";
+}
+
 std::string FormatTime(WallClock::time_point t) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
   std::time_t secs = static_cast<std::time_t>(ms / 1000);
@@ -75,7 +79,7 @@ Error WriteBuildJson(const BuildRecord& build, const std::string& path) {
   nlohmann::json j = {
       {"id", build.id},
       {"pipeline", build.pipeline_file},
-      {"status", build.status},
+      {"status", BuildStatusName(build.status)},
       {"started", Time(build.started)},
       {"finished", Time(build.finished)},
       {"deadline", Time(build.deadline)},

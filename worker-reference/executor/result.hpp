@@ -10,6 +10,7 @@
 
 #include "runtime/wall_clock.hpp"
 #include "tether/error.hpp"
+#include "tether/worker/build_status.hpp"
 
 namespace tether::worker::executor {
 
@@ -22,13 +23,18 @@ namespace tether::worker::executor {
 //           needs) failed, or it is a plugin step the process runtime
 //           cannot run
 //  error    the worker could not run it (spawn failed, ...)
-// Build statuses: success | failure | error | canceled.
+// Build statuses: BuildStatus (tether/worker/build_status.hpp).
 enum class Status { kPending, kRunning, kSuccess, kFailure, kKilled, kCanceled, kSkipped, kError };
 std::string_view StatusName(Status s);
 
+// What a container is to the build: a step (of a stage, or of the pipeline's
+// steps) or a service (started first, stopped when the build ends).
+enum class ContainerKind { kStep, kService };
+std::string_view ContainerKindName(ContainerKind k);  // "step" | "service"
+
 struct ContainerRecord {
   std::string name;
-  std::string kind;   // "step" | "service"
+  ContainerKind kind = ContainerKind::kStep;
   std::string stage;  // empty for services and stage-less pipelines
   std::string image;  // recorded, not pulled
   bool detach = false;
@@ -45,7 +51,7 @@ struct ContainerRecord {
 struct BuildRecord {
   std::string id;
   std::string pipeline_file;
-  std::string status = "pending";  // success | failure | error | canceled
+  BuildStatus status = BuildStatus::kPending;  // named in build.json by BuildStatusName
   std::string reason;
   std::optional<WallClock::time_point> started, finished, deadline;
   std::string workspace;

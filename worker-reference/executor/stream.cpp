@@ -27,7 +27,7 @@ Error Engine::StreamBuild(const Context& ctx) {
   auto [streams, group_ctx] = TaskGroup::WithContext(stream_ctx);
 
   auto start = [&](StreamRequest request) {
-    streams.Go(request.key + " " + request.container->spec.name,
+    streams.Go(std::string(ContainerKindName(request.kind)) + " " + request.container->spec.name,
                [task_ctx = group_ctx, stream = std::move(request.stream),
                 container = request.container] { return stream(task_ctx, *container); });
   };

@@ -122,7 +122,7 @@ std::string EncodeResult(const JobRecord& job, const JobResult& result) {
   Json j = {{"id", job.id},
             {"pipeline_file", job.spec.pipeline_file},
             {"attempts", job.attempts},
-            {"status", result.status},
+            {"status", BuildStatusName(result.status)},
             {"reason", result.reason},
             {"worker", result.worker},
             {"result_dir", result.result_dir}};
@@ -139,7 +139,13 @@ Error DecodeResult(const std::string& text, const std::string& where, JobStatus*
     out->id = j.at("id").get<std::string>();
     out->pipeline_file = j.at("pipeline_file").get<std::string>();
     out->attempts = j.at("attempts").get<int>();
-    r.status = j.at("status").get<std::string>();
+    std::string status = j.at("status").get<std::string>();
+    std::optional<BuildStatus> parsed = ParseBuildStatus(status);
+    if (!parsed || *parsed == BuildStatus::kPending || *parsed == BuildStatus::kRunning)
+      return Corrupt(
+          where,
+          "a result's status must be success, failure, error or canceled, not \"" + status + "\"");
+    r.status = *parsed;
     r.reason = j.at("reason").get<std::string>();
     r.worker = j.at("worker").get<std::string>();
     r.result_dir = j.at("result_dir").get<std::string>();

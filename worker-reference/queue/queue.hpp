@@ -25,6 +25,7 @@
 #include "runtime/wall_clock.hpp"
 #include "tether/context.hpp"
 #include "tether/error.hpp"
+#include "tether/worker/build_status.hpp"
 #include "tether/worker/pipeline.hpp"
 
 namespace tether::worker::queue {
@@ -38,7 +39,7 @@ struct BuildItem {
 
 // The terminal result of a build, as a queue records it.
 struct JobResult {
-  std::string status;  // success | failure | error | canceled
+  BuildStatus status = BuildStatus::kError;  // a terminal status
   std::string reason;
   std::string worker;      // the worker that ran it
   std::string result_dir;  // where build.json and the logs are (on that worker's machine)

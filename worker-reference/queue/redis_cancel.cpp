@@ -38,7 +38,7 @@ Error RedisQueue::Cancel(const std::string& id, CancelOutcome* out) {
   job.spec.pipeline_file = status.pipeline_file;
   job.attempts = status.attempts;
   JobResult result;
-  result.status = "canceled";
+  result.status = BuildStatus::kCanceled;
   result.reason = "canceled before it started";
   result.finished = WallClock::now();
   std::unique_ptr<RedisConnection> conn = Take();

@@ -530,7 +530,7 @@ Error RedisQueue::Pop(const Context& ctx, std::optional<BuildItem>* out) {
     }
     std::cerr << "tether-worker: job " << id << ": " << bad.message() << "\n";
     JobResult res;
-    res.status = "error";
+    res.status = BuildStatus::kError;
     res.reason = bad.message();
     res.worker = name_;
     res.finished = WallClock::now();

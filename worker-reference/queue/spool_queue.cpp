@@ -218,7 +218,7 @@ Error SpoolQueue::Cancel(const std::string& id, CancelOutcome* out) {
       job.spec.pipeline_file = "?";
     }
     JobResult result;
-    result.status = "canceled";
+    result.status = BuildStatus::kCanceled;
     result.reason = "canceled before it started";
     result.finished = WallClock::now();
     if (Error err = WriteResult(job, result); !err.ok()) return err;
@@ -391,7 +391,7 @@ Error SpoolQueue::TryClaim(std::optional<BuildItem>* out, bool* claimed) {
     // A job that cannot run gets its terminal result at once.
     std::cerr << "tether-worker: job " << job.id << ": " << bad.message() << "\n";
     JobResult result;
-    result.status = "error";
+    result.status = BuildStatus::kError;
     result.reason = bad.message();
     result.worker = name_;
     result.finished = WallClock::now();

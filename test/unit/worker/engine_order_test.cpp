@@ -101,7 +101,7 @@ TEST_F(EngineOrderTest, StagesWaitForTheirNeedsAndStepsRunInOrder) {
               MakeStage("c", {}, {Step("c1", "sleep 0.1")}),
               MakeStage("d", {"b", "c"}, {Step("d1")})};
   BuildRecord b = Run(p);
-  EXPECT_EQ(b.status, "success") << b.reason;
+  EXPECT_EQ(b.status, BuildStatus::kSuccess) << b.reason;
   ExpectBefore("end a1", "start a2");
   ExpectBefore("end a2", "start b1");
   ExpectBefore("end b1", "start d1");
@@ -118,7 +118,7 @@ TEST_F(EngineOrderTest, AFailureSkipsItsStageAndItsDependentsOnly) {
               MakeStage("c", {"b"}, {Step("c1")}),
               MakeStage("free", {}, {Step("f1")})};
   BuildRecord b = Run(p);
-  EXPECT_EQ(b.status, "failure");
+  EXPECT_EQ(b.status, BuildStatus::kFailure);
   EXPECT_EQ(Find(b, "a1").status, Status::kFailure);
   EXPECT_EQ(Find(b, "a1").exit_code, 4);
   EXPECT_EQ(Find(b, "a2").status, Status::kSkipped);
@@ -134,7 +134,7 @@ TEST_F(EngineOrderTest, ContinueOnFailureKeepsGoing) {
   Pipeline p;
   p.steps = {Step("flaky", "exit 2", /*cont=*/true), Step("next")};
   BuildRecord b = Run(p);
-  EXPECT_EQ(b.status, "success");
+  EXPECT_EQ(b.status, BuildStatus::kSuccess);
   EXPECT_EQ(Find(b, "flaky").status, Status::kFailure);
   EXPECT_EQ(Find(b, "next").status, Status::kSuccess);
   ExpectBefore("start flaky", "start next");
@@ -144,7 +144,7 @@ TEST_F(EngineOrderTest, TimeoutKillsTheRunningStepAndCancelsTheRest) {
   Pipeline p;
   p.steps = {Step("slow", "sleep 30"), Step("never")};
   BuildRecord b = Run(p, std::chrono::milliseconds(300));
-  EXPECT_EQ(b.status, "failure");
+  EXPECT_EQ(b.status, BuildStatus::kFailure);
   EXPECT_EQ(b.reason, "build timed out");
   EXPECT_EQ(Find(b, "slow").status, Status::kKilled);
   EXPECT_EQ(Find(b, "slow").exit_code, 143);  // SIGTERM: sleep honours it
@@ -167,7 +167,7 @@ TEST_F(EngineOrderTest, CancellingTheBuildContextCancelsTheBuild) {
   }
   cancel_build();
   group.Wait();
-  EXPECT_EQ(b.status, "canceled");
+  EXPECT_EQ(b.status, BuildStatus::kCanceled);
   EXPECT_EQ(Find(b, "waits").status, Status::kKilled);
   EXPECT_EQ(Find(b, "never").status, Status::kCanceled);
 }
@@ -182,7 +182,7 @@ TEST_F(EngineOrderTest, ServicesAndDetachedStepsRunUntilTheBuildEnds) {
   bg.detach = true;
   p.steps = {bg, Step("uses", "while [ ! -f " + dir_ + "/svc-up ]; do sleep 0.01; done")};
   BuildRecord b = Run(p);
-  EXPECT_EQ(b.status, "success") << b.reason;
+  EXPECT_EQ(b.status, BuildStatus::kSuccess) << b.reason;
   EXPECT_EQ(Find(b, "svc").status, Status::kSuccess);
   EXPECT_EQ(Find(b, "svc").reason, "stopped when the build ended");
   EXPECT_EQ(Find(b, "svc").exit_code, 143);

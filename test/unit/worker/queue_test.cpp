@@ -37,7 +37,7 @@ JobSpec Spec(const std::string& name) { return JobSpec{name + ".yml", kPipeline}
 
 JobResult Result(const std::string& worker) {
   JobResult r;
-  r.status = "success";
+  r.status = BuildStatus::kSuccess;
   r.worker = worker;
   r.finished = WallClock::now();
   return r;

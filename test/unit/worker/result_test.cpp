@@ -23,11 +23,11 @@ TEST(WriteBuildJson, InvalidUtf8IsReplacedAndNoTemporaryStays) {
   BuildRecord build;
   build.id = "b-1";
   build.pipeline_file = "p\xff.yml";
-  build.status = "success";
+  build.status = BuildStatus::kSuccess;
   build.notes = {"note \x80 here"};
   ContainerRecord step;
   step.name = "caf\xe9";
-  step.kind = "step";
+  step.kind = ContainerKind::kStep;
   step.reason = "bad \xc3";
   build.steps.push_back(step);
   ASSERT_TRUE(WriteBuildJson(build, dir + "/build.json").ok());

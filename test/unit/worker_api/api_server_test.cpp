@@ -116,7 +116,7 @@ class TestSlots : public api::WorkerControl {
       api::BuildInfo b;
       b.id = s.build_id;
       b.pipeline = s.pipeline;
-      b.status = "running";
+      b.status = BuildStatus::kRunning;
       b.slot = s.slot;
       b.started = s.started;
       b.result_dir = results_root_ + "/" + s.build_id;
