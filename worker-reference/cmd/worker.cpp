@@ -255,8 +255,7 @@ executor::BuildConfig Worker::BuildConfigFor(const std::string& build_id,
   config.kill_grace = options_.kill_grace;
   config.log_streaming_timeout = options_.log_streaming_timeout;
   config.max_log_size = options_.max_log_size;
-  config.isolation = options_.bwrap ? runtime::ProcessRuntime::Isolation::kBwrap
-                                    : runtime::ProcessRuntime::Isolation::kProcess;
+  config.isolation = options_.bwrap ? runtime::Isolation::kBwrap : runtime::Isolation::kProcess;
   config.network_none = options_.network_none;
   config.live = live_;
   config.worker_env = worker_env_;

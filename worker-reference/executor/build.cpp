@@ -34,12 +34,14 @@ ContainerRecord NewRecord(const ContainerState& c, std::string log_file) {
 }  // namespace
 
 Engine::Engine(const Pipeline& pipeline, BuildConfig config)
-    : pipeline_(pipeline),
-      config_(std::move(config)),
-      runtime_(runtime::ProcessRuntime::Options{config_.workspace_root, config_.kill_grace,
-                                                config_.isolation, config_.network_none,
-                                                config_.workspace_owner}),
-      requests_(16) {
+    : Engine(pipeline, config,
+             runtime::NewRuntime(runtime::RuntimeOptions{config.workspace_root, config.kill_grace,
+                                                         config.isolation, config.network_none,
+                                                         config.workspace_owner})) {}
+
+Engine::Engine(const Pipeline& pipeline, BuildConfig config,
+               std::unique_ptr<runtime::Runtime> runtime)
+    : pipeline_(pipeline), config_(std::move(config)), runtime_(std::move(runtime)), requests_(16) {
   build_.id = config_.build_id;
   build_.pipeline_file = pipeline_.file;
   build_.notes = pipeline_.notes;
@@ -103,9 +105,9 @@ Error Engine::CreateBuild(const Context& ctx) {
     build_.status = BuildStatus::kRunning;
     build_.started = WallClock::now();
   }
-  Error err = runtime_.SetupBuild(ctx, config_.build_id);
+  Error err = runtime_->SetupBuild(ctx, config_.build_id);
   std::lock_guard<std::mutex> lock(mu_);
-  build_.workspace = runtime_.workspace();
+  build_.workspace = runtime_->workspace();
   return err;
 }
 
@@ -202,7 +204,7 @@ Error Engine::DestroyBuild(const Context& ctx) {
   // steps): SIGTERM to all first, then each is waited for and reaped.
   for (auto* list : {&services_, &steps_}) {
     for (auto& c : *list) {
-      if (c->started) runtime_.StopContainer(c->spec.name);
+      if (c->started) runtime_->StopContainer(c->spec.name);
     }
   }
   Error first;
@@ -214,7 +216,7 @@ Error Engine::DestroyBuild(const Context& ctx) {
     Error err = DestroyStage(ctx, *stage);
     if (first.ok()) first = err;
   }
-  Error err = runtime_.RemoveBuild(ctx);
+  Error err = runtime_->RemoveBuild(ctx);
   if (first.ok()) first = err;
   FinalizeStatus();
   return first;

@@ -56,8 +56,8 @@ Error Engine::CreateContainer(const Context& ctx, ContainerState& c) {
   if (!env.count("PATH")) env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
   env["CI"] = "true";
   env["TETHER_BUILD_ID"] = config_.build_id;
-  env["TETHER_WORKSPACE"] = runtime_.workspace();
-  env["VELA_WORKSPACE"] = runtime_.workspace();
+  env["TETHER_WORKSPACE"] = runtime_->workspace();
+  env["VELA_WORKSPACE"] = runtime_->workspace();
   env[c.kind == ContainerKind::kService ? "VELA_SERVICE_NAME" : "VELA_STEP_NAME"] = spec.name;
   for (const auto& [k, v] : pipeline_.environment) env[k] = v;
   for (const auto& [k, v] : spec.environment) env[k] = v;
@@ -159,7 +159,7 @@ Error Engine::Exec(const Context& ctx, ContainerState& c, bool wait) {
     return Error();
   }
   Start(c);
-  if (Error err = runtime_.RunContainer(ctx, c.process); !err.ok()) {
+  if (Error err = runtime_->RunContainer(ctx, c.process); !err.ok()) {
     if (err.IsContextError()) {
       Finish(c, Status::kCanceled, std::nullopt, ContextReason(ctx));
       Abort(err);
@@ -197,7 +197,7 @@ Error Engine::Exec(const Context& ctx, ContainerState& c, bool wait) {
   }
   if (!wait) return Error();
   runtime::ExitStatus status;
-  Error err = runtime_.WaitContainer(ctx, c.spec.name, &status);
+  Error err = runtime_->WaitContainer(ctx, c.spec.name, &status);
   if (status.stopped_by_worker) {
     Finish(c, Status::kKilled, status.code, ContextReason(ctx));
     Abort(err.IsContextError() ? err : ctx.Err());
@@ -255,10 +255,10 @@ void Engine::StopBackground(const Context& ctx) {
   for (auto& c : steps_) {
     if (c->started && c->spec.detach) background.push_back(c.get());
   }
-  for (ContainerState* c : background) runtime_.StopContainer(c->spec.name);
+  for (ContainerState* c : background) runtime_->StopContainer(c->spec.name);
   for (ContainerState* c : background) {
     runtime::ExitStatus status;
-    runtime_.RemoveContainer(ctx, c->spec.name, &status);
+    runtime_->RemoveContainer(ctx, c->spec.name, &status);
     RecordStopped(*c, status);
   }
 }
@@ -267,7 +267,7 @@ Error Engine::Destroy(const Context& ctx, ContainerState& c) {
   Error err;
   if (c.started) {
     runtime::ExitStatus status;
-    err = runtime_.RemoveContainer(ctx, c.spec.name, &status);
+    err = runtime_->RemoveContainer(ctx, c.spec.name, &status);
     RecordStopped(c, status);
   }
   if (c.log) {

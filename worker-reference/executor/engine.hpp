@@ -40,7 +40,7 @@
 
 #include "executor/log_writer.hpp"
 #include "executor/result.hpp"
-#include "runtime/process.hpp"
+#include "runtime/runtime.hpp"
 #include "tether/channel.hpp"
 #include "tether/context.hpp"
 #include "tether/signal.hpp"
@@ -54,11 +54,11 @@ struct BuildConfig {
   std::string build_id;
   std::string result_dir;  // <results>/<build-id>, existing
   std::string workspace_root;
-  std::string workspace_owner;  // ProcessRuntime::Options::workspace_owner
+  std::string workspace_owner;  // runtime::RuntimeOptions::workspace_owner
   Duration kill_grace = std::chrono::seconds(10);
   Duration log_streaming_timeout = std::chrono::minutes(5);
   std::uint64_t max_log_size = 0;  // 0: unlimited
-  runtime::ProcessRuntime::Isolation isolation = runtime::ProcessRuntime::Isolation::kProcess;
+  runtime::Isolation isolation = runtime::Isolation::kProcess;
   bool network_none = false;  // kBwrap only
   LiveOutput* live = nullptr;
   // The worker's environment: the base of every step's environment (PATH,
@@ -102,7 +102,10 @@ struct StreamRequest {
 
 class Engine {
  public:
+  // The runtime is the one config's isolation names (runtime::NewRuntime).
   Engine(const Pipeline& pipeline, BuildConfig config);
+  // The build runs on this runtime (a FakeRuntime in the executor's tests).
+  Engine(const Pipeline& pipeline, BuildConfig config, std::unique_ptr<runtime::Runtime> runtime);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -164,7 +167,7 @@ class Engine {
 
   const Pipeline pipeline_;
   const BuildConfig config_;
-  runtime::ProcessRuntime runtime_;
+  const std::unique_ptr<runtime::Runtime> runtime_;  // never null
   Masker masker_;
   std::map<std::string, std::string> secret_values_;  // by secret name; set in PlanBuild
   Channel<StreamRequest> requests_;

@@ -73,12 +73,12 @@ void Engine::Kill() {
     killed_ = true;
     cancel_streams_();  // a default CancelFunc does nothing
   }
-  runtime_.KillNow();
+  runtime_->KillNow();
 }
 
 Error Engine::Stream(const Context& ctx, ContainerState& c) {
   std::unique_ptr<runtime::LogTail> tail;
-  if (Error err = runtime_.TailContainer(ctx, c.spec.name, &tail); !err.ok()) {
+  if (Error err = runtime_->TailContainer(ctx, c.spec.name, &tail); !err.ok()) {
     c.log->Note("[tether-worker] cannot tail the output: " + err.message());
     return Error();  // a log problem never fails the build
   }

@@ -261,11 +261,11 @@ Error Process::Spawn(const ProcessSpec& spec, const std::string& cwd,
   return Error();
 }
 
-LogTail::~LogTail() {
+PipeTail::~PipeTail() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Error LogTail::Read(const Context& ctx, char* buf, std::size_t cap, std::size_t* n) {
+Error PipeTail::Read(const Context& ctx, char* buf, std::size_t cap, std::size_t* n) {
   *n = 0;
   if (fd_ < 0) return Error::Closed();
   for (;;) {
@@ -281,14 +281,6 @@ Error LogTail::Read(const Context& ctx, char* buf, std::size_t cap, std::size_t*
     PollResult ready = PollWithContext(ctx, &fd_, 1, -1);
     if (!ready.err.ok()) return ready.err;
   }
-}
-
-Error LogTail::Read(const Context& ctx, std::string* out, std::size_t max) {
-  char buf[64 << 10];
-  std::size_t n = 0;
-  Error err = Read(ctx, buf, std::min(max, sizeof buf), &n);
-  out->append(buf, n);
-  return err;
 }
 
 ProcessRuntime::ProcessRuntime(Options options) : options_(std::move(options)) {}
@@ -325,20 +317,6 @@ Error ProcessRuntime::SetupBuild(const Context& ctx, const std::string& build_id
   return Error();
 }
 
-// No --die-with-parent: its "parent" is the thread that started bwrap, and
-// a detached step outlives the stage task that started it. (A worker that
-// dies is covered by the cgroup: the next worker kills its stale tree.)
-std::vector<std::string> ProcessRuntime::BwrapArgv(const std::vector<std::string>& argv) const {
-  std::vector<std::string> wrapped = {
-      "bwrap", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--ro-bind", "/",
-      "/",     "--dev",         "/dev",          "--proc",        "/proc",     "--tmpfs",
-      "/tmp",  "--bind",        workspace_,      workspace_,      "--chdir",   workspace_};
-  if (options_.network_none) wrapped.push_back("--unshare-net");
-  wrapped.push_back("--");
-  wrapped.insert(wrapped.end(), argv.begin(), argv.end());
-  return wrapped;
-}
-
 Process* ProcessRuntime::Find(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = processes_.find(name);
@@ -362,9 +340,9 @@ Error ProcessRuntime::RunContainer(const Context& ctx, const ProcessSpec& spec) 
   }
   std::unique_ptr<Process> process;
   Error err;
-  if (options_.isolation == Isolation::kBwrap) {
+  if (std::vector<std::string> confined = ConfinedArgv(spec.argv); !confined.empty()) {
     ProcessSpec wrapped = spec;
-    wrapped.argv = BwrapArgv(spec.argv);
+    wrapped.argv = std::move(confined);
     err = Process::Spawn(wrapped, workspace_, std::move(cgroup), &process);
     if (err.ok()) process->set_main_is_wrapper();
   } else {
@@ -383,7 +361,7 @@ Error ProcessRuntime::TailContainer(const Context& ctx, const std::string& name,
   int fd = p->TakeOutput();
   if (fd < 0) return Error(ErrorCode::kFailed, "the output of " + name + " is already tailed");
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  *out = std::make_unique<LogTail>(fd);
+  *out = std::make_unique<PipeTail>(fd);
   return Error();
 }
 

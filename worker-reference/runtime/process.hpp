@@ -29,41 +29,22 @@
 #include <string>
 #include <vector>
 
+#include "runtime/runtime.hpp"
 #include "runtime/wake_fd.hpp"
 #include "tether/context.hpp"
 #include "tether/error.hpp"
 
 namespace tether::worker::runtime {
 
-// What to run for one container.
-struct ProcessSpec {
-  std::string name;               // unique in the build
-  std::vector<std::string> argv;  // argv[0] is looked up in PATH when it has no '/'
-  std::vector<std::string> env;   // "KEY=VALUE", the whole environment
-};
-
-// How a container ended. code is the exit status, or 128+signal when a
-// signal ended it (as a shell reports it).
-struct ExitStatus {
-  bool exited = false;  // false while running or never started
-  int code = -1;
-  int signal = 0;                  // the signal that ended it, if any
-  bool stopped_by_worker = false;  // the worker sent SIGTERM/SIGKILL
-};
-
-// The read side of a container's output (Vela's TailContainer ReadCloser).
-class LogTail {
+// The read side of a container's pipe (non-blocking; closed with the tail).
+class PipeTail final : public LogTail {
  public:
-  explicit LogTail(int fd) : fd_(fd) {}
-  ~LogTail();
-  LogTail(const LogTail&) = delete;
-  LogTail& operator=(const LogTail&) = delete;
-  // Reads up to cap bytes into buf (*n of them). Ok with data; Closed at end
-  // of file; ctx.Err() when ctx is done first; kIo on a read error. Reads
-  // what is ready without waiting; only an empty pipe waits (on ctx too).
-  Error Read(const Context& ctx, char* buf, std::size_t cap, std::size_t* n);
-  // The same, appending to *out (at most max bytes).
-  Error Read(const Context& ctx, std::string* out, std::size_t max);
+  explicit PipeTail(int fd) : fd_(fd) {}
+  ~PipeTail() override;
+  PipeTail(const PipeTail&) = delete;
+  PipeTail& operator=(const PipeTail&) = delete;
+  using LogTail::Read;
+  Error Read(const Context& ctx, char* buf, std::size_t cap, std::size_t* n) override;
 
  private:
   int fd_;
@@ -72,26 +53,12 @@ class LogTail {
 class Process;
 class Cgroup;
 
-class ProcessRuntime {
+class ProcessRuntime : public Runtime {
  public:
-  // How a container runs: a process (group) on this machine, or the same
-  // inside bubblewrap (`bwrap`: its own pid, ipc and uts namespaces, a
-  // read-only root, the workspace bind-mounted read-write, a tmpfs /tmp,
-  // optionally no network).
-  enum class Isolation { kProcess, kBwrap };
-  struct Options {
-    std::string workspace_root;  // the build's workspace is created under it
-    Duration kill_grace = std::chrono::seconds(10);
-    Isolation isolation = Isolation::kProcess;
-    bool network_none = false;  // kBwrap: a network namespace of its own (loopback only)
-    // The worker's workspace ledger tag: the workspace is ROOT/<build>-<owner>-XXXXXX,
-    // so a dead worker's recovery removes its own workspaces only, never a live
-    // worker's of the same build id (a rerun) under a shared root. "": ROOT/<build>-XXXXXX.
-    std::string workspace_owner = "";
-  };
+  using Options = RuntimeOptions;  // isolation is NewRuntime's choice: BwrapRuntime confines
   explicit ProcessRuntime(Options options);
   // Safety net only: SIGKILLs and reaps any group still running.
-  ~ProcessRuntime();
+  ~ProcessRuntime() override;
   ProcessRuntime(const ProcessRuntime&) = delete;
   ProcessRuntime& operator=(const ProcessRuntime&) = delete;
 
@@ -100,25 +67,33 @@ class ProcessRuntime {
   // worker instead of escaping to init. Call once at start-up.
   static void BecomeSubreaper();
 
-  Error SetupBuild(const Context& ctx, const std::string& build_id);
-  const std::string& workspace() const { return workspace_; }
-  Error RunContainer(const Context& ctx, const ProcessSpec& spec);
-  Error TailContainer(const Context& ctx, const std::string& name, std::unique_ptr<LogTail>* out);
-  Error WaitContainer(const Context& ctx, const std::string& name, ExitStatus* status);
+  Error SetupBuild(const Context& ctx, const std::string& build_id) override;
+  const std::string& workspace() const override { return workspace_; }
+  Error RunContainer(const Context& ctx, const ProcessSpec& spec) override;
+  Error TailContainer(const Context& ctx, const std::string& name,
+                      std::unique_ptr<LogTail>* out) override;
+  Error WaitContainer(const Context& ctx, const std::string& name, ExitStatus* status) override;
   // Sends SIGTERM to the group if it still runs (the grace period starts now).
-  void StopContainer(const std::string& name);
+  void StopContainer(const std::string& name) override;
   // Stops (SIGTERM unless already sent; SIGKILL once the grace period or
   // ctx ends) and reaps the group. Fills status.
-  Error RemoveContainer(const Context& ctx, const std::string& name, ExitStatus* status);
+  Error RemoveContainer(const Context& ctx, const std::string& name, ExitStatus* status) override;
   // Ends every kill grace of this build, now and later: a container that
   // was sent SIGTERM is SIGKILLed at once. (The worker's last resort after a
   // second shutdown signal.) Thread-safe, from any thread.
-  void KillNow();
-  Error RemoveBuild(const Context& ctx);
+  void KillNow() override;
+  Error RemoveBuild(const Context& ctx) override;
+
+ protected:
+  const Options& options() const { return options_; }
+  // The command line that runs argv confined, or empty to run argv as it is
+  // (a process group on this machine). BwrapRuntime wraps it in bwrap.
+  virtual std::vector<std::string> ConfinedArgv(const std::vector<std::string>& argv) const {
+    return {};
+  }
 
  private:
   Process* Find(const std::string& name);
-  std::vector<std::string> BwrapArgv(const std::vector<std::string>& argv) const;
 
   Options options_;
   std::string workspace_;
