@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -24,6 +25,42 @@
 namespace tether::worker::api {
 
 namespace {
+
+constexpr ApiRoute kRoutes[] = {
+    {"GET", "/health"},
+    {"GET", "/metrics"},
+    {"GET", "/api/v1/executors"},
+    {"GET", "/api/v1/executors/N"},
+    {"DELETE", "/api/v1/executors/N/build"},
+    {"GET", "/api/v1/builds"},
+    {"GET", "/api/v1/builds/ID/logs"},
+    {"DELETE", "/api/v1/builds/ID"},
+};
+
+// The httplib pattern of a declared route: N and ID become capture groups.
+// A route missing from kRoutes is a programming error: it aborts at start,
+// so every test of the server catches it.
+std::string Route(std::string_view method, std::string_view path) {
+  bool declared = false;
+  for (const ApiRoute& r : kRoutes) declared |= r.method == method && r.path == path;
+  if (!declared) {
+    std::cerr << "tether-worker: api: route " << method << " " << path << " is not in kRoutes\n";
+    std::abort();
+  }
+  std::string pattern;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view part = path.substr(start, end - start);
+    if (start > 0) pattern += '/';
+    pattern += part == "N"    ? R"((\d{1,9}))"
+               : part == "ID" ? R"(([A-Za-z0-9._-]{1,200}))"
+                              : std::string(part);
+    start = end + 1;
+  }
+  return pattern;
+}
 
 Error Invalid(std::string message) {
   return Error(ErrorCode::kInvalidArgument, std::move(message));
@@ -91,6 +128,8 @@ void ReplyError(httplib::Response& res, int status, const std::string& message) 
 }
 
 }  // namespace
+
+std::span<const ApiRoute> ApiRoutes() { return kRoutes; }
 
 Error ParseApiAddress(const std::string& text, ApiAddress* out) {
   ApiAddress a;
@@ -190,6 +229,7 @@ class HttpApi::Impl {
       int yes = 1;
       ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     });
+    Guards();
     Routes();
     if (address_.port == 0) {
       int port = http_.bind_to_any_port(address_.host);
@@ -239,7 +279,8 @@ class HttpApi::Impl {
   void Close() { http_.CloseListener(); }
 
  private:
-  void Routes() {
+  // Authentication before any route, and a 500 for an exception.
+  void Guards() {
     http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       if (token_.empty() || SameSecret(req.get_header_value("Authorization"), "Bearer " + token_)) {
         return httplib::Server::HandlerResponse::Unhandled;
@@ -268,26 +309,30 @@ class HttpApi::Impl {
           }
           ReplyError(res, 500, what);
         });
+  }
 
-    http_.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
+  // The routes of docs/worker.md's table (kRoutes), each with its handler.
+  void Routes() {
+    http_.Get(Route("GET", "/health"), [this](const httplib::Request&, httplib::Response& res) {
       int running = 0;
       std::vector<SlotInfo> slots = worker_.Slots();
       for (const SlotInfo& s : slots) running += s.busy ? 1 : 0;
       Reply(res, 200, {{"status", "ok"}, {"executors", slots.size()}, {"running", running}});
     });
-    http_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    http_.Get(Route("GET", "/metrics"), [this](const httplib::Request&, httplib::Response& res) {
       MetricsInput in;
       in.stats = worker_.Stats();
       in.executors = static_cast<int>(worker_.Slots().size());
       in.api_cancels = api_cancels_.load(std::memory_order_relaxed);
       res.set_content(RenderMetrics(in), "text/plain; version=0.0.4; charset=utf-8");
     });
-    http_.Get("/api/v1/executors", [this](const httplib::Request&, httplib::Response& res) {
-      nlohmann::json list = nlohmann::json::array();
-      for (const SlotInfo& s : worker_.Slots()) list.push_back(SlotJson(s));
-      Reply(res, 200, {{"executors", std::move(list)}});
-    });
-    http_.Get(R"(/api/v1/executors/(\d{1,9}))",
+    http_.Get(Route("GET", "/api/v1/executors"),
+              [this](const httplib::Request&, httplib::Response& res) {
+                nlohmann::json list = nlohmann::json::array();
+                for (const SlotInfo& s : worker_.Slots()) list.push_back(SlotJson(s));
+                Reply(res, 200, {{"executors", std::move(list)}});
+              });
+    http_.Get(Route("GET", "/api/v1/executors/N"),
               [this](const httplib::Request& req, httplib::Response& res) {
                 int n = std::stoi(req.matches[1]);
                 for (const SlotInfo& s : worker_.Slots()) {
@@ -295,7 +340,7 @@ class HttpApi::Impl {
                 }
                 ReplyError(res, 404, NoSuchSlot(n));
               });
-    http_.Delete(R"(/api/v1/executors/(\d{1,9})/build)",
+    http_.Delete(Route("DELETE", "/api/v1/executors/N/build"),
                  [this](const httplib::Request& req, httplib::Response& res) {
                    int n = std::stoi(req.matches[1]);
                    std::string build;
@@ -315,18 +360,19 @@ class HttpApi::Impl {
                    }
                    LogChange(req, res);
                  });
-    http_.Get("/api/v1/builds", [this](const httplib::Request&, httplib::Response& res) {
-      nlohmann::json list = nlohmann::json::array();
-      for (const BuildInfo& b : worker_.Builds()) list.push_back(BuildJson(b));
-      Reply(res, 200, {{"builds", std::move(list)}});
-    });
-    http_.Get(R"(/api/v1/builds/([A-Za-z0-9._-]{1,200})/logs)",
+    http_.Get(Route("GET", "/api/v1/builds"),
+              [this](const httplib::Request&, httplib::Response& res) {
+                nlohmann::json list = nlohmann::json::array();
+                for (const BuildInfo& b : worker_.Builds()) list.push_back(BuildJson(b));
+                Reply(res, 200, {{"builds", std::move(list)}});
+              });
+    http_.Get(Route("GET", "/api/v1/builds/ID/logs"),
               [this](const httplib::Request& req, httplib::Response& res) {
                 ServeLogs(req.matches[1], req.get_param_value("follow") == "1", res);
               });
     // A build by its id, wherever it is: running here, queued, or running
     // on another worker of the queue (which is asked to cancel it).
-    http_.Delete(R"(/api/v1/builds/([A-Za-z0-9._-]{1,200}))",
+    http_.Delete(Route("DELETE", "/api/v1/builds/ID"),
                  [this](const httplib::Request& req, httplib::Response& res) {
                    const std::string id = req.matches[1];
                    WorkerControl::BuildCancelResult result;

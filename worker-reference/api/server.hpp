@@ -1,14 +1,17 @@
 // The HTTP API of `tether-worker serve` (cpp-httplib, Debian's
 // libcpp-httplib-dev):
 //
-//   GET    /health                      {"status":"ok", "executors":N, "running":K}
-//   GET    /metrics                     Prometheus text exposition (api/metrics.hpp)
-//   GET    /api/v1/executors            what every executor slot runs (JSON)
-//   GET    /api/v1/executors/{n}        what slot n runs
-//   DELETE /api/v1/executors/{n}/build  cancels the context of the build slot n
-//                                       runs: 202 {"build": ID}; 404 no such
-//                                       slot; 409 the slot runs no build (it
-//                                       finished, or none started)
+//   GET    /health                  {"status":"ok", "executors":N, "running":K}
+//   GET    /metrics                 Prometheus text exposition (api/metrics.hpp)
+//   GET    /api/v1/executors        what every executor slot runs (JSON)
+//   GET    /api/v1/executors/N      what slot N runs
+//   DELETE /api/v1/executors/N/build  cancels the context of the build slot N
+//                                   runs: 202; 404 no such slot; 409 it runs none
+//   GET    /api/v1/builds           the builds running now, then recent ones
+//   GET    /api/v1/builds/ID/logs   build ID's logs; ?follow=1 streams them
+//   DELETE /api/v1/builds/ID        cancels build ID, queued or running anywhere
+// ApiRoutes() is this list; docs/worker.md's table holds the answers, and a
+// test holds the three (this list, the server, the table) to each other.
 //
 // Access: the API listens on loopback unless told otherwise. With a token
 // (--api-token-file) every request needs `Authorization: Bearer <token>`,
@@ -21,7 +24,9 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "api/control.hpp"
 #include "tether/context.hpp"
@@ -39,6 +44,15 @@ struct ApiAddress {
 // a numeric address or `localhost`; a missing host is 127.0.0.1.
 // Error: kInvalidArgument.
 Error ParseApiAddress(const std::string& text, ApiAddress* out);
+
+// One request the API answers: N stands for an executor slot number, ID for a
+// build id (as docs/worker.md spells them).
+struct ApiRoute {
+  std::string_view method;  // GET | DELETE
+  std::string_view path;
+};
+// Every route the server registers, no other.
+std::span<const ApiRoute> ApiRoutes();
 
 // Reads a bearer token from path: its content without the trailing newline;
 // it must be non-empty and printable without blanks. Error: kInvalidArgument.

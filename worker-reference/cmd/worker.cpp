@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -368,6 +369,11 @@ void Worker::Recorded(const executor::BuildRecord& record) {
 
 namespace {
 
+// One message on stderr in one write: the shutdown's lines are printed while
+// other threads print theirs (a dead worker's sweep, the API's log), and a
+// message written in pieces came out interleaved with another.
+void Say(const std::string& message) { std::fwrite(message.data(), 1, message.size(), stderr); }
+
 // A non-blocking signalfd for signals that every thread blocks (RunCommand
 // blocks them before any thread exists); closed when it goes out of scope.
 struct SignalFd {
@@ -422,20 +428,20 @@ Error Worker::WatchSignals(const Context& ctx, const CancelFunc& stop_intake) {
 
   runtime::PollResult first = runtime::PollWithContext(ctx, &fd, 1, -1);
   if (!first.err.ok()) return Error();  // the work is done
-  std::cerr << "tether-worker: " << take_signal() << ": taking no new builds; running builds have "
-            << FormatDuration(options_.shutdown_grace)
-            << " to finish (send the signal again to cancel them now)\n";
+  Say(std::string("tether-worker: ") + take_signal() +
+      ": taking no new builds; running builds have " + FormatDuration(options_.shutdown_grace) +
+      " to finish (send the signal again to cancel them now)\n");
   stop_intake();
 
   runtime::PollResult second =
       runtime::PollWithContext(ctx, &fd, 1, ToMillis(options_.shutdown_grace));
   if (!ctx.Err().ok()) return Error();  // every build finished within the grace period
   if (second.err.ok()) {
-    std::cerr << "tether-worker: " << take_signal() << " again: canceling running builds (send it "
-              << "once more to kill them now)\n";
+    Say(std::string("tether-worker: ") + take_signal() +
+        " again: canceling running builds (send it once more to kill them now)\n");
   } else {
-    std::cerr << "tether-worker: shutdown grace of " << FormatDuration(options_.shutdown_grace)
-              << " passed: canceling running builds\n";
+    Say(std::string("tether-worker: shutdown grace of ") + FormatDuration(options_.shutdown_grace) +
+        " passed: canceling running builds\n");
   }
   builds_.CancelAll();
 
@@ -446,15 +452,15 @@ Error Worker::WatchSignals(const Context& ctx, const CancelFunc& stop_intake) {
   runtime::PollResult third = runtime::PollWithContext(ctx, &fd, 1, ToMillis(options_.kill_grace));
   if (!ctx.Err().ok()) return Error();
   if (third.err.ok()) {
-    std::cerr << "tether-worker: " << take_signal() << " again: killing running builds now\n";
+    Say(std::string("tether-worker: ") + take_signal() + " again: killing running builds now\n");
   } else {
-    std::cerr << "tether-worker: kill grace of " << FormatDuration(options_.kill_grace)
-              << " passed: killing what is left of the running builds\n";
+    Say(std::string("tether-worker: kill grace of ") + FormatDuration(options_.kill_grace) +
+        " passed: killing what is left of the running builds\n");
   }
   builds_.KillAll();
   // Later signals are read (not left pending) and change nothing more.
   while (runtime::PollWithContext(ctx, &fd, 1, -1).err.ok()) {
-    std::cerr << "tether-worker: " << take_signal() << ": already killing the running builds\n";
+    Say(std::string("tether-worker: ") + take_signal() + ": already killing the running builds\n");
     builds_.KillAll();
   }
   return Error();

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -16,8 +17,8 @@
 #include <sstream>
 #include <thread>
 
-#include "api/server.hpp"
 #include "api/control.hpp"
+#include "api/server.hpp"
 #include "cmd/exec.hpp"
 #include "executor/engine.hpp"
 #include "tether/task.hpp"
@@ -74,7 +75,8 @@ class TestSlots : public api::WorkerControl {
     cancels_[slot] = CancelFunc();
     --stats_.running;
     ++stats_.builds_by_status[record.status];
-    for (const auto& c : record.steps) stats_.steps_killed += c.status == executor::Status::kKilled ? 1 : 0;
+    for (const auto& c : record.steps)
+      stats_.steps_killed += c.status == executor::Status::kKilled ? 1 : 0;
     stats_.build_duration_seconds.Observe(0.5);
   }
   std::vector<api::SlotInfo> Slots() const override {
@@ -226,6 +228,47 @@ class ApiServerTest : public ::testing::Test {
   TaskGroup builds_ = std::move(TaskGroup::WithContext(Background()).group);
 };
 
+// docs/worker.md's API table, the routes the server declares (ApiRoutes) and
+// the routes it serves are one list: a route missing from any of the three
+// fails here. A router miss answers {"error":"not found"}; every declared
+// route answers something of its own (a 404 of a handler names what it lacks).
+TEST_F(ApiServerTest, TheDocumentedRoutesAreTheDeclaredOnesAndEachIsServed) {
+  std::set<std::string> documented, declared;
+  std::ifstream docs(TETHER_SOURCE_DIR "/docs/worker.md");
+  ASSERT_TRUE(docs) << "docs/worker.md";
+  bool in_api = false;
+  for (std::string line; std::getline(docs, line);) {
+    if (line.rfind("## ", 0) == 0) in_api = line.find("The HTTP API") != std::string::npos;
+    for (const char* method : {"GET ", "DELETE ", "POST ", "PUT "}) {
+      std::string cell = std::string("| `") + method;
+      if (!in_api || line.rfind(cell, 0) != 0) continue;
+      std::size_t end = line.find('`', 3);
+      ASSERT_NE(end, std::string::npos) << line;
+      documented.insert(line.substr(3, end - 3));
+    }
+  }
+  for (const ApiRoute& r : ApiRoutes())
+    declared.insert(std::string(r.method) + " " + std::string(r.path));
+  EXPECT_EQ(documented, declared);
+
+  Start();
+  const std::string router_miss = "{\"error\":\"not found\"}\n";
+  auto send = [&](const std::string& method, const std::string& path) {
+    auto res = method == "GET" ? client_->Get(path) : client_->Delete(path);
+    return res ? res->body : std::string("no answer");
+  };
+  EXPECT_EQ(send("GET", "/api/v1/nothing"), router_miss) << "the control: an undeclared route";
+  for (const ApiRoute& r : ApiRoutes()) {
+    std::string path;  // N and ID filled in: slot 0, a build nobody knows
+    std::istringstream parts{std::string(r.path.substr(1))};
+    for (std::string part; std::getline(parts, part, '/');)
+      path += "/" + (part == "N" ? "0" : part == "ID" ? "nosuch-1" : part);
+    std::string body = send(std::string(r.method), path);
+    EXPECT_NE(body, router_miss) << r.method << " " << path << " is declared but not served";
+    EXPECT_NE(body, "no answer") << r.method << " " << path;
+  }
+}
+
 TEST_F(ApiServerTest, HealthAndIdleExecutors) {
   Start();
   auto res = client_->Get("/health");
@@ -295,7 +338,9 @@ TEST_F(ApiServerTest, CancelRunningBuildThenFinishedBuild) {
   res = client_->Get("/metrics");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
-  EXPECT_NE(res->body.find("tether_worker_builds_total{status=\"canceled\"} 1\n"), std::string::npos) << res->body;
+  EXPECT_NE(res->body.find("tether_worker_builds_total{status=\"canceled\"} 1\n"),
+            std::string::npos)
+      << res->body;
   EXPECT_NE(res->body.find("tether_worker_step_kills_total 1\n"), std::string::npos);
   EXPECT_NE(res->body.find("tether_worker_api_cancels_total 1\n"), std::string::npos);
   EXPECT_NE(res->body.find("tether_worker_build_duration_seconds_count 1\n"), std::string::npos);
@@ -348,7 +393,8 @@ TEST_F(ApiServerTest, BuildsListAndLogsFollowedToTheEnd) {
   StartBuild("api-3");
   pid_t pid = StepPid("api-3");
   ASSERT_GT(pid, 0);
-  ASSERT_TRUE(WaitFor([&] { return Slurp(dir_ + "/api-3/sleeper.log").find("exec sleep") != std::string::npos; }));
+  ASSERT_TRUE(WaitFor(
+      [&] { return Slurp(dir_ + "/api-3/sleeper.log").find("exec sleep") != std::string::npos; }));
 
   auto res = client_->Get("/api/v1/builds");
   ASSERT_TRUE(res);
@@ -454,8 +500,8 @@ TEST(ApiAddressTest, Parse) {
   EXPECT_FALSE(a.loopback);
   ASSERT_TRUE(ParseApiAddress("10.1.2.3:80", &a).ok());
   EXPECT_FALSE(a.loopback);
-  for (const char* bad : {"", "x", "host.example:80", "1.2.3.4:", "1.2.3.4:65536", "::1:80", "[::1]", "[::1]80",
-                          "1.2.3.4:-1"}) {
+  for (const char* bad : {"", "x", "host.example:80", "1.2.3.4:", "1.2.3.4:65536", "::1:80",
+                          "[::1]", "[::1]80", "1.2.3.4:-1"}) {
     EXPECT_EQ(ParseApiAddress(bad, &a).code(), ErrorCode::kInvalidArgument) << bad;
   }
 }
@@ -467,14 +513,16 @@ TEST(ApiOpenTest, NonLoopbackNeedsAToken) {
   EXPECT_EQ(err.code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(err.message().find("a bearer token is required"), std::string::npos) << err.message();
   EXPECT_EQ(server, nullptr);
-  EXPECT_EQ(HttpApi::Open("0.0.0.0:0", "/nonexistent/token", slots, &server).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(HttpApi::Open("0.0.0.0:0", "/nonexistent/token", slots, &server).code(),
+            ErrorCode::kInvalidArgument);
 }
 
 TEST(ApiOpenTest, PortInUse) {
   TestSlots slots(1);
   std::unique_ptr<HttpApi> first, second;
   ASSERT_TRUE(HttpApi::Open("127.0.0.1:0", "", slots, &first).ok());
-  EXPECT_EQ(HttpApi::Open("127.0.0.1:" + std::to_string(first->port()), "", slots, &second).code(), ErrorCode::kIo);
+  EXPECT_EQ(HttpApi::Open("127.0.0.1:" + std::to_string(first->port()), "", slots, &second).code(),
+            ErrorCode::kIo);
 }
 
 }  // namespace
