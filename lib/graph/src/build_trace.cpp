@@ -331,6 +331,17 @@ ReportFinding AddFinding(const trace::Finding& f, TraceGraphBuilder& b, ScopeGra
       }
       break;
     }
+    case trace::FindingKind::kUnjoinedThread: {
+      Vertex task = b.Ref(NodeKind::kTask, f.task);
+      Node& n = out.graph[task];
+      n.status = Status::kLeaked;
+      rf.kind = "unjoined-thread";
+      rf.node = task;
+      rf.site = n.site;
+      rf.message = "thread '" + n.name +
+                   "' finished but was never joined nor detached before the program exited";
+      break;
+    }
     case trace::FindingKind::kUnwaitedGroup: {
       Vertex group = b.Ref(NodeKind::kGroup, f.group);
       out.graph[group].status = Status::kLeaked;

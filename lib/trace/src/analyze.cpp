@@ -82,6 +82,14 @@ std::pair<std::uint64_t, bool> ChargedScope(const Trace& t, const TaskRecord& ta
   return {0, false};
 }
 
+// A plain thread that ended and that nobody joined or detached by the time
+// the program exited. Only a complete trace says so: a killed program's
+// threads may have been about to be joined.
+bool FinishedNeverJoined(const Trace& t, const TaskRecord& task) {
+  return task.kind == "thread" && task.end_ns && !task.joined && !task.detached_thread &&
+         !t.truncated && t.end_ns.has_value();
+}
+
 std::tuple<std::string, int> SiteKey(const Trace& t, const Finding& f) {
   if (f.kind == FindingKind::kUnwaitedGroup) {
     auto g = t.groups.find(f.group);
@@ -115,16 +123,21 @@ std::vector<Finding> detail::AnalyzeUntil(const Trace& trace, const AnalysisOpti
     f.scope = scope;
     f.detached = detached;
     f.ended = task.end_ns.has_value();
-    if (scope_ended) {
+    if (scope_ended && task.end_ns &&
+        *task.end_ns <= SaturatingAdd(*s->second.end_ns, options.grace_ns)) {
+      if (!FinishedNeverJoined(trace, task)) continue;  // ended in time
+      f.kind = FindingKind::kUnjoinedThread;
+    } else if (scope_ended) {
       const std::int64_t scope_end = *s->second.end_ns;
-      if (task.end_ns && *task.end_ns <= SaturatingAdd(scope_end, options.grace_ns)) continue;
       f.kind = FindingKind::kZombie;
       // A task still running when its scope ended outlived it by at least
       // nothing, whatever the trace's (possibly hostile) times say.
       f.outlived_ns =
           std::max<std::int64_t>(0, SaturatingSub(task.end_ns.value_or(trace_end), scope_end));
+    } else if (task.end_ns) {
+      if (!FinishedNeverJoined(trace, task)) continue;
+      f.kind = FindingKind::kUnjoinedThread;
     } else {
-      if (task.end_ns) continue;
       f.kind = FindingKind::kLeak;
     }
     f.context_chain = ChainOf(trace, task.ctx);

@@ -86,6 +86,8 @@ const char* KindWord(FindingKind kind) {
       return "leak";
     case FindingKind::kUnwaitedGroup:
       return "unwaited_group";
+    case FindingKind::kUnjoinedThread:
+      return "unjoined_thread";
   }
   return "unknown";
 }

@@ -112,12 +112,13 @@ void WriteJsonReport(std::ostream& out, const ReportInput& in) {
   j["program"] = program;
   j["trace"] = in.trace_path;
   j["grace_ns"] = in.grace_ns;
-  std::size_t counts[3] = {0, 0, 0};
+  std::size_t counts[4] = {0, 0, 0, 0};
   for (const Finding& f : *in.findings) ++counts[static_cast<int>(f.kind)];
   ordered_json summary;
   summary["zombies"] = counts[static_cast<int>(FindingKind::kZombie)];
   summary["leaks"] = counts[static_cast<int>(FindingKind::kLeak)];
   summary["unwaited_groups"] = counts[static_cast<int>(FindingKind::kUnwaitedGroup)];
+  summary["unjoined_threads"] = counts[static_cast<int>(FindingKind::kUnjoinedThread)];
   summary["tasks"] = std::max(trace.task_count, trace.tasks.size());
   summary["scopes"] = trace.scopes.size();
   summary["lost_events"] = trace.lost_events;

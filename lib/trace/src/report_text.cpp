@@ -75,7 +75,11 @@ void WriteChain(std::ostream& out, const ReportInput& in, const Finding& f) {
 // The finding's first line: ZOMBIE or LEAK, what outlived what.
 void WriteTaskHeadline(std::ostream& out, const Trace& trace, const Finding& f,
                        const TaskRecord& task) {
-  if (f.kind == FindingKind::kZombie) {
+  if (f.kind == FindingKind::kUnjoinedThread) {
+    out << "UNJOINED: thread finished but was never joined nor detached before the program "
+           "exited (its stack and pthread record stay allocated; ThreadSanitizer calls this a "
+           "thread leak): join it, or detach it\n";
+  } else if (f.kind == FindingKind::kZombie) {
     out << "ZOMBIE: " << (task.kind == "thread" ? "thread" : "task " + Quote(TaskName(task)))
         << " outlived its scope " << ScopeName(trace, f.scope) << " by "
         << FormatReportDuration(f.outlived_ns);
@@ -235,12 +239,13 @@ std::string SignalName(int sig) {
 void WriteTextReport(std::ostream& out, const ReportInput& in) {
   const Trace& trace = *in.trace;
   auto groups = detail::GroupBySite(trace, *in.findings);
-  std::size_t zombies = 0, leaks = 0, unwaited = 0;
+  std::size_t zombies = 0, leaks = 0, unwaited = 0, unjoined = 0;
   std::size_t zombie_sites = 0, leak_sites = 0;
   for (const auto& g : groups) {
     if (g.kind == FindingKind::kZombie) zombies += g.members.size(), ++zombie_sites;
     if (g.kind == FindingKind::kLeak) leaks += g.members.size(), ++leak_sites;
     if (g.kind == FindingKind::kUnwaitedGroup) unwaited += g.members.size();
+    if (g.kind == FindingKind::kUnjoinedThread) unjoined += g.members.size();
   }
   for (const auto& g : groups) {
     if (g.kind == FindingKind::kUnwaitedGroup) {
@@ -280,8 +285,11 @@ void WriteTextReport(std::ostream& out, const ReportInput& in) {
       << Plural(zombie_sites, "spawn site", "spawn sites") << ", "
       << Plural(leaks, "leaked task", "leaked tasks") << " at "
       << Plural(leak_sites, "spawn site", "spawn sites") << ", "
-      << Plural(unwaited, "task group", "task groups") << " destroyed without Wait (grace "
-      << FormatReportDuration(in.grace_ns) << ")\n";
+      << Plural(unwaited, "task group", "task groups") << " destroyed without Wait";
+  if (unjoined > 0) {
+    out << ", " << Plural(unjoined, "finished thread", "finished threads") << " never joined";
+  }
+  out << " (grace " << FormatReportDuration(in.grace_ns) << ")\n";
   WriteIgnored(out, in);
 }
 

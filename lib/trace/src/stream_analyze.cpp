@@ -56,7 +56,11 @@ class StreamAnalysis : public detail::RecordHook {
       const std::uint64_t id = record.id;
       spawned_.insert(id);
       ++spawns_;
-      const TaskRecord& task = trace_.tasks.at(id);
+      TaskRecord& task = trace_.tasks.at(id);
+      if (auto early = settled_early_.find(id); early != settled_early_.end()) {
+        (early->second ? task.joined : task.detached_thread) = true;
+        settled_early_.erase(early);
+      }
       if (task.scope == 0 && task.detached_from == 0 && task.parent_task != 0) {
         // Charged through its parent: Analyze walks the chain, so both stay
         // (the parent, when it is charged through its own parent, marks that
@@ -70,7 +74,15 @@ class StreamAnalysis : public detail::RecordHook {
     } else if (record.ev == "scope_end") {
       ScopeEnded(record.id);
     } else if (record.ev == "join" || record.ev == "detach") {
-      DropPhantom(record.id);
+      if (spawned_.count(record.id) == 0) {
+        // Read before the thread's spawn (the joiner's ring drained first):
+        // kept aside until the spawn, so the thread is not taken for one
+        // that was never joined.
+        settled_early_[record.id] = record.ev == "join";
+        DropPhantom(record.id);
+      } else {
+        Consider(record.id);  // the reader set its flag: it may be dropped now
+      }
     }
   }
 
@@ -111,6 +123,9 @@ class StreamAnalysis : public detail::RecordHook {
     auto it = trace_.tasks.find(id);
     const TaskRecord& t = it->second;
     if (!t.start_ns || !t.end_ns) return;
+    // A thread that ended is decided only by its join or detach: until one
+    // is read it may be a finished thread never joined (Analyze decides).
+    if (t.kind == "thread" && !t.joined && !t.detached_thread) return;
     if (t.scope == 0 && t.detached_from == 0) {
       if (t.parent_task == 0) Drop(it);  // ended, and no scope to outlive
       return;
@@ -205,6 +220,8 @@ class StreamAnalysis : public detail::RecordHook {
   const AnalysisOptions options_;
   std::unordered_set<std::uint64_t> spawned_;  // tasks in trace_.tasks whose spawn was read
   std::unordered_set<std::uint64_t> keep_;     // never dropped: left to Analyze
+  // Threads whose join (true) or detach (false) was read before their spawn.
+  std::unordered_map<std::uint64_t, bool> settled_early_;
   std::unordered_map<std::uint64_t, std::deque<WaitingTask>> waiting_;  // by scope
   std::size_t spawns_ = 0;
   bool any_time_ = false;

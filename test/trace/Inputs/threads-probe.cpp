@@ -3,7 +3,7 @@
 // be running at exit wait on a condition nobody signals, never on a sleep.
 //
 //   threads-probe pool | detached | never-joined | terminate | async | jthread |
-//                 scope-zombie | c-scope | killed-after-scope | churn N
+//   scope-zombie | c-scope | killed-after-scope | churn N | finished-unjoined | joined-late
 #include <atomic>
 #include <condition_variable>
 #include <csignal>
@@ -160,6 +160,36 @@ int Churn(int n) {
 
 }  // namespace
 
+// Included here, not at the top: the lit tests pin the line numbers above.
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace {
+
+// Waits until the thread whose kernel id is tid has exited (its
+// /proc/self/task entry is gone), without joining it.
+void AwaitExit(const std::atomic<pid_t>& tid) {
+  while (tid.load() == 0) std::this_thread::yield();
+  const std::string task = "/proc/self/task/" + std::to_string(tid.load());
+  while (access(task.c_str(), F_OK) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+// A thread that finished and that nobody joined or detached (ThreadSanitizer's
+// "thread leak"); its std::thread is never destroyed, so nothing terminates.
+// With "joined-late", the same thread is joined after it finished: clean.
+int FinishedThread(bool join_late) {
+  static std::atomic<pid_t> tid{0};
+  auto* t = new std::thread([] { tid = static_cast<pid_t>(syscall(SYS_gettid)); });
+  AwaitExit(tid);
+  if (join_late) {
+    t->join();
+    delete t;
+  }
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   std::string what = argc > 1 ? argv[1] : "";
   if (what == "pool") return Pool();
@@ -172,7 +202,9 @@ int main(int argc, char** argv) {
   if (what == "c-scope") return CScope();
   if (what == "killed-after-scope") return KilledAfterScope();
   if (what == "churn" && argc == 3) return Churn(std::atoi(argv[2]));
+  if (what == "finished-unjoined") return FinishedThread(/*join_late=*/false);
+  if (what == "joined-late") return FinishedThread(/*join_late=*/true);
   std::fprintf(stderr, "usage: threads-probe pool|detached|never-joined|terminate|async|jthread|"
-               "scope-zombie|c-scope|killed-after-scope|churn N\n");
+               "scope-zombie|c-scope|killed-after-scope|churn N|finished-unjoined|joined-late\n");
   return 2;
 }

@@ -182,6 +182,50 @@ TEST(StreamAnalyze, SameAsAnalyzeForTasksChargedThroughTheirParents) {
   ExpectSameWhenReordered(f.path(), 0);
 }
 
+// Plain threads that finished: one never joined (a finding at exit), one
+// joined after its end, one whose join was read before its spawn (the
+// joiner's ring drained first), one detached. Only the first is a finding,
+// in both analyses and in every order the writer can produce.
+TEST(StreamAnalyze, SameAsAnalyzeForFinishedThreads) {
+  auto spawn = [](int task, int t) {
+    return "{\"ev\":\"spawn\",\"task\":" + std::to_string(task) +
+           ",\"ctx\":0,\"group\":0,\"scope\":0,\"detached_from\":0,\"parent\":0,"
+           "\"name\":\"thread\",\"kind\":\"thread\","
+           "\"file\":\"t.cpp\",\"line\":" +
+           std::to_string(task) + ",\"func\":\"f\",\"t\":" + std::to_string(t) + "}";
+  };
+  auto event = [](const char* ev, int task, int t) {
+    std::string e(ev);
+    return "{\"ev\":\"" + e + "\",\"task\":" + std::to_string(task) +
+           (e == "end" ? ",\"result\":\"ok\"" : e == "start" ? ",\"tid\":7" : "") +
+           ",\"t\":" + std::to_string(t) + "}";
+  };
+  TempFile f("threads.jsonl");
+  f.Write(testing::Lines({testing::Header(), event("join", 22, 1050), spawn(20, 1100),
+                          event("start", 20, 1110), event("end", 20, 1120), spawn(21, 1200),
+                          event("start", 21, 1210), event("end", 21, 1220),
+                          event("join", 21, 1300), spawn(22, 1010), event("start", 22, 1020),
+                          event("end", 22, 1030), spawn(23, 1400), event("detach", 23, 1410),
+                          event("start", 23, 1420), event("end", 23, 1430),
+                          R"({"ev":"exit","status":0,"t":9000})"}));
+  EXPECT_EQ(ExpectSameAnalysis(f.path(), 0), 1u);
+  ExpectSameWhenReordered(f.path(), 0);
+  Trace trace;
+  Error loaded = LoadTrace(f.path(), &trace);
+  ASSERT_TRUE(loaded.ok()) << loaded.ToString();
+  std::vector<Finding> findings = Analyze(trace, AnalysisOptions{});
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, FindingKind::kUnjoinedThread);
+  EXPECT_EQ(findings[0].task, 20u);
+
+  // Killed before the exit record: a finished thread may have been about to
+  // be joined, so it is no finding.
+  TempFile cut("threads-cut.jsonl");
+  cut.Write(testing::Lines({testing::Header(), spawn(20, 1100), event("start", 20, 1110),
+                            event("end", 20, 1120)}));
+  EXPECT_EQ(ExpectSameAnalysis(cut.path(), 0), 0u);
+}
+
 TEST(StreamAnalyze, SameAsAnalyzeOnEveryProbeMode) {
   std::size_t findings = 0;
   for (const char* mode : {"clean", "zombie", "late", "leak", "unwaited", "detached", "nested",

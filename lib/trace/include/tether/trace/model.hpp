@@ -119,6 +119,10 @@ enum class FindingKind {
   kZombie,         // still running after its scope ended (+ grace)
   kLeak,           // still running when the program exited (no scope, or scope never ended)
   kUnwaitedGroup,  // a TaskGroup destroyed with tasks and no Wait
+  // A thread that finished but was neither joined nor detached when the
+  // program exited (ThreadSanitizer's "thread leak"): its stack and pthread
+  // record stay allocated, and its std::thread, if destroyed, terminates.
+  kUnjoinedThread,
 };
 
 struct Finding {
