@@ -20,6 +20,8 @@
 #include "loaded_range.hpp"
 #include "record_format.hpp"
 #include "tether/hooks.hpp"
+#include "tether/scope_exit.hpp"
+#include "tether/trace/scope.h"
 
 namespace tether::trace::detail {
 namespace {
@@ -91,7 +93,13 @@ Error FileSink::Open(const std::string& path, FileSink** out) {
   sigset_t all_signals, previous;
   sigfillset(&all_signals);
   pthread_sigmask(SIG_SETMASK, &all_signals, &previous);
-  sink->flusher_ = std::thread([sink] { sink->FlusherLoop(); });
+  // The flusher is the tracer's own thread, never the program's finding (it
+  // was reported as a leak of a killed program traced with --threads on).
+  {
+    tether_thread_pool_creating(1);
+    ScopeExit recorded_again{[] { tether_thread_pool_creating(0); }};
+    sink->flusher_ = std::thread([sink] { sink->FlusherLoop(); });
+  }
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   on_exit(&FileSink::OnExit, sink);
   *out = sink;
