@@ -290,6 +290,10 @@ int RunTraced(const TraceArgs& opt, std::string* trace_path_out, io::RemovedAtEx
   }
   std::vector<std::string> env;
   if (!threads || kind.links_tracer) env.push_back("TETHER_TRACE=" + trace_path);
+  // The per-test listener's grace is the report's (gtest_threads.hpp).
+  env.push_back(
+      "TETHER_GRACE_MS=" +
+      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(opt.grace).count()));
   if (threads) {
     // Beside a libtether trace the threads go to a file of their own,
     // merged after the run; alone, the threads' file is the trace.

@@ -40,3 +40,10 @@ TEST(Threads, JthreadAndAsync) {
   std::future<int> result = std::async(std::launch::async, Work);
   EXPECT_EQ(result.get(), 499500);
 }
+
+// A detached thread that ends 200 ms after its test: still running when the
+// test ends, so at --grace 0 both the listener and the report flag it, and at
+// --grace 2s neither does (one grace for both).
+TEST(Threads, EndsSoonAfter) {
+  std::thread([] { std::this_thread::sleep_for(std::chrono::milliseconds(200)); }).detach();
+}

@@ -15,11 +15,19 @@
 // scope are still running), so a test is blamed only for its own threads;
 // the tracer's report then names each one's site (file:line) under a scope
 // named after the test. Untraced, the listener does nothing.
+//
+// One grace: under `tether trace --grace D` a test's threads may end up to D
+// after the test, in the listener as in the report (TETHER_GRACE_MS, set by
+// `tether trace`: not TETHER_TRACE_*, a string the tool takes in a binary for
+// a linked-in libtether tracer; the report's default, 0, when not given). Before,
+// the listener allowed 500 ms where the report allowed none: a thread ending
+// in between passed its test and was the report's zombie.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "tether/trace/scope.h"
@@ -29,6 +37,16 @@ namespace tether::trace::testing {
 // Fails the current test once for each thread charged to scope (a
 // tether/trace/scope.h scope) still running after grace_ms, at file:line;
 // returns how many there were. Nothing when the program is not traced.
+// The grace `tether trace` runs with (TETHER_GRACE_MS), else fallback.
+inline std::uint32_t TraceGraceMs(std::uint32_t fallback) {
+  const char* text = std::getenv("TETHER_GRACE_MS");
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  const unsigned long ms = std::strtoul(text, &end, 10);
+  if (*end != '\0' || ms > UINT32_MAX) return fallback;
+  return static_cast<std::uint32_t>(ms);
+}
+
 inline std::size_t FailForRunningThreads(std::uint64_t scope, std::uint32_t grace_ms,
                                          const char* file, int line,
                                          const std::string& scope_name) {
@@ -40,8 +58,11 @@ inline std::size_t FailForRunningThreads(std::uint64_t scope, std::uint32_t grac
     const bool known = tether_thread_site(left[i].id, site, sizeof site) > 0;
     ADD_FAILURE_AT(file, line) << "tether: a thread this test started (thread " << left[i].id
                                << (known ? std::string(", spawned at ") + site : std::string())
-                               << ") is still running " << grace_ms
-                               << " ms after the test ended (it began " << left[i].age_ns / 1000000
+                               << ") is still running "
+                               << (grace_ms == 0
+                                       ? std::string("when the test ended")
+                                       : std::to_string(grace_ms) + " ms after the test ended")
+                               << " (it began " << left[i].age_ns / 1000000
                                << " ms ago); `tether trace` reports its site as a zombie "
                                << "of scope \"" << scope_name << "\"";
   }
@@ -55,8 +76,10 @@ inline std::size_t FailForRunningThreads(std::uint64_t scope, std::uint32_t grac
 class ThreadScopeListener : public ::testing::EmptyTestEventListener {
  public:
   // grace_ms: how long the test's threads may take to end after the test
-  // body has returned (goleak's retry, without polling).
-  explicit ThreadScopeListener(std::uint32_t grace_ms = 500) : grace_ms_(grace_ms) {}
+  // body has returned (goleak's retry, without polling). By default
+  // `tether trace`'s --grace, so the listener and the report agree.
+  ThreadScopeListener() : grace_ms_(TraceGraceMs(0)) {}
+  explicit ThreadScopeListener(std::uint32_t grace_ms) : grace_ms_(grace_ms) {}
 
   void OnTestStart(const ::testing::TestInfo& info) override {
     scope_ = tether_scope_begin(TestName(info).c_str());
