@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <csignal>
 #include <cstring>
+#include <functional>
+#include <optional>
+#include <utility>
 
 #include "tether/select.hpp"
 
@@ -74,11 +77,6 @@ void FakeRuntime::Script(const std::string& name, FakeScript script) {
 std::vector<std::string> FakeRuntime::Events() const {
   std::lock_guard<std::mutex> lock(mu_);
   return events_;
-}
-
-const ProcessSpec* FakeRuntime::Started(const std::string& name) const {
-  Container* c = Find(name);
-  return c == nullptr ? nullptr : &c->spec;
 }
 
 FakeRuntime::Container* FakeRuntime::Find(const std::string& name) const {

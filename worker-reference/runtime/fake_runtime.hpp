@@ -51,8 +51,6 @@ class FakeRuntime final : public Runtime {
   // container without one prints nothing and exits 0 at once.
   void Script(const std::string& name, FakeScript script);
   std::vector<std::string> Events() const;
-  // The spec a container was started with (argv, env); null if it never ran.
-  const ProcessSpec* Started(const std::string& name) const;
 
   Error SetupBuild(const Context& ctx, const std::string& build_id) override;
   const std::string& workspace() const override { return workspace_; }
