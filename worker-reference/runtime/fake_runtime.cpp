@@ -59,7 +59,9 @@ class FakeTail final : public LogTail {
 }  // namespace
 
 FakeRuntime::FakeRuntime(RuntimeOptions options)
-    : options_(std::move(options)), timers_(TaskGroup::WithContext(Background()).group) {}
+    : options_(std::move(options)),
+      sends_(Background()),
+      timers_(TaskGroup::WithContext(Background()).group) {}
 
 FakeRuntime::~FakeRuntime() {
   {
@@ -111,7 +113,7 @@ Error FakeRuntime::RunContainer(const Context& ctx, const ProcessSpec& spec) {
   Container& c = *owned;
   started_[spec.name] = std::move(owned);
   events_.push_back("run " + spec.name);
-  for (const std::string& line : c.script.output) (void)c.output.Send(Background(), line + "\n");
+  for (const std::string& line : c.script.output) (void)c.output.Send(sends_, line + "\n");
   if (c.script.runs_until_stopped) return Error();
   if (c.script.runs_for <= Duration::zero()) {
     End(c, c.script.exit_code, 0);
@@ -139,7 +141,7 @@ void FakeRuntime::End(Container& c, int code, int signal) {
   c.status.stopped_by_worker = signal != 0;
   if (signal == SIGTERM) {
     for (const std::string& line : c.script.output_on_stop)
-      (void)c.output.Send(Background(), line + "\n");
+      (void)c.output.Send(sends_, line + "\n");
   }
   events_.push_back("exit " + c.spec.name + " " + std::to_string(code));
   if (!c.script.output_outlives_it) c.output.Close();

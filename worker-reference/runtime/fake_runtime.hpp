@@ -77,6 +77,9 @@ class FakeRuntime final : public Runtime {
   const RuntimeOptions options_;
   std::string workspace_;
   Signal kill_now_ = Signal::Make();
+  // The context of a line's send to its container's output: never waits (the
+  // channel has room for every line a script prints), so nothing cancels it.
+  const Context sends_;
   TaskGroup timers_;  // one task per container with runs_for: ends it on time
   mutable std::mutex mu_;
   std::map<std::string, FakeScript> scripts_;                  // guarded by mu_

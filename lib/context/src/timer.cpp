@@ -33,13 +33,13 @@ class TimerService {
       if (stopped_) return;
       // Service() leaks the one instance on purpose (it outlives every context, static
       // destructors included); its Stopper joins the thread at exit.
-      // NOLINTNEXTLINE(tether-unjoined-member-thread): never destroyed; Stopper joins
       if (!thread_.joinable()) {
         // Under `tether trace --threads on` the timer thread is libtether's,
         // not the program's: it is not recorded (it was reported as a zombie
         // of the scope whose WithTimeout first needed it).
         tether_thread_pool_creating(1);
         ScopeExit recorded_again{[] { tether_thread_pool_creating(0); }};
+        // NOLINTNEXTLINE(tether-unjoined-member-thread): never destroyed; Stopper joins
         thread_ = std::thread([this] { Run(); });
       }
       auto it = entries_.emplace(std::make_pair(when, key), std::move(node)).first;
