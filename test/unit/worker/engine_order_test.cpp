@@ -89,6 +89,15 @@ class EngineTest : public ::testing::Test {
     return record;
   }
 
+  // Waits (up to 5 s) until the fake runtime of a running build logged event.
+  static bool WaitForEvent(const runtime::FakeRuntime& rt, const std::string& event) {
+    for (int i = 0; i < 5000; ++i) {
+      std::vector<std::string> e = rt.Events();
+      if (std::find(e.begin(), e.end(), event) != e.end()) return true;
+      std::this_thread::sleep_for(1ms);
+    }
+    return false;
+  }
   std::ptrdiff_t IndexOf(const std::string& event) const {
     auto it = std::find(events_.begin(), events_.end(), event);
     return it == events_.end() ? -1 : it - events_.begin();
@@ -261,11 +270,7 @@ TEST_F(EngineTest, CancellingTheBuildContextCancelsTheBuild) {
   auto [group, gctx] = TaskGroup::WithContext(Background());
   BuildRecord b;
   group.Go([&, bctx = build_ctx] { b = Run(p, 60s, bctx); });
-  auto running = [rt] {
-    std::vector<std::string> e = rt->Events();
-    return std::find(e.begin(), e.end(), "run waits") != e.end();
-  };
-  for (int i = 0; i < 3000 && !running(); ++i) std::this_thread::sleep_for(1ms);
+  WaitForEvent(*rt, "run waits");
   cancel_build();
   group.Wait();
   EXPECT_EQ(b.status, BuildStatus::kCanceled);
@@ -366,12 +371,7 @@ TEST_F(EngineTest, KillEndsTheKillGraceOfAServiceThatIgnoresSigterm) {
   auto [group, gctx] = TaskGroup::WithContext(Background());
   BuildRecord b;
   group.Go([&] { b = Run(p, 60s, Background(), &running); });
-  auto stopping = [rt] {
-    std::vector<std::string> e = rt->Events();
-    return std::find(e.begin(), e.end(), "stop db") != e.end();
-  };
-  for (int i = 0; i < 5000 && !stopping(); ++i) std::this_thread::sleep_for(1ms);
-  ASSERT_TRUE(stopping());
+  ASSERT_TRUE(WaitForEvent(*rt, "stop db"));
   // The engine lives until the build is removed, which waits for db: it is alive here.
   running.load()->Kill();
   group.Wait();
