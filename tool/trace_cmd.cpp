@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -241,6 +242,46 @@ std::string ThreadsShim() {
   return "";
 }
 
+// Beside a libtether trace, the threads' recorder (libtether_threads.so, a
+// second writer with buffers of its own) writes a file of its own. After the
+// run the two become the one trace file, so that `--load F` and `tether
+// report F` read what the live run reported: the threads' records first (a
+// thread names the libtether task that created it, and the one-pass analysis
+// keeps a task that a thread read before it names), then the program's own.
+// The program's last line, when it was killed in the middle of writing it
+// (no newline), is dropped; the loader takes the second header for the start
+// of the second part. Written whole or not at all (io::AtomicFile); the
+// threads' file is removed.
+bool MergeThreadsPart(const std::string& trace_path, const std::string& threads_path,
+                      std::string* error) {
+  std::ifstream threads(threads_path, std::ios::binary);
+  if (!threads) return true;  // the program wrote no thread records (killed before)
+  std::ifstream program(trace_path, std::ios::binary);  // none: only threads were recorded
+  io::AtomicFile out;
+  std::optional<io::WriteError> w = io::AtomicFile::Create(trace_path, &out);
+  // Copies whole lines: a last line without its newline was cut short.
+  auto copy = [&](std::ifstream& in, const std::string& path) {
+    std::string chunk(1 << 16, '\0'), pending;
+    while (!w && in) {
+      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      pending.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+      const std::size_t whole = pending.rfind('\n') + 1;  // 0 when none
+      if (whole > 0) w = out.Write(std::string_view(pending).substr(0, whole));
+      pending.erase(0, whole);
+    }
+    if (!w && in.bad()) w = io::WriteError{path, "cannot be read", errno};
+  };
+  if (!w) copy(threads, threads_path);
+  if (!w && program) copy(program, trace_path);
+  if (!w) w = out.Commit();
+  if (w) {
+    *error = w->ToString();
+    return false;
+  }
+  std::remove(threads_path.c_str());
+  return true;
+}
+
 bool Fails(const std::string& fail_on, const std::vector<trace::Finding>& findings) {
   if (fail_on == "none") return false;
   for (const trace::Finding& f : findings) {
@@ -278,7 +319,7 @@ int RunTraced(const TraceArgs& opt, std::string* trace_path_out, io::RemovedAtEx
   // still is (libstdc++.so's calls to pthread_create are not wrapped): the
   // preloaded copy records, the linked one stays off (lib/threads/src/wrap.cpp).
   const bool preload = (opt.threads == "on" && (kind.dynamic || !kind.wraps_threads)) ||
-                       (opt.threads.empty() && kind.dynamic && !kind.links_tracer && !shim.empty());
+                       (opt.threads.empty() && kind.dynamic && !shim.empty());
   const bool threads = preload || kind.wraps_threads;
   if (preload && (shim.empty() || !kind.dynamic)) {
     std::cerr << "tether trace: --threads on: "
@@ -340,24 +381,17 @@ int RunTrace(int argc, char** argv) {
   trace::Trace loaded;
   std::vector<trace::Finding> findings;
   analysis.program_end_ns = input.program.ended_ns;
-  Error err;
-  if (!threads_path.empty()) {
-    // Threads (libtether_threads.so), alone or merged with a libtether trace:
-    // loaded and analysed whole (the one-pass analysis does not know thread
-    // records yet).
-    err = trace::LoadTrace(trace_path, &loaded);
-    if (threads_path != trace_path) {
-      trace::Trace threads;
-      if (err.ok() && trace::LoadTrace(threads_path, &threads).ok()) {
-        trace::MergeThreads(threads, &loaded);
-      }
+  if (!threads_path.empty() && threads_path != trace_path) {
+    std::string error;
+    if (!MergeThreadsPart(trace_path, threads_path, &error)) {
+      std::cerr << "tether trace: cannot add the threads' records to the trace: " << error << "\n";
       std::remove(threads_path.c_str());
+      return kExitError;
     }
-    if (err.ok()) findings = trace::Analyze(loaded, analysis);
-  } else {
-    // One pass, memory bounded by the tasks alive at a time (not the trace).
-    err = trace::LoadAndAnalyze(trace_path, analysis, &loaded, &findings);
   }
+  // One pass, memory bounded by the tasks alive at a time (not the trace):
+  // the same analysis as `--load` of the same file.
+  Error err = trace::LoadAndAnalyze(trace_path, analysis, &loaded, &findings);
   const bool trace_kept = temp_trace.path().empty();
   temp_trace.Remove();
   if (!err.ok()) {

@@ -364,7 +364,7 @@ void ScopeEnd(std::uint64_t id) {
       break;
     }
   }
-  sink->Put(EventType::kScopeEnd, 0, id, 0, 0, 0, 0, kNoSite);
+  sink->Put(EventType::kScopeEnd, 0, id, ThisThreadTid(), 0, 0, 0, kNoSite);
   sink->FlushThisThread();  // written through, as libtether's scope ends are
 }
 

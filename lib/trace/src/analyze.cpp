@@ -90,6 +90,17 @@ bool FinishedNeverJoined(const Trace& t, const TaskRecord& task) {
          !t.truncated && t.end_ns.has_value();
 }
 
+// The task or thread that ended its own scope: it ran on the thread that
+// ended the scope, at that moment (`std::thread([&] { request->End(); })`, a
+// handler thread that destroys its request's scope as it finishes). It was
+// necessarily running when the scope ended, so it is no zombie when it then
+// ends; one that goes on running is.
+bool ClosedItsScope(const TaskRecord& task, const ScopeRecord& scope) {
+  return scope.ended_on_thread != 0 && task.thread == scope.ended_on_thread && task.start_ns &&
+         task.end_ns && scope.end_ns && *task.start_ns <= *scope.end_ns &&
+         *scope.end_ns <= *task.end_ns;
+}
+
 std::tuple<std::string, int> SiteKey(const Trace& t, const Finding& f) {
   if (f.kind == FindingKind::kUnwaitedGroup) {
     auto g = t.groups.find(f.group);
@@ -124,7 +135,8 @@ std::vector<Finding> detail::AnalyzeUntil(const Trace& trace, const AnalysisOpti
     f.detached = detached;
     f.ended = task.end_ns.has_value();
     if (scope_ended && task.end_ns &&
-        *task.end_ns <= SaturatingAdd(*s->second.end_ns, options.grace_ns)) {
+        (*task.end_ns <= SaturatingAdd(*s->second.end_ns, options.grace_ns) ||
+         ClosedItsScope(task, s->second))) {
       if (!FinishedNeverJoined(trace, task)) continue;  // ended in time
       f.kind = FindingKind::kUnjoinedThread;
     } else if (scope_ended) {

@@ -1,6 +1,7 @@
 // LoadTrace: reads a streamed-JSON trace file (docs/trace-format.md) into the
 // Trace model. Lines may arrive out of time order (each thread flushes its own
 // buffer), so every record fills in the entity it names, whichever comes first.
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <optional>
@@ -157,6 +158,7 @@ bool ApplyGroupOrScopeEvent(const std::string& ev, const LineReader& r, Trace* t
     ScopeRecord& s = trace->scopes[r.U64("id")];
     s.id = r.U64("id");
     s.end_ns = r.I64("t");
+    if (r.Has("tid")) s.ended_on_thread = r.U64("tid");
     return true;
   }
   return false;
@@ -168,11 +170,23 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
   LineReader r(obj);
   std::string ev = r.Str("ev");
   if (ev == "header") {
-    trace->version = static_cast<int>(r.I64("version"));
-    if (trace->version < 1 || trace->version > kMaxVersion) {
-      throw FieldError{"unsupported trace version " + std::to_string(trace->version) +
+    const int version = static_cast<int>(r.I64("version"));
+    if (version < 1 || version > kMaxVersion) {
+      throw FieldError{"unsupported trace version " + std::to_string(version) +
                        " (this tether reads version " + std::to_string(kMaxVersion) + ")"};
     }
+    if (trace->version != 0) {
+      // A second part: `tether trace` appends the threads' recorder's file
+      // to a libtether program's trace. Same process, same clock; the first
+      // header names the program.
+      if (r.I64("pid") != trace->pid)
+        throw FieldError{"a second trace header, of another process (pid " +
+                         std::to_string(r.I64("pid")) + ", the first was " +
+                         std::to_string(trace->pid) + ")"};
+      trace->start_ns = std::min(trace->start_ns, r.I64("t"));
+      return;
+    }
+    trace->version = version;
     trace->pid = r.I64("pid");
     trace->program = r.OptStr("program");
     trace->start_ns = r.I64("t");
@@ -208,8 +222,9 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
   } else if (ev == "lost") {
     trace->lost_events += r.U64("count");
   } else if (ev == "exit") {
-    trace->exit_status = static_cast<int>(r.I64("status"));
-    trace->end_ns = r.I64("t");
+    // Each part of a trace ends with one (the later one is the end).
+    if (!trace->exit_status) trace->exit_status = static_cast<int>(r.I64("status"));
+    trace->end_ns = std::max(trace->end_ns.value_or(r.I64("t")), r.I64("t"));
     *saw_exit = true;
   }
 }
@@ -400,16 +415,6 @@ Error LoadTrace(const std::string& path, Trace* out) {
   Error err = detail::ReadTrace(path, out, nullptr);
   out->task_count = out->tasks.size();
   return err;
-}
-
-void MergeThreads(const Trace& threads, Trace* into) {
-  for (const auto& [id, task] : threads.tasks) into->tasks[id] = task;
-  into->task_count += threads.task_count;
-  for (const auto& [id, scope] : threads.scopes) into->scopes.emplace(id, scope);
-  for (const auto& [id, stack] : threads.stacks) into->stacks.emplace(id, stack);
-  into->modules.insert(into->modules.end(), threads.modules.begin(), threads.modules.end());
-  into->lost_events += threads.lost_events;
-  into->terminate_called = into->terminate_called || threads.terminate_called;
 }
 
 }  // namespace tether::trace

@@ -183,6 +183,7 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
     case EventType::kScopeEnd:
       BeginRecord(out, "scope_end");
       AppendField(out, "id", s.a);
+      if (s.b != 0) AppendField(out, "tid", s.b);
       break;
     case EventType::kChanClose:
       BeginRecord(out, "chan_close");

@@ -122,7 +122,9 @@ void RuntimeTracer::ScopeBegin(std::uint64_t scope, std::uint64_t ctx, std::stri
 
 void RuntimeTracer::ScopeEnd(std::uint64_t scope) {
   if (FileSink* f = file()) {
-    f->Put(EventType::kScopeEnd, 0, scope, 0, 0, 0, 0, kNoSite);
+    // The ending thread's id: a thread (or task) that ends its own scope is
+    // its closer, not its zombie (analyze.cpp).
+    f->Put(EventType::kScopeEnd, 0, scope, ThisThreadId(), 0, 0, 0, kNoSite);
     // Written through at once (scope ends are rare: one write per scope): a
     // scope end lost to a SIGKILL within the flush interval would turn its
     // zombies into leaks of a scope that "never ended".

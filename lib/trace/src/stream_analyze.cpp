@@ -68,6 +68,10 @@ class StreamAnalysis : public detail::RecordHook {
         keep_.insert(id);
         keep_.insert(task.parent_task);
       }
+      // A thread names the libtether task that created it (the report's
+      // "created by task"), so that task stays. `tether trace` writes the
+      // threads' records first, so the task's own records come after this.
+      if (task.kind == "thread" && task.parent_task != 0) keep_.insert(task.parent_task);
       Consider(id);
     } else if (record.ev == "start" || record.ev == "end") {
       Consider(record.id);

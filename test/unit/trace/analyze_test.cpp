@@ -63,6 +63,30 @@ TEST(Analyze, TaskEndingAfterItsScopeIsAZombieUnlessWithinGrace) {
   EXPECT_EQ(Analyze(t, {.grace_ns = 499}).size(), 1u);
 }
 
+// The thread that ends its own scope (scope_end's tid is the thread it ran
+// on) was running at the end by necessity: no zombie once it ends, a zombie
+// when it runs on. A task on another thread, or one that started on the
+// closing thread only after the end, is judged as before.
+TEST(Analyze, TheTaskThatEndedItsScopeIsItsCloserNotItsZombie) {
+  auto start = [](int task, int tid, int t) {
+    return "{\"ev\":\"start\",\"task\":" + std::to_string(task) +
+           ",\"tid\":" + std::to_string(tid) + ",\"t\":" + std::to_string(t) + "}";
+  };
+  const char* ended_on_77 = R"({"ev":"scope_end","id":1,"tid":77,"t":2000})";
+  Trace t = Load({Header(), Ctx(2, 0, "scope", 1), kScopeBegin,
+                  Spawn(10, 2, 1, 0, 0, "closer", 1100), start(10, 77, 1200), End(10, 2300),
+                  Spawn(11, 2, 1, 0, 0, "elsewhere", 1100), start(11, 78, 1200), End(11, 2300),
+                  Spawn(12, 2, 1, 0, 0, "closer runs on", 1100), start(12, 77, 1150),
+                  ended_on_77, kExit});
+  EXPECT_EQ(t.scopes.at(1).ended_on_thread, 77u);
+  std::vector<Finding> f = Analyze(t, {});
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].task, 11u);
+  EXPECT_EQ(f[1].task, 12u);
+  EXPECT_EQ(f[1].kind, FindingKind::kZombie);
+  EXPECT_FALSE(f[1].ended);
+}
+
 TEST(Analyze, ZombieThatNeverEndedOutlivesUntilTheTraceEnds) {
   Trace t = Load({Header(), Ctx(2, 0, "scope", 1), kScopeBegin, Spawn(10, 2, 1, 0, 0, "x", 1100),
                   kScopeEnd, kExit});

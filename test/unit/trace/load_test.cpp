@@ -112,6 +112,30 @@ TEST(LoadTrace, UnknownEventsAndFieldsAreIgnored) {
   EXPECT_EQ(t.scopes.at(1).end_ns, 6);
 }
 
+// `tether trace` writes the threads' records, then the program's, into one
+// file: two parts of one process, each with its header and exit record.
+TEST(LoadTrace, TwoPartsOfOneProcessAreOneTrace) {
+  TempFile f("t.jsonl");
+  f.Write(Lines({R"({"ev":"header","version":1,"pid":42,"program":"threads","t":1200})",
+                 R"({"ev":"spawn","task":281474976710656,"ctx":0,"group":0,"scope":0,"detached_from":0,"name":"","file":"","line":0,"func":"","kind":"thread","t":1300})",
+                 R"({"ev":"exit","status":0,"t":5100})", Header(),
+                 R"({"ev":"scope_end","id":1,"tid":42,"t":2000})",
+                 R"({"ev":"exit","status":3,"t":5000})"}));
+  Trace t;
+  Error err = LoadTrace(f.path(), &t);
+  ASSERT_TRUE(err.ok()) << err.ToString();
+  EXPECT_EQ(t.program, "threads");
+  EXPECT_EQ(t.start_ns, 1000);
+  EXPECT_EQ(t.end_ns, 5100);
+  EXPECT_EQ(t.exit_status, 0);
+  EXPECT_EQ(t.tasks.size(), 1u);
+  EXPECT_EQ(t.scopes.at(1).ended_on_thread, 42u);
+  f.Write(Lines({Header(), R"({"ev":"header","version":1,"pid":43,"program":"x","t":1})"}));
+  EXPECT_EQ(LoadTrace(f.path(), &t).message(),
+            f.path() + ":2:1: error: a second trace header, of another process (pid 43, the "
+                       "first was 42)");
+}
+
 TEST(LoadTrace, RejectsFilesThatAreNotTraces) {
   TempFile f("t.jsonl");
   Trace t;

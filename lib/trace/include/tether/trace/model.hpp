@@ -81,6 +81,9 @@ struct ScopeRecord {
   Site site;
   std::int64_t begin_ns = 0;
   std::optional<std::int64_t> end_ns;
+  // The kernel id of the thread that ended it (0: not recorded): the task or
+  // thread running there then is the scope's closer, not its zombie.
+  std::uint64_t ended_on_thread = 0;
 };
 
 struct Trace {
@@ -106,10 +109,6 @@ struct Trace {
   // keeps in `tasks` only those its findings need.
   std::size_t task_count = 0;
 };
-
-// Adds the threads of a trace written by libtether_threads.so beside a
-// program's own trace (their ids do not collide: the shim's start at 2^48).
-void MergeThreads(const Trace& threads, Trace* into);
 
 // Loads a trace file. A file cut short by a crash loads (truncated = true);
 // a malformed record is an error naming "path:line:col: problem".
