@@ -27,6 +27,13 @@ int TracedJoin(JoinFn real, pthread_t thread, void** result);
 int TracedDetach(DetachFn real, pthread_t thread);
 [[noreturn]] void TracedExit(ExitFn real, void* result);
 
+// The process is ending without exit's handlers (_exit, _Exit, quick_exit,
+// a fatal or terminating signal): what the rings hold is written now, and the
+// exit record when the status is known (status null: killed by a signal).
+void FlushBeforeEnd(const int* status);
+// Installs the signal flush (exit_paths.cpp); called once, when tracing starts.
+void FlushOnSignals();
+
 // libtether's tether_context_thread_v1 in this process (null: the program is
 // not linked with libtether). Looked up once, when tracing starts: by name in
 // preload.cpp, by a weak reference resolved at link time in wrap.cpp.

@@ -3,6 +3,7 @@
 // definitions in the loader's search order (libc's).
 #include <dlfcn.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 
@@ -57,6 +58,29 @@ __attribute__((visibility("default"))) int pthread_detach(pthread_t thread) {
 
 __attribute__((visibility("default"), noreturn)) void pthread_exit(void* result) {
   TracedExit(RealOnce<ExitFn>("pthread_exit"), result);
+}
+
+// The process ends without exit's handlers: the records first
+// (exit_paths.cpp). Each is looked up when called: a program that never calls
+// it pays nothing.
+using EndFn = void (*)(int);
+
+__attribute__((visibility("default"), noreturn)) void _exit(int status) {
+  FlushBeforeEnd(&status);
+  Real<EndFn>("_exit")(status);
+  __builtin_unreachable();
+}
+
+__attribute__((visibility("default"), noreturn)) void _Exit(int status) noexcept {
+  FlushBeforeEnd(&status);
+  Real<EndFn>("_Exit")(status);
+  __builtin_unreachable();
+}
+
+__attribute__((visibility("default"), noreturn)) void quick_exit(int status) noexcept {
+  FlushBeforeEnd(&status);
+  Real<EndFn>("quick_exit")(status);
+  __builtin_unreachable();
 }
 
 }  // extern "C"

@@ -244,6 +244,20 @@ void* Trampoline(void* p) {
   return result;
 }
 
+}  // namespace
+
+void tether::threads::FlushBeforeEnd(const int* status) {
+  FileSink* sink = g_sink.load(std::memory_order_acquire);
+  if (sink == nullptr) return;
+  if (status != nullptr) {
+    sink->Finish(*status);
+  } else {
+    sink->FlushAll();
+  }
+}
+
+namespace {
+
 void OnTerminate() {
   if (FileSink* sink = g_sink.load(std::memory_order_acquire)) {
     sink->Put(EventType::kTerminate, 0, 0, 0, 0, 0, 0, kNoSite);
@@ -278,6 +292,7 @@ __attribute__((constructor)) void StartFromEnvironment() {
   sink->PutModulesOnce();
   g_libtether = tether::threads::FindLibtether();
   g_previous_terminate = std::set_terminate(OnTerminate);
+  tether::threads::FlushOnSignals();  // its thread, like the flusher, is not the program's
   g_sink.store(sink, std::memory_order_release);
 }
 

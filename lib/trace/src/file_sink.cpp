@@ -335,6 +335,8 @@ bool FileSink::WriteText(const std::string& text, std::size_t records, bool clos
 }
 
 void FileSink::FlushAll() {
+  // A forked child's rings are copies of its parent's: not written twice.
+  if (static_cast<long>(getpid()) != pid_) return;
   std::vector<EventRing*> rings;
   {
     std::lock_guard<std::mutex> lock(registry_mu_);

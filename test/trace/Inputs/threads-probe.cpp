@@ -188,6 +188,26 @@ int FinishedThread(bool join_late) {
   return 0;
 }
 
+// A thread started right before the process ends without exit's handlers
+// (well within the flusher's 100 ms): its records are still in the rings.
+// (Modes quick-exit, _exit, abort, segv, sigterm.)
+std::atomic<bool> g_started{false};
+void StartAndWait() {
+  g_started = true;
+  Forever();
+}
+int EndsAbruptly(const std::string& how) {
+  new std::thread(StartAndWait);  // never joined: still running when the process ends
+  while (!g_started) std::this_thread::yield();
+  if (how == "quick-exit") std::quick_exit(4);
+  if (how == "_exit") _exit(5);
+  if (how == "abort") std::abort();
+  if (how == "segv") *static_cast<volatile int*>(nullptr) = 1;
+  if (how == "sigterm") kill(getpid(), SIGTERM);
+  std::this_thread::sleep_for(std::chrono::seconds(10));  // a signal's delivery
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -204,6 +224,9 @@ int main(int argc, char** argv) {
   if (what == "churn" && argc == 3) return Churn(std::atoi(argv[2]));
   if (what == "finished-unjoined") return FinishedThread(/*join_late=*/false);
   if (what == "joined-late") return FinishedThread(/*join_late=*/true);
+  if (what == "quick-exit" || what == "_exit" || what == "abort" || what == "segv" ||
+      what == "sigterm")
+    return EndsAbruptly(what);
   std::fprintf(stderr, "usage: threads-probe pool|detached|never-joined|terminate|async|jthread|"
                "scope-zombie|c-scope|killed-after-scope|churn N|finished-unjoined|joined-late\n");
   return 2;
