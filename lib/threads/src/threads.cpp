@@ -191,6 +191,13 @@ void Remember(pthread_t thread, std::uint64_t id) {
   (*g_ids)[thread] = id;
 }
 
+// The task id of a thread created traced (0: none), kept.
+std::uint64_t IdOf(pthread_t thread) {
+  std::lock_guard<std::mutex> lock(g_ids_mu);
+  auto it = g_ids->find(thread);
+  return it == g_ids->end() ? 0 : it->second;
+}
+
 std::uint64_t Forget(pthread_t thread) {
   std::lock_guard<std::mutex> lock(g_ids_mu);
   auto it = g_ids->find(thread);
@@ -327,6 +334,11 @@ int TracedCreate(CreateFn real, std::uintptr_t caller_cfa, pthread_t* thread,
 }
 
 int TracedJoin(JoinFn real, pthread_t thread, void** result) {
+  // A join that never returns (the thread ignores its stop) is then reported
+  // as such, not as a thread nobody joined.
+  if (FileSink* sink = g_sink.load(std::memory_order_acquire))
+    if (const std::uint64_t id = IdOf(thread))
+      sink->Put(EventType::kThreadJoinBegin, 0, id, 0, 0, 0, 0, kNoSite);
   int rc = real(thread, result);
   FileSink* sink = g_sink.load(std::memory_order_acquire);
   if (sink == nullptr || rc != 0) return rc;

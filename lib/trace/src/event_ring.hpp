@@ -54,6 +54,9 @@ enum class EventType : std::uint8_t {
   kStack,
   kModule,
   kTerminate,
+  // A pthread_join has begun (a = the joined thread's task id): a thread
+  // still running at the end with one is being waited for, not forgotten.
+  kThreadJoinBegin,
 };
 
 // Slot::aux of a kSpawn record made for a pthread (libtether_threads.so).

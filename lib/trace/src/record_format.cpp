@@ -121,6 +121,10 @@ bool FormatTaskRecord(std::string& out, const Slot& s, std::string_view name,
       BeginRecord(out, s.type == EventType::kThreadJoin ? "join" : "detach");
       AppendField(out, "task", s.a);
       return true;
+    case EventType::kThreadJoinBegin:
+      BeginRecord(out, "join_begin");
+      AppendField(out, "task", s.a);
+      return true;
     default:
       return false;
   }

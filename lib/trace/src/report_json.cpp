@@ -42,6 +42,7 @@ ordered_json FindingJson(const ReportInput& in, const Finding& f) {
         task["kind"] = "thread";
         task["thread"] = {{"detached", t->second.detached_thread},
                           {"joined", t->second.joined},
+                          {"join_waiting", t->second.join_waiting && !t->second.joined},
                           {"finished", t->second.end_ns.has_value()}};
       }
       if (const TaskRecord* creator = detail::CreatingTask(trace, t->second)) {

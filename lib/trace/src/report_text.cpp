@@ -93,6 +93,8 @@ void WriteTaskHeadline(std::ostream& out, const Trace& trace, const Finding& f,
         << (trace.truncated ? "stopped tracing" : "exited");
     if (task.detached_thread) {
       out << "; it was detached";
+    } else if (task.join_waiting) {
+      out << "; a join was waiting for it (the thread did not stop)";
     } else if (trace.terminate_called) {
       out << "; it was never joined nor detached, and std::terminate ran (a std::thread "
              "destroyed while joinable terminates the program: join or detach it)";

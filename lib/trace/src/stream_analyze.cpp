@@ -61,6 +61,7 @@ class StreamAnalysis : public detail::RecordHook {
         (early->second ? task.joined : task.detached_thread) = true;
         settled_early_.erase(early);
       }
+      if (joining_early_.erase(id) != 0) task.join_waiting = true;
       if (task.scope == 0 && task.detached_from == 0 && task.parent_task != 0) {
         // Charged through its parent: Analyze walks the chain, so both stay
         // (the parent, when it is charged through its own parent, marks that
@@ -77,6 +78,13 @@ class StreamAnalysis : public detail::RecordHook {
       Consider(record.id);
     } else if (record.ev == "scope_end") {
       ScopeEnded(record.id);
+    } else if (record.ev == "join_begin") {
+      // Read before the spawn (the joiner's ring drained first): kept aside,
+      // as a join's flag is.
+      if (spawned_.count(record.id) == 0) {
+        joining_early_.insert(record.id);
+        DropPhantom(record.id);
+      }
     } else if (record.ev == "join" || record.ev == "detach") {
       if (spawned_.count(record.id) == 0) {
         // Read before the thread's spawn (the joiner's ring drained first):
@@ -226,6 +234,7 @@ class StreamAnalysis : public detail::RecordHook {
   std::unordered_set<std::uint64_t> keep_;     // never dropped: left to Analyze
   // Threads whose join (true) or detach (false) was read before their spawn.
   std::unordered_map<std::uint64_t, bool> settled_early_;
+  std::unordered_set<std::uint64_t> joining_early_;  // join_begin read before the spawn
   std::unordered_map<std::uint64_t, std::deque<WaitingTask>> waiting_;  // by scope
   std::size_t spawns_ = 0;
   bool any_time_ = false;

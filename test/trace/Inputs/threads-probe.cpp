@@ -190,11 +190,17 @@ int FinishedThread(bool join_late) {
 
 // A thread started right before the process ends without exit's handlers
 // (well within the flusher's 100 ms): its records are still in the rings.
-// (Modes quick-exit, _exit, abort, segv, sigterm.)
+// (Modes quick-exit, _exit, abort, segv, sigterm, join-waiting.)
 std::atomic<bool> g_started{false};
 void StartAndWait() {
   g_started = true;
   Forever();
+}
+// A join that never returns: the thread ignores every stop. Ended from
+// outside (the test's `timeout`).
+int JoinWaiting() {
+  std::thread(StartAndWait).join();
+  return 0;
 }
 int EndsAbruptly(const std::string& how) {
   new std::thread(StartAndWait);  // never joined: still running when the process ends
@@ -224,6 +230,7 @@ int main(int argc, char** argv) {
   if (what == "churn" && argc == 3) return Churn(std::atoi(argv[2]));
   if (what == "finished-unjoined") return FinishedThread(/*join_late=*/false);
   if (what == "joined-late") return FinishedThread(/*join_late=*/true);
+  if (what == "join-waiting") return JoinWaiting();
   if (what == "quick-exit" || what == "_exit" || what == "abort" || what == "segv" ||
       what == "sigterm")
     return EndsAbruptly(what);

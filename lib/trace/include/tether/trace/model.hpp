@@ -53,6 +53,7 @@ struct TaskRecord {
   std::string kind;  // "" (a libtether task) or "thread"
   bool joined = false;
   bool detached_thread = false;
+  bool join_waiting = false;  // a pthread_join of it had begun (it may not have returned)
 };
 
 // An object loaded in the traced process: pc - bias is its file address.
