@@ -296,7 +296,7 @@ __attribute__((constructor)) void StartFromEnvironment() {
                  err.message().c_str());
     return;
   }
-  sink->PutModulesOnce();
+  sink->PutNewModules();
   g_libtether = tether::threads::FindLibtether();
   g_previous_terminate = std::set_terminate(OnTerminate);
   tether::threads::FlushOnSignals();  // its thread, like the flusher, is not the program's

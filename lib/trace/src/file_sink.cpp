@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -350,7 +351,7 @@ void FileSink::FlushAll() {
 }
 
 void FileSink::PutStack(std::uint64_t id, int skip) {
-  PutModulesOnce();
+  PutNewModules();
   constexpr int kMaxFrames = 12;
   void* frames[kMaxFrames];
   const int n = backtrace(frames, kMaxFrames);
@@ -361,7 +362,7 @@ void FileSink::PutStack(std::uint64_t id, int skip) {
 }
 
 void FileSink::PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count) {
-  PutModulesOnce();
+  PutNewModules();
   std::uint64_t padded[8] = {};
   count = std::min(count, 8);
   std::copy(pcs, pcs + count, padded);
@@ -371,26 +372,41 @@ void FileSink::PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count) {
   }
 }
 
-void FileSink::PutModulesOnce() {
-  std::call_once(modules_once_, [this] {
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, size_t, void* data) {
-          auto* sink = static_cast<FileSink*>(data);
-          const auto [lo, hi] = RangeOf(*info);
-          std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
-          if (path.empty()) {  // the main program
-            char exe[4096];
-            ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-            if (n <= 0) return 0;
-            path.assign(exe, static_cast<std::size_t>(n));
-          }
-          if (hi == 0 || path.rfind("linux-vdso", 0) == 0) return 0;
-          sink->PutNamed(EventType::kModule, 0, info->dlpi_addr, lo, hi, 0, 0,
-                         std::source_location{}, path);
+void FileSink::PutNewModules() {
+  std::lock_guard<std::mutex> lock(modules_mu_);
+  struct Walk {
+    FileSink* sink;
+    bool first = true;
+  } walk{this};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t size, void* data) {
+        auto* walk = static_cast<Walk*>(data);
+        FileSink* sink = walk->sink;
+        // dlpi_adds counts every object the loader has ever loaded: the
+        // same as last time (read on the first object), nothing is new.
+        if (walk->first && size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds) {
+          if (info->dlpi_adds == sink->modules_adds_) return 1;
+          sink->modules_adds_ = info->dlpi_adds;
+        }
+        walk->first = false;
+        const auto [lo, hi] = RangeOf(*info);
+        std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+        if (path.empty()) {  // the main program
+          char exe[4096];
+          ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+          if (n <= 0) return 0;
+          path.assign(exe, static_cast<std::size_t>(n));
+        }
+        if (hi == 0 || path.rfind("linux-vdso", 0) == 0) return 0;
+        std::pair<std::string, std::uint64_t> key{path, info->dlpi_addr};
+        if (std::find(sink->modules_.begin(), sink->modules_.end(), key) != sink->modules_.end())
           return 0;
-        },
-        this);
-  });
+        sink->modules_.push_back(std::move(key));
+        sink->PutNamed(EventType::kModule, 0, info->dlpi_addr, lo, hi, 0, 0, std::source_location{},
+                       path);
+        return 0;
+      },
+      &walk);
 }
 
 void FileSink::FlushThisThread() {

@@ -97,9 +97,11 @@ class FileSink {
   void PutStack(std::uint64_t id, int skip);
   // The same for return addresses the caller captured (up to 8 are kept).
   void PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count);
-  // Records every loaded object (`module`), for symbolizing stacks: once, on
-  // the first PutStack.
-  void PutModulesOnce();
+  // Records every loaded object not recorded yet (`module`), for symbolizing
+  // stacks: on each PutStack/PutPcs, so that an object dlopen()ed after the
+  // start (a plugin that starts threads) is known too. Costs one loader
+  // callback when nothing was loaded since the last call.
+  void PutNewModules();
 
   // Writes out every ring now (any thread).
   void FlushAll();
@@ -169,7 +171,11 @@ class FileSink {
   std::atomic<std::uint64_t> lost_reported_{0};  // claimed by the writer of a "lost" line
 
   SpawnSites sites_;
-  std::once_flag modules_once_;  // the interned (name, site) pairs of kSpawnSite records
+  std::mutex modules_mu_;
+  unsigned long long modules_adds_ = 0;  // dl_phdr_info::dlpi_adds at the last PutNewModules
+  std::vector<std::pair<std::string, std::uint64_t>>
+      modules_;  // (path, bias) recorded; guarded  // the interned (name, site) pairs of kSpawnSite
+                 // records
 
   std::mutex flusher_mu_;
   std::condition_variable flusher_cv_;

@@ -161,6 +161,7 @@ int Churn(int n) {
 }  // namespace
 
 // Included here, not at the top: the lit tests pin the line numbers above.
+#include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -202,6 +203,16 @@ int JoinWaiting() {
   std::thread(StartAndWait).join();
   return 0;
 }
+// A thread started by a shared object loaded after tracing began.
+int Plugin(const char* path) {
+  void* plugin = dlopen(path, RTLD_NOW);
+  if (plugin == nullptr) {
+    std::fprintf(stderr, "threads-probe: %s\n", dlerror());
+    return 2;
+  }
+  reinterpret_cast<void (*)()>(dlsym(plugin, "StartWorker"))();
+  return 0;
+}
 int EndsAbruptly(const std::string& how) {
   new std::thread(StartAndWait);  // never joined: still running when the process ends
   while (!g_started) std::this_thread::yield();
@@ -231,6 +242,7 @@ int main(int argc, char** argv) {
   if (what == "finished-unjoined") return FinishedThread(/*join_late=*/false);
   if (what == "joined-late") return FinishedThread(/*join_late=*/true);
   if (what == "join-waiting") return JoinWaiting();
+  if (what == "plugin" && argc == 3) return Plugin(argv[2]);
   if (what == "quick-exit" || what == "_exit" || what == "abort" || what == "segv" ||
       what == "sigterm")
     return EndsAbruptly(what);
