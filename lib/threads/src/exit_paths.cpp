@@ -67,8 +67,16 @@ void OnEndingSignal(int sig) {
 
 void tether::threads::FlushOnSignals() {
   if (sem_init(&g_flush_request, 0, 0) != 0 || sem_init(&g_flush_done, 0, 0) != 0) return;
+  // The thread takes no signal (it inherits this mask): a program that blocks
+  // SIGTERM in its threads and takes it with sigwait or a signalfd (libtether's
+  // signal task) must not have it delivered here instead.
+  sigset_t all, before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &before);
   pthread_t flusher;
-  if (pthread_create(&flusher, nullptr, FlushOnRequest, nullptr) != 0) return;
+  const int created = pthread_create(&flusher, nullptr, FlushOnRequest, nullptr);
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (created != 0) return;
   // tether:detached(the library's own flush thread: it waits for a signal for the life of the
   // process, and nothing joins it at exit)
   pthread_detach(flusher);

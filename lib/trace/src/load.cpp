@@ -420,6 +420,9 @@ Error ReadTrace(const std::string& path, Trace* out, RecordHook* hook) {
 Error LoadTrace(const std::string& path, Trace* out) {
   Error err = detail::ReadTrace(path, out, nullptr);
   out->task_count = out->tasks.size();
+  out->thread_count = static_cast<std::size_t>(
+      std::count_if(out->tasks.begin(), out->tasks.end(),
+                    [](const auto& t) { return t.second.kind == "thread"; }));
   return err;
 }
 

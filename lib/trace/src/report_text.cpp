@@ -34,7 +34,7 @@ std::string SiteText(const Site& site, const std::string& dir) {
   return out;
 }
 
-std::string Plural(std::size_t n, const char* one, const char* many) {
+std::string Plural(std::size_t n, const std::string& one, const std::string& many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
@@ -238,14 +238,34 @@ std::string SignalName(int sig) {
 
 }  // namespace
 
+// "1 zombie thread", "2 zombie tasks", "3 zombies (1 thread, 2 tasks)",
+// "2 leaked (1 thread, 1 task)": threads and tasks counted apart.
+std::string CountOf(std::size_t threads, std::size_t tasks, const std::string& what,
+                    const std::string& what_plural) {
+  if (threads == 0) return Plural(tasks, what + " task", what + " tasks");
+  if (tasks == 0) return Plural(threads, what + " thread", what + " threads");
+  return Plural(threads + tasks, what, what_plural) + " (" + Plural(threads, "thread", "threads") +
+         ", " + Plural(tasks, "task", "tasks") + ")";
+}
+
 void WriteTextReport(std::ostream& out, const ReportInput& in) {
   const Trace& trace = *in.trace;
   auto groups = detail::GroupBySite(trace, *in.findings);
   std::size_t zombies = 0, leaks = 0, unwaited = 0, unjoined = 0;
+  std::size_t zombie_threads = 0, leaked_threads = 0;
   std::size_t zombie_sites = 0, leak_sites = 0;
+  auto threads_in = [&](const auto& g) {
+    return static_cast<std::size_t>(
+        std::count_if(g.members.begin(), g.members.end(), [&](const Finding* f) {
+          auto t = trace.tasks.find(f->task);
+          return t != trace.tasks.end() && t->second.kind == "thread";
+        }));
+  };
   for (const auto& g : groups) {
     if (g.kind == FindingKind::kZombie) zombies += g.members.size(), ++zombie_sites;
     if (g.kind == FindingKind::kLeak) leaks += g.members.size(), ++leak_sites;
+    if (g.kind == FindingKind::kZombie) zombie_threads += threads_in(g);
+    if (g.kind == FindingKind::kLeak) leaked_threads += threads_in(g);
     if (g.kind == FindingKind::kUnwaitedGroup) unwaited += g.members.size();
     if (g.kind == FindingKind::kUnjoinedThread) unjoined += g.members.size();
   }
@@ -276,16 +296,23 @@ void WriteTextReport(std::ostream& out, const ReportInput& in) {
   }
   out << "SUMMARY: ";
   if (groups.empty()) {
-    const std::size_t tasks = std::max(trace.task_count, trace.tasks.size());
-    out << "no zombie tasks, no leaks, no unwaited groups (" << Plural(tasks, "task", "tasks")
-        << " in " << Plural(trace.scopes.size(), "scope", "scopes") << ", grace "
+    const std::size_t all = std::max(trace.task_count, trace.tasks.size());
+    const std::size_t threads = std::min(trace.thread_count, all);
+    // "3 tasks", "2 threads", "3 tasks and 2 threads".
+    const std::string counted = threads == 0 ? Plural(all, "task", "tasks")
+                                : threads == all
+                                    ? Plural(threads, "thread", "threads")
+                                    : Plural(all - threads, "task", "tasks") + " and " +
+                                          Plural(threads, "thread", "threads");
+    out << "no zombie tasks, no leaks, no unwaited groups (" << counted << " in "
+        << Plural(trace.scopes.size(), "scope", "scopes") << ", grace "
         << FormatReportDuration(in.grace_ns) << ")\n";
     WriteIgnored(out, in);
     return;
   }
-  out << Plural(zombies, "zombie task", "zombie tasks") << " at "
+  out << CountOf(zombie_threads, zombies - zombie_threads, "zombie", "zombies") << " at "
       << Plural(zombie_sites, "spawn site", "spawn sites") << ", "
-      << Plural(leaks, "leaked task", "leaked tasks") << " at "
+      << CountOf(leaked_threads, leaks - leaked_threads, "leaked", "leaked") << " at "
       << Plural(leak_sites, "spawn site", "spawn sites") << ", "
       << Plural(unwaited, "task group", "task groups") << " destroyed without Wait";
   if (unjoined > 0) {

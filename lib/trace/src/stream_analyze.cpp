@@ -56,6 +56,7 @@ class StreamAnalysis : public detail::RecordHook {
       const std::uint64_t id = record.id;
       spawned_.insert(id);
       ++spawns_;
+      if (trace_.tasks.at(id).kind == "thread") ++trace_.thread_count;
       TaskRecord& task = trace_.tasks.at(id);
       if (auto early = settled_early_.find(id); early != settled_early_.end()) {
         (early->second ? task.joined : task.detached_thread) = true;

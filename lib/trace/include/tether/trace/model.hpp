@@ -109,6 +109,8 @@ struct Trace {
   // Tasks in the file. LoadTrace keeps them all (tasks.size()); LoadAndAnalyze
   // keeps in `tasks` only those its findings need.
   std::size_t task_count = 0;
+  // Of task_count, the threads (libtether_threads.so's, kind "thread").
+  std::size_t thread_count = 0;
 };
 
 // Loads a trace file. A file cut short by a crash loads (truncated = true);
