@@ -20,12 +20,14 @@ using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), vo
 using JoinFn = int (*)(pthread_t, void**);
 using DetachFn = int (*)(pthread_t);
 using ExitFn = void (*)(void*);
+using SetNameFn = int (*)(pthread_t, const char*);
 
 int TracedCreate(CreateFn real, std::uintptr_t caller_cfa, pthread_t* thread,
                  const pthread_attr_t* attr, void* (*fn)(void*), void* arg);
 int TracedJoin(JoinFn real, pthread_t thread, void** result);
 int TracedDetach(DetachFn real, pthread_t thread);
 [[noreturn]] void TracedExit(ExitFn real, void* result);
+int TracedSetName(SetNameFn real, pthread_t thread, const char* name);
 
 // The process is ending without exit's handlers (_exit, _Exit, quick_exit,
 // a fatal or terminating signal): what the rings hold is written now, and the

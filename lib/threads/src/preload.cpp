@@ -60,6 +60,11 @@ __attribute__((visibility("default"), noreturn)) void pthread_exit(void* result)
   TracedExit(RealOnce<ExitFn>("pthread_exit"), result);
 }
 
+__attribute__((visibility("default"))) int pthread_setname_np(pthread_t thread,
+                                                              const char* name) noexcept {
+  return TracedSetName(RealOnce<SetNameFn>("pthread_setname_np"), thread, name);
+}
+
 // The process ends without exit's handlers: the records first
 // (exit_paths.cpp). Each is looked up when called: a program that never calls
 // it pays nothing.

@@ -358,6 +358,17 @@ int TracedDetach(DetachFn real, pthread_t thread) {
   return rc;
 }
 
+// The name a report gives the thread (`thread "io-poller"`), by whichever
+// thread sets it: the thread itself (also once detached), or its creator.
+int TracedSetName(SetNameFn real, pthread_t thread, const char* name) {
+  const int rc = real(thread, name);
+  FileSink* sink = g_sink.load(std::memory_order_acquire);
+  if (sink == nullptr || rc != 0 || name == nullptr) return rc;
+  const std::uint64_t id = pthread_equal(thread, pthread_self()) ? t_task : IdOf(thread);
+  if (id != 0) sink->PutNamed(EventType::kThreadName, 0, id, 0, 0, 0, 0, kNoSite, name);
+  return rc;
+}
+
 void TracedExit(ExitFn real, void* result) {
   if (FileSink* sink = g_sink.load(std::memory_order_acquire); sink != nullptr && t_task != 0) {
     EndThisTask(sink, t_task);

@@ -57,6 +57,8 @@ enum class EventType : std::uint8_t {
   // A pthread_join has begun (a = the joined thread's task id): a thread
   // still running at the end with one is being waited for, not forgotten.
   kThreadJoinBegin,
+  // pthread_setname_np named a traced thread (a = its task id; the name).
+  kThreadName,
 };
 
 // Slot::aux of a kSpawn record made for a pthread (libtether_threads.so).

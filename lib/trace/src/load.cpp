@@ -112,6 +112,12 @@ bool ApplyTaskEvent(const std::string& ev, const LineReader& r, Trace* trace) {
     (ev == "join" ? t.joined : t.detached_thread) = true;
     return true;
   }
+  if (ev == "thread_name") {
+    TaskRecord& t = trace->tasks[r.U64("task")];
+    t.id = r.U64("task");
+    t.thread_name = r.Str("name");
+    return true;
+  }
   if (ev == "join_begin") {
     TaskRecord& t = trace->tasks[r.U64("task")];
     t.id = r.U64("task");

@@ -215,6 +215,11 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
     case EventType::kTerminate:
       BeginRecord(out, "terminate");
       break;
+    case EventType::kThreadName:
+      BeginRecord(out, "thread_name");
+      AppendField(out, "task", s.a);
+      AppendField(out, "name", name);
+      break;
     default:
       if (FormatTaskRecord(out, s, name, site) || FormatGroupRecord(out, s)) break;
       return;  // cannot happen: only Put writes slots

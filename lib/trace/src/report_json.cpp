@@ -40,6 +40,7 @@ ordered_json FindingJson(const ReportInput& in, const Finding& f) {
         // A plain thread's own state (the finding's "detached" says whether a
         // task was spawned on a root context, which a thread never is).
         task["kind"] = "thread";
+        if (!t->second.thread_name.empty()) task["name"] = t->second.thread_name;
         task["thread"] = {{"detached", t->second.detached_thread},
                           {"joined", t->second.joined},
                           {"join_waiting", t->second.join_waiting && !t->second.joined},

@@ -72,15 +72,22 @@ void WriteChain(std::ostream& out, const ReportInput& in, const Finding& f) {
   }
 }
 
+// `thread`, or `thread "io-poller"` once pthread_setname_np named it.
+std::string ThreadLabel(const TaskRecord& task) {
+  return task.thread_name.empty() ? "thread" : "thread " + Quote(task.thread_name);
+}
+
 // The finding's first line: ZOMBIE or LEAK, what outlived what.
 void WriteTaskHeadline(std::ostream& out, const Trace& trace, const Finding& f,
                        const TaskRecord& task) {
   if (f.kind == FindingKind::kUnjoinedThread) {
-    out << "UNJOINED: thread finished but was never joined nor detached before the program "
+    out << "UNJOINED: " << ThreadLabel(task)
+        << " finished but was never joined nor detached before the program "
            "exited (its stack and pthread record stay allocated; ThreadSanitizer calls this a "
            "thread leak): join it, or detach it\n";
   } else if (f.kind == FindingKind::kZombie) {
-    out << "ZOMBIE: " << (task.kind == "thread" ? "thread" : "task " + Quote(TaskName(task)))
+    out << "ZOMBIE: "
+        << (task.kind == "thread" ? ThreadLabel(task) : "task " + Quote(TaskName(task)))
         << " outlived its scope " << ScopeName(trace, f.scope) << " by "
         << FormatReportDuration(f.outlived_ns);
     if (f.ended) {
@@ -89,7 +96,7 @@ void WriteTaskHeadline(std::ostream& out, const Trace& trace, const Finding& f,
       out << " and never ended (still running when the trace ended)\n";
     }
   } else if (task.kind == "thread") {
-    out << "LEAK: thread was still running when the program "
+    out << "LEAK: " << ThreadLabel(task) << " was still running when the program "
         << (trace.truncated ? "stopped tracing" : "exited");
     if (task.detached_thread) {
       out << "; it was detached";

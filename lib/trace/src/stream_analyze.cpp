@@ -63,6 +63,10 @@ class StreamAnalysis : public detail::RecordHook {
         settled_early_.erase(early);
       }
       if (joining_early_.erase(id) != 0) task.join_waiting = true;
+      if (auto named = named_early_.find(id); named != named_early_.end()) {
+        task.thread_name = std::move(named->second);
+        named_early_.erase(named);
+      }
       if (task.scope == 0 && task.detached_from == 0 && task.parent_task != 0) {
         // Charged through its parent: Analyze walks the chain, so both stay
         // (the parent, when it is charged through its own parent, marks that
@@ -79,6 +83,14 @@ class StreamAnalysis : public detail::RecordHook {
       Consider(record.id);
     } else if (record.ev == "scope_end") {
       ScopeEnded(record.id);
+    } else if (record.ev == "thread_name") {
+      // Named by the thread itself before its creator's spawn record was
+      // read: kept aside until the spawn.
+      if (spawned_.count(record.id) == 0) {
+        auto t = trace_.tasks.find(record.id);
+        if (t != trace_.tasks.end()) named_early_[record.id] = t->second.thread_name;
+        DropPhantom(record.id);
+      }
     } else if (record.ev == "join_begin") {
       // Read before the spawn (the joiner's ring drained first): kept aside,
       // as a join's flag is.
@@ -235,7 +247,8 @@ class StreamAnalysis : public detail::RecordHook {
   std::unordered_set<std::uint64_t> keep_;     // never dropped: left to Analyze
   // Threads whose join (true) or detach (false) was read before their spawn.
   std::unordered_map<std::uint64_t, bool> settled_early_;
-  std::unordered_set<std::uint64_t> joining_early_;  // join_begin read before the spawn
+  std::unordered_set<std::uint64_t> joining_early_;             // join_begin read before the spawn
+  std::unordered_map<std::uint64_t, std::string> named_early_;  // thread_name before the spawn
   std::unordered_map<std::uint64_t, std::deque<WaitingTask>> waiting_;  // by scope
   std::size_t spawns_ = 0;
   bool any_time_ = false;

@@ -7,8 +7,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -213,6 +213,13 @@ int Plugin(const char* path) {
   reinterpret_cast<void (*)()>(dlsym(plugin, "StartWorker"))();
   return 0;
 }
+// A thread its creator names (pthread_setname_np), never joined.
+int Named() {
+  auto* t = new std::thread(StartAndWait);
+  pthread_setname_np(t->native_handle(), "io-poller");
+  while (!g_started) std::this_thread::yield();
+  return 0;
+}
 int EndsAbruptly(const std::string& how) {
   new std::thread(StartAndWait);  // never joined: still running when the process ends
   while (!g_started) std::this_thread::yield();
@@ -242,11 +249,13 @@ int main(int argc, char** argv) {
   if (what == "finished-unjoined") return FinishedThread(/*join_late=*/false);
   if (what == "joined-late") return FinishedThread(/*join_late=*/true);
   if (what == "join-waiting") return JoinWaiting();
+  if (what == "named") return Named();
   if (what == "plugin" && argc == 3) return Plugin(argv[2]);
   if (what == "quick-exit" || what == "_exit" || what == "abort" || what == "segv" ||
       what == "sigterm")
     return EndsAbruptly(what);
-  std::fprintf(stderr, "usage: threads-probe pool|detached|never-joined|terminate|async|jthread|"
+  std::fprintf(stderr,
+               "usage: threads-probe pool|detached|never-joined|terminate|async|jthread|"
                "scope-zombie|c-scope|killed-after-scope|churn N|finished-unjoined|joined-late\n");
   return 2;
 }

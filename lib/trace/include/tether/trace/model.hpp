@@ -54,6 +54,7 @@ struct TaskRecord {
   bool joined = false;
   bool detached_thread = false;
   bool join_waiting = false;  // a pthread_join of it had begun (it may not have returned)
+  std::string thread_name;    // pthread_setname_np's (empty: never named)
 };
 
 // An object loaded in the traced process: pc - bias is its file address.
