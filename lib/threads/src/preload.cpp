@@ -32,6 +32,23 @@ Fn RealOnce(const char* name) {
   return fn;
 }
 
+// The real _exit, _Exit and quick_exit, looked up when the library is
+// loaded, not when called: `_exit` is what a forked child calls when its exec
+// fails, and dlsym there could wait on a loader lock that another thread of
+// the parent held at the fork.
+using EndFn = void (*)(int);
+const EndFn g_real_exit = Real<EndFn>("_exit");
+const EndFn g_real_Exit = Real<EndFn>("_Exit");
+const EndFn g_real_quick_exit = Real<EndFn>("quick_exit");
+
+// Writes the records, then ends the process with the real call (looked up
+// now when called before this file's initializers ran).
+[[noreturn]] void EndWith(EndFn loaded, const char* name, int status) {
+  FlushBeforeEnd(&status);
+  (loaded != nullptr ? loaded : Real<EndFn>(name))(status);
+  __builtin_unreachable();
+}
+
 }  // namespace
 
 const tether_context_thread_v1* tether::threads::FindLibtether() {
@@ -66,26 +83,17 @@ __attribute__((visibility("default"))) int pthread_setname_np(pthread_t thread,
 }
 
 // The process ends without exit's handlers: the records first
-// (exit_paths.cpp). Each is looked up when called: a program that never calls
-// it pays nothing.
-using EndFn = void (*)(int);
-
+// (exit_paths.cpp), then the real call.
 __attribute__((visibility("default"), noreturn)) void _exit(int status) {
-  FlushBeforeEnd(&status);
-  Real<EndFn>("_exit")(status);
-  __builtin_unreachable();
+  EndWith(g_real_exit, "_exit", status);
 }
 
 __attribute__((visibility("default"), noreturn)) void _Exit(int status) noexcept {
-  FlushBeforeEnd(&status);
-  Real<EndFn>("_Exit")(status);
-  __builtin_unreachable();
+  EndWith(g_real_Exit, "_Exit", status);
 }
 
 __attribute__((visibility("default"), noreturn)) void quick_exit(int status) noexcept {
-  FlushBeforeEnd(&status);
-  Real<EndFn>("quick_exit")(status);
-  __builtin_unreachable();
+  EndWith(g_real_quick_exit, "quick_exit", status);
 }
 
 }  // extern "C"
