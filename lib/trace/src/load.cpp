@@ -106,22 +106,15 @@ bool ApplyTaskEvent(const std::string& ev, const LineReader& r, Trace* trace) {
     t.result = r.Str("result");
     return true;
   }
-  if (ev == "join" || ev == "detach") {
+  // What other threads record of a pthread (libtether_threads.so).
+  if (ev == "join" || ev == "detach" || ev == "join_begin" || ev == "thread_name") {
     TaskRecord& t = trace->tasks[r.U64("task")];
     t.id = r.U64("task");
-    (ev == "join" ? t.joined : t.detached_thread) = true;
-    return true;
-  }
-  if (ev == "thread_name") {
-    TaskRecord& t = trace->tasks[r.U64("task")];
-    t.id = r.U64("task");
-    t.thread_name = r.Str("name");
-    return true;
-  }
-  if (ev == "join_begin") {
-    TaskRecord& t = trace->tasks[r.U64("task")];
-    t.id = r.U64("task");
-    t.join_waiting = true;
+    if (ev == "thread_name") {
+      t.thread_name = r.Str("name");
+    } else {
+      (ev == "join" ? t.joined : ev == "detach" ? t.detached_thread : t.join_waiting) = true;
+    }
     return true;
   }
   return false;

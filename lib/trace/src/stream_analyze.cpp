@@ -56,16 +56,11 @@ class StreamAnalysis : public detail::RecordHook {
       const std::uint64_t id = record.id;
       spawned_.insert(id);
       ++spawns_;
-      if (trace_.tasks.at(id).kind == "thread") ++trace_.thread_count;
       TaskRecord& task = trace_.tasks.at(id);
-      if (auto early = settled_early_.find(id); early != settled_early_.end()) {
-        (early->second ? task.joined : task.detached_thread) = true;
-        settled_early_.erase(early);
-      }
-      if (joining_early_.erase(id) != 0) task.join_waiting = true;
-      if (auto named = named_early_.find(id); named != named_early_.end()) {
-        task.thread_name = std::move(named->second);
-        named_early_.erase(named);
+      if (task.kind == "thread") ++trace_.thread_count;
+      if (auto early = read_early_.find(id); early != read_early_.end()) {
+        AddThreadFacts(early->second, &task);
+        read_early_.erase(early);
       }
       if (task.scope == 0 && task.detached_from == 0 && task.parent_task != 0) {
         // Charged through its parent: Analyze walks the chain, so both stay
@@ -83,29 +78,17 @@ class StreamAnalysis : public detail::RecordHook {
       Consider(record.id);
     } else if (record.ev == "scope_end") {
       ScopeEnded(record.id);
-    } else if (record.ev == "thread_name") {
-      // Named by the thread itself before its creator's spawn record was
-      // read: kept aside until the spawn.
+    } else if (record.ev == "join" || record.ev == "detach" || record.ev == "join_begin" ||
+               record.ev == "thread_name") {
       if (spawned_.count(record.id) == 0) {
-        auto t = trace_.tasks.find(record.id);
-        if (t != trace_.tasks.end()) named_early_[record.id] = t->second.thread_name;
+        // Written by another thread (the joiner, the namer) and read before
+        // the thread's spawn (that thread's ring drained first): kept aside
+        // until the spawn, so the thread is not taken for one that was never
+        // joined.
+        if (auto t = trace_.tasks.find(record.id); t != trace_.tasks.end())
+          AddThreadFacts(t->second, &read_early_[record.id]);
         DropPhantom(record.id);
-      }
-    } else if (record.ev == "join_begin") {
-      // Read before the spawn (the joiner's ring drained first): kept aside,
-      // as a join's flag is.
-      if (spawned_.count(record.id) == 0) {
-        joining_early_.insert(record.id);
-        DropPhantom(record.id);
-      }
-    } else if (record.ev == "join" || record.ev == "detach") {
-      if (spawned_.count(record.id) == 0) {
-        // Read before the thread's spawn (the joiner's ring drained first):
-        // kept aside until the spawn, so the thread is not taken for one
-        // that was never joined.
-        settled_early_[record.id] = record.ev == "join";
-        DropPhantom(record.id);
-      } else {
+      } else if (record.ev == "join" || record.ev == "detach") {
         Consider(record.id);  // the reader set its flag: it may be dropped now
       }
     }
@@ -194,6 +177,15 @@ class StreamAnalysis : public detail::RecordHook {
   // task. (A join or detach read before anything else of its thread, when the
   // joiner's records were written first, loses its flag this way too; only
   // the words of a leak's report use it.)
+  // What another thread recorded of a pthread (join, detach, join_begin, its
+  // name), from one record of it onto another.
+  static void AddThreadFacts(const TaskRecord& from, TaskRecord* to) {
+    to->joined |= from.joined;
+    to->detached_thread |= from.detached_thread;
+    to->join_waiting |= from.join_waiting;
+    if (!from.thread_name.empty()) to->thread_name = from.thread_name;
+  }
+
   void DropPhantom(std::uint64_t id) {
     if (spawned_.count(id) != 0) return;
     auto it = trace_.tasks.find(id);
@@ -246,9 +238,8 @@ class StreamAnalysis : public detail::RecordHook {
   std::unordered_set<std::uint64_t> spawned_;  // tasks in trace_.tasks whose spawn was read
   std::unordered_set<std::uint64_t> keep_;     // never dropped: left to Analyze
   // Threads whose join (true) or detach (false) was read before their spawn.
-  std::unordered_map<std::uint64_t, bool> settled_early_;
-  std::unordered_set<std::uint64_t> joining_early_;             // join_begin read before the spawn
-  std::unordered_map<std::uint64_t, std::string> named_early_;  // thread_name before the spawn
+  // Thread facts read before the thread's spawn (AfterRecord), by its id.
+  std::unordered_map<std::uint64_t, TaskRecord> read_early_;
   std::unordered_map<std::uint64_t, std::deque<WaitingTask>> waiting_;  // by scope
   std::size_t spawns_ = 0;
   bool any_time_ = false;
