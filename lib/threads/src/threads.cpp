@@ -391,6 +391,20 @@ std::uint64_t ScopeBegin(const char* name) {
   return id;
 }
 
+// ScopeBegin with the site the caller names (a test's TEST line) in place of
+// its return address.
+std::uint64_t ScopeBeginAt(const char* name, const char* file, int line) {
+  FileSink* sink = g_sink.load(std::memory_order_acquire);
+  if (sink == nullptr) return 0;
+  if (file == nullptr || *file == '\0') return ScopeBegin(name);
+  const std::uint64_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
+  sink->PutNamed(EventType::kScopeBegin, 0, id, 0, 0, 0, 0, kNoSite, name ? name : "");
+  sink->PutNamed(EventType::kScopeSite, 0, id, static_cast<std::uint64_t>(line < 0 ? 0 : line), 0,
+                 0, 0, kNoSite, file);
+  t_scopes.push_back(id);
+  return id;
+}
+
 void ScopeEnd(std::uint64_t id) {
   FileSink* sink = g_sink.load(std::memory_order_acquire);
   if (sink == nullptr || id == 0) return;
@@ -451,6 +465,7 @@ void CreatingPoolThreads(int on) { t_creating_pool_threads = on != 0; }
 // Not const: a const object would have internal linkage in C++.
 __attribute__((visibility("default")))
 tether_scope_api_v1 tether_scope_api_v1{ScopeBegin, ScopeEnd};
+__attribute__((visibility("default"))) tether_scope_at_v1 tether_scope_at_v1{ScopeBeginAt};
 __attribute__((visibility("default")))
 tether_scope_threads_v1 tether_scope_threads_v1{ScopeThreadsRunning};
 

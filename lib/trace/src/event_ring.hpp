@@ -59,6 +59,10 @@ enum class EventType : std::uint8_t {
   kThreadJoinBegin,
   // pthread_setname_np named a traced thread (a = its task id; the name).
   kThreadName,
+  // Where a scope.h scope was begun, as its caller gave it
+  // (tether_scope_begin_at: a = the scope's id, b = the line; the name is
+  // the file): a GoogleTest scope's TEST line, not the listener's.
+  kScopeSite,
 };
 
 // Slot::aux of a kSpawn record made for a pthread (libtether_threads.so).

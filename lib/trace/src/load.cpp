@@ -159,6 +159,12 @@ bool ApplyGroupOrScopeEvent(const std::string& ev, const LineReader& r, Trace* t
     s.begin_ns = r.I64("t");
     return true;
   }
+  if (ev == "scope_site") {  // the caller's own site: no stack is symbolized
+    ScopeRecord& s = trace->scopes[r.U64("id")];
+    s.id = r.U64("id");
+    s.site = r.SiteFields();
+    return true;
+  }
   if (ev == "scope_end") {
     ScopeRecord& s = trace->scopes[r.U64("id")];
     s.id = r.U64("id");

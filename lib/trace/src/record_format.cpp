@@ -220,6 +220,12 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
       AppendField(out, "task", s.a);
       AppendField(out, "name", name);
       break;
+    case EventType::kScopeSite:
+      BeginRecord(out, "scope_site");
+      AppendField(out, "id", s.a);
+      AppendField(out, "file", name);
+      AppendField(out, "line", s.b);
+      break;
     default:
       if (FormatTaskRecord(out, s, name, site) || FormatGroupRecord(out, s)) break;
       return;  // cannot happen: only Put writes slots

@@ -82,7 +82,9 @@ class ThreadScopeListener : public ::testing::EmptyTestEventListener {
   explicit ThreadScopeListener(std::uint32_t grace_ms) : grace_ms_(grace_ms) {}
 
   void OnTestStart(const ::testing::TestInfo& info) override {
-    scope_ = tether_scope_begin(TestName(info).c_str());
+    // The scope's site is the TEST's line: the report names the test's
+    // place, as the failure does.
+    scope_ = tether_scope_begin_at(TestName(info).c_str(), info.file(), info.line());
   }
 
   // Listeners' OnTestEnd run before the result printer's, and the test is

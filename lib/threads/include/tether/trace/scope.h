@@ -69,6 +69,22 @@ static inline uint64_t tether_scope_begin(const char* name) {
   return api->begin(name);
 }
 
+/* Exported under "tether_scope_at_v1": tether_scope_begin with the site
+ * given, for a scope begun on another's behalf (a GoogleTest listener begins
+ * each test's scope: its site is the TEST line, not the listener's). */
+struct tether_scope_at_v1 {
+  uint64_t (*begin_at)(const char* name, const char* file, int line);
+};
+
+/* tether_scope_begin whose site is file:line rather than the caller. */
+static inline uint64_t tether_scope_begin_at(const char* name, const char* file, int line) {
+  static const void* cached = (const void*)1;
+  const struct tether_scope_at_v1* api =
+      (const struct tether_scope_at_v1*)tether_scope_lookup_(&cached, "tether_scope_at_v1");
+  if (__builtin_expect(api == 0, 1)) return tether_scope_begin(name);
+  return api->begin_at(name, file, line);
+}
+
 static inline void tether_scope_end(uint64_t id) {
   if (__builtin_expect(id == 0, 1)) return;
   tether_scope_api_()->end(id);

@@ -46,7 +46,8 @@ class ScopeVerifier {
                          std::source_location loc = std::source_location::current())
       : tracking_(EnableLiveTracking()),
         scope_(parent, name, loc),
-        thread_scope_(tether_scope_begin(name.c_str())),
+        thread_scope_(
+            tether_scope_begin_at(name.c_str(), loc.file_name(), static_cast<int>(loc.line()))),
         name_(std::move(name)),
         options_(options),
         loc_(loc) {}
