@@ -17,7 +17,7 @@
 #include <llvm/DebugInfo/Symbolize/Symbolize.h>
 #endif
 
-#include "site_rules.hpp"
+#include "tether/trace_writer/site_rules.hpp"
 
 namespace tether::tool {
 namespace {

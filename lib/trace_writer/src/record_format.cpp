@@ -1,12 +1,12 @@
 // The trace file's text records (record_format.hpp).
-#include "record_format.hpp"
+#include "tether/trace_writer/record_format.hpp"
 
 #include <charconv>
 #include <cstring>
 
-#include "json_text.hpp"
 #include "tether/error.hpp"
 #include "tether/hooks.hpp"
+#include "tether/trace_writer/json_text.hpp"
 
 namespace tether::trace::detail {
 

@@ -1,4 +1,4 @@
-#include "file_sink.hpp"
+#include "tether/trace_writer/file_sink.hpp"
 
 #include <execinfo.h>
 #include <fcntl.h>
@@ -17,12 +17,12 @@
 #include <fstream>
 #include <iterator>
 
-#include "json_text.hpp"
-#include "loaded_range.hpp"
-#include "record_format.hpp"
 #include "tether/hooks.hpp"
 #include "tether/scope_exit.hpp"
 #include "tether/trace/scope.h"
+#include "tether/trace_writer/json_text.hpp"
+#include "tether/trace_writer/loaded_range.hpp"
+#include "tether/trace_writer/record_format.hpp"
 
 namespace tether::trace::detail {
 namespace {
@@ -461,9 +461,8 @@ void FileSink::Finish(int status) {
 
 void FileSink::OnExit(int status, void* self) { static_cast<FileSink*>(self)->Finish(status); }
 
-RuntimeStats FileSink::Stats() const {
-  RuntimeStats s;
-  s.file_trace = true;
+SinkStats FileSink::Stats() const {
+  SinkStats s;
   s.ring_bytes = sizeof(EventRing);
   {
     std::lock_guard<std::mutex> lock(registry_mu_);
