@@ -121,7 +121,9 @@ void RuntimeTracer::ScopeBegin(std::uint64_t scope, std::uint64_t ctx, std::stri
       f->PutNamed(EventType::kScopeBegin, 0, scope, ctx, 0, 0, 0, loc, name);
     }
   }
-  if (LiveTable* l = live()) l->ScopeBegan(scope, name);
+  // Opened inside another scope (the opening thread's current one, read
+  // before this one is pushed): a check of that scope covers this one too.
+  if (LiveTable* l = live()) l->ScopeBegan(scope, tether::CurrentScopeId(), name);
 }
 
 void RuntimeTracer::ScopeEnd(std::uint64_t scope) {
@@ -255,6 +257,8 @@ std::string DescribeLeftovers(const std::vector<LeftoverTask>& tasks) {
     out += "\n  task \"" + (t.name.empty() ? std::string("(unnamed)") : t.name) + "\" spawned at " +
            t.site.file + ":" + std::to_string(t.site.line);
     if (!t.site.function.empty()) out += " in " + t.site.function;
+    // A task of a scope nested in the checked one says which.
+    if (t.scope != tasks.front().scope) out += " [in scope \"" + t.scope_name + "\"]";
     if (t.detached) out += " [detached: spawned with a root context inside the scope]";
     if (!t.started) out += " [not started yet]";
   }

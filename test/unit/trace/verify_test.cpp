@@ -54,6 +54,38 @@ TEST(ScopeVerifierTest, RootContextInsideTheScopeIsChargedToItAsDetached) {
   release.Fire();
 }
 
+// A task leaked under a scope opened inside the verified one (Vela's bug:
+// a build's code opens a scope of its own, even from Background(), and
+// leaks there) is the verified scope's leftover too, under its own scope's
+// name; a scope opened elsewhere is not.
+TEST(ScopeVerifierTest, TaskLeakedUnderANestedScopeFailsTheOuterOne) {
+  Signal release = Signal::Make();
+  EXPECT_NONFATAL_FAILURE(
+      {
+        ScopeVerifier scope("outer", VerifyOptions{50ms});
+        Scope inner(Background(), "inner step");
+        Scope innermost(inner.context(), "innermost step");
+        Go(innermost.context(), "step logger", [release] { release.Wait(); });
+      },
+      "task \"step logger\" spawned at");
+  std::uint64_t elsewhere_id = 0;
+  std::thread elsewhere([&] {
+    Scope other(Background(), "elsewhere");
+    elsewhere_id = other.id();
+    Go(other.context(), "other logger", [release] { release.Wait(); });
+  });
+  elsewhere.join();
+  EXPECT_NONFATAL_FAILURE(
+      {
+        ScopeVerifier scope("outer again", VerifyOptions{20ms});
+        Scope inner(scope.context(), "inner");
+        Go(inner.context(), "inner logger", [release] { release.Wait(); });
+      },
+      "1 task");  // its own, not "other logger"
+  release.Fire();
+  EXPECT_NE(elsewhere_id, 0u);
+}
+
 TEST(VerifyNone, ConcurrentScopesNeverBlameEachOther) {
   ASSERT_TRUE(EnableLiveTracking().ok());
   Signal release = Signal::Make();

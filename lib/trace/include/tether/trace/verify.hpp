@@ -31,7 +31,7 @@ struct LeftoverTask {
   std::uint64_t id = 0;
   std::string name;
   Site site;                // where it was spawned
-  std::uint64_t scope = 0;  // the scope it is charged to
+  std::uint64_t scope = 0;  // the scope it is charged to (the checked one or one nested in it)
   std::string scope_name;
   bool detached = false;  // spawned with a root context inside the scope
   bool started = false;   // its thread has begun running it
@@ -56,8 +56,10 @@ struct VerifyOptions {
   std::vector<std::string> ignore = IgnoredSitesFromEnvironment();
 };
 
-// The tasks charged to scope that are still running once grace has passed
-// (returns early as soon as none is left). scope 0: every running task.
+// The tasks charged to scope, or to a scope opened inside it (by its
+// opening thread or its tasks, at any depth), that are still running once
+// grace has passed (returns early as soon as none is left), less those
+// options.ignore names. scope 0: every running task.
 // Needs EnableLiveTracking() before the tasks were spawned.
 std::vector<LeftoverTask> LeftoverTasks(std::uint64_t scope, const VerifyOptions& options = {});
 
