@@ -141,6 +141,11 @@ void SymbolizeThreadSites(trace::Trace* trace) {
       s->second.site = frames_of(stack).front();
     }
   }
+  for (const auto& [id, stack] : trace->detach_stacks) {
+    if (auto t = trace->tasks.find(id); t != trace->tasks.end()) {
+      t->second.detach_site = frames_of(stack).front();
+    }
+  }
 }
 
 }  // namespace tether::tool

@@ -57,6 +57,7 @@ namespace {
 using tether::trace::detail::EventType;
 using tether::trace::detail::FileSink;
 using tether::trace::detail::kSpawnKindThread;
+using tether::trace::detail::kStackOfDetach;
 
 const std::source_location kNoSite{};
 
@@ -362,13 +363,19 @@ int TracedJoin(JoinFn real, pthread_t thread, void** result) {
   return rc;
 }
 
-int TracedDetach(DetachFn real, pthread_t thread) {
+int TracedDetach(DetachFn real, std::uintptr_t caller_cfa, pthread_t thread) {
   FileSink* sink = g_sink.load(std::memory_order_acquire);
   // Forget before the real detach: the thread may end, and its pthread_t be
   // reused, as soon as it is detached.
   const std::uint64_t id = sink != nullptr ? Forget(thread) : 0;
   int rc = real(thread);
-  if (id != 0 && rc == 0) sink->Put(EventType::kThreadDetach, 0, id, 0, 0, 0, 0, kNoSite);
+  if (id != 0 && rc == 0) {
+    sink->Put(EventType::kThreadDetach, 0, id, 0, 0, 0, 0, kNoSite);
+    // Where it was detached: the line `tether check` reports a detached
+    // thread at, so `tether report --static` joins the two there.
+    std::uint64_t pcs[kSitePcs];
+    sink->PutPcs(id, pcs, CaptureSite(caller_cfa, pcs), kStackOfDetach);
+  }
   return rc;
 }
 

@@ -361,13 +361,13 @@ void FileSink::PutStack(std::uint64_t id, int skip) {
   PutPcs(id, pcs, count);
 }
 
-void FileSink::PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count) {
+void FileSink::PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count, std::uint32_t of) {
   PutNewModules();
   std::uint64_t padded[8] = {};
   count = std::min(count, 8);
   std::copy(pcs, pcs + count, padded);
   for (int i = 0; i < count; i += 4) {
-    Put(EventType::kStack, 0, id, padded[i], padded[i + 1], padded[i + 2], padded[i + 3],
+    Put(EventType::kStack, of, id, padded[i], padded[i + 1], padded[i + 2], padded[i + 3],
         std::source_location{});
   }
 }

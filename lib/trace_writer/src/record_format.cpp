@@ -197,6 +197,7 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
     case EventType::kStack:
       BeginRecord(out, "stack");
       AppendField(out, "id", s.a);
+      if (s.aux == kStackOfDetach) AppendPlainField(out, "of", "detach");
       out += ",\"pcs\":[";
       for (std::uint64_t pc : {s.b, s.c, s.d, s.e}) {
         if (pc == 0) break;

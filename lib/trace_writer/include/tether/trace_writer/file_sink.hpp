@@ -104,8 +104,10 @@ class FileSink {
   // symbolize a site that no std::source_location gives (threads, scopes
   // made through std::make_unique).
   void PutStack(std::uint64_t id, int skip);
-  // The same for return addresses the caller captured (up to 8 are kept).
-  void PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count);
+  // The same for return addresses the caller captured (up to 8 are kept);
+  // of: kStackOfSite, or kStackOfDetach (where the thread id was detached).
+  void PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count,
+              std::uint32_t of = kStackOfSite);
   // Records every loaded object not recorded yet (`module`), for symbolizing
   // stacks: on each PutStack/PutPcs, so that an object dlopen()ed after the
   // start (a plugin that starts threads) is known too. Costs one loader
