@@ -123,7 +123,7 @@ row("BM_TracerSustained/real_time/threads:1", "tracer `TaskEnded` incl. JSON for
 "",
 "Targets: <= 2x the bare append and <= 30 ns per event on this machine class. Most events",
 "(start, end, context created/done, group, wait, scope end) are one-slot records like `TaskEnded`.",
-"A spawn's (name, site) pair is interned once per thread and site (lib/trace/src/spawn_sites.hpp:",
+"A spawn's (name, site) pair is interned once per thread and site (lib/trace_writer/include/tether/trace_writer/spawn_sites.hpp:",
 "the thread's cache is keyed on the site's `std::source_location`), so a spawn is one slot",
 "carrying the pair's id, written out as the same `spawn` line. The 2-thread wall column is dominated by",
 "waiting for one of the 2 shared cores; CPU time per event is what each thread pays. JSON",

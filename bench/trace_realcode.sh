@@ -27,7 +27,7 @@ set -uo pipefail
 {  # read whole before running: editing it during a run cannot break that run
 
 HERE=$(dirname "$(readlink -f "$0")")
-SCOPE_INC=$HERE/../lib/threads/include  # tether/trace/scope.h
+SCOPE_INC=$HERE/../lib/scope_abi/include  # tether/trace/scope.h
 BUILD=$(readlink -f "${1:?usage: bench/trace_realcode.sh BUILD_DIR NAME=TREE...}")
 shift
 OUT=${OUT:-/tmp/trace-realcode}

@@ -28,14 +28,17 @@ set_target_properties(tether_trace_package PROPERTIES EXPORT_NAME trace)
 target_link_libraries(tether_trace_package INTERFACE tether_trace
   "$<LINK_LIBRARY:WHOLE_ARCHIVE,$<BUILD_INTERFACE:tether_trace_start>$<INSTALL_INTERFACE:Tether::trace_start>>")
 
-set_target_properties(tether_scope_api PROPERTIES EXPORT_NAME scope_api)
-install(TARGETS tether_io tether_context tether_trace tether_trace_start tether_trace_package
-                tether_scope_api
+# tether_trace_writer: the archive the tracer and the thread shim are made of
+# (its headers are internal and not installed).
+install(TARGETS tether_io tether_context tether_trace tether_trace_writer tether_trace_start
+                tether_trace_package tether_scope_api
   EXPORT TetherTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY lib/context/include/ lib/trace/include/
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.hpp")
+install(DIRECTORY lib/scope_abi/include/
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.h")
 # Tether::threads_wrap: the threads' recording for programs that cannot be
 # preloaded (static binaries), linked with -Wl,--wrap (lib/threads).
 install(TARGETS tether_threads_wrap EXPORT TetherTargets
@@ -45,10 +48,10 @@ install(EXPORT TetherTargets NAMESPACE Tether::
   DESTINATION ${TETHER_INSTALL_CMAKEDIR} COMPONENT dev)
 # Tether::gtest_main needs GTest::gtest: its own export set, which
 # TetherConfig.cmake loads only when GoogleTest is found.
-install(TARGETS tether_gtest_main EXPORT TetherGtestTargets
+install(TARGETS tether_gtest_main tether_gtest_headers EXPORT TetherGtestTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
-install(DIRECTORY lib/threads/include/
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+install(DIRECTORY lib/gtest/include/
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.hpp")
 install(EXPORT TetherGtestTargets NAMESPACE Tether::
   DESTINATION ${TETHER_INSTALL_CMAKEDIR} COMPONENT dev)
 configure_package_config_file(cmake/TetherConfig.cmake.in

@@ -17,7 +17,7 @@
 #include <llvm/DebugInfo/Symbolize/Symbolize.h>
 #endif
 
-#include "site_rules.hpp"
+#include "tether/trace_writer/site_rules.hpp"
 
 namespace tether::tool {
 namespace {
@@ -139,6 +139,11 @@ void SymbolizeThreadSites(trace::Trace* trace) {
     }
     if (auto s = trace->scopes.find(id); s != trace->scopes.end() && s->second.site.file.empty()) {
       s->second.site = frames_of(stack).front();
+    }
+  }
+  for (const auto& [id, stack] : trace->detach_stacks) {
+    if (auto t = trace->tasks.find(id); t != trace->tasks.end()) {
+      t->second.detach_site = frames_of(stack).front();
     }
   }
 }

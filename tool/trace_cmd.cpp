@@ -331,10 +331,16 @@ int RunTraced(const TraceArgs& opt, std::string* trace_path_out, io::RemovedAtEx
   }
   std::vector<std::string> env;
   if (!threads || kind.links_tracer) env.push_back("TETHER_TRACE=" + trace_path);
-  // The per-test listener's grace is the report's (gtest_threads.hpp).
+  // The per-test listener's and ScopeVerifier's grace and ignore rules are
+  // the report's (gtest_threads.hpp, verify.hpp).
   env.push_back(
       "TETHER_GRACE_MS=" +
       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(opt.grace).count()));
+  if (!opt.ignore.empty()) {
+    std::string patterns;
+    for (const std::string& p : opt.ignore) patterns += (patterns.empty() ? "" : "\n") + p;
+    env.push_back("TETHER_IGNORE_SITES=" + patterns);
+  }
   if (threads) {
     // Beside a libtether trace the threads go to a file of their own,
     // merged after the run; alone, the threads' file is the trace.

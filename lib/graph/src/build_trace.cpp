@@ -219,6 +219,8 @@ std::int64_t AddVertices(const trace::Trace& trace, TraceGraphBuilder& b) {
     Node n;
     n.name = t.name;
     n.site = SiteOf(t.site);
+    n.pthread = t.kind == "thread";
+    n.detach_site = SiteOf(t.detach_site);
     n.begin_ns = t.spawn_ns;
     n.start_ns = t.start_ns;
     n.end_ns = t.end_ns;

@@ -58,6 +58,8 @@ std::vector<Place> PlacesOf(const ScopeGraph& sg, const ReportFinding& f,
   Vertex v = *f.node;
   const bool task = g[v].kind == NodeKind::kTask;
   places.push_back({g[v].site, task ? "spawned here" : "the group was created here"});
+  // A thread's detach: where `tether check` reports a detached thread.
+  if (task && !g[v].detach_site.file.empty()) places.push_back({g[v].detach_site, "detached here"});
   if (path && path->first_root && !path->reaches_scope) {
     places.push_back({g[*path->first_root].site, "their chains were cut at a root created here"});
   }
@@ -90,7 +92,10 @@ std::string Count(std::size_t n, const char* one, const char* many) {
 std::string What(const JoinedFinding& j) {
   std::vector<std::string> parts;
   if (j.zombies) parts.push_back(Count(j.zombies, "zombie", "zombies"));
-  if (j.leaks) parts.push_back(Count(j.leaks, "leaked task", "leaked tasks"));
+  if (j.leaked_threads) parts.push_back(Count(j.leaked_threads, "leaked thread", "leaked threads"));
+  if (j.leaks > j.leaked_threads) {
+    parts.push_back(Count(j.leaks - j.leaked_threads, "leaked task", "leaked tasks"));
+  }
   if (j.unwaited_groups)
     parts.push_back(Count(j.unwaited_groups, "unwaited group", "unwaited groups"));
   std::string out;
@@ -161,6 +166,7 @@ StaticJoin JoinStatic(const ScopeGraph& sg, const Analyses& analyses, const Stat
       explained[index] = true;
       if (f.kind == "zombie") ++j.zombies;
       if (f.kind == "leak") ++j.leaks;
+      if (f.kind == "leak" && f.node && g[*f.node].pthread) ++j.leaked_threads;
       if (f.kind == "unwaited-group") ++j.unwaited_groups;
       if (f.scope) {
         scopes.insert(g[*f.scope].name);

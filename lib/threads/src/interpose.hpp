@@ -25,7 +25,7 @@ using SetNameFn = int (*)(pthread_t, const char*);
 int TracedCreate(CreateFn real, std::uintptr_t caller_cfa, pthread_t* thread,
                  const pthread_attr_t* attr, void* (*fn)(void*), void* arg);
 int TracedJoin(JoinFn real, pthread_t thread, void** result);
-int TracedDetach(DetachFn real, pthread_t thread);
+int TracedDetach(DetachFn real, std::uintptr_t caller_cfa, pthread_t thread);
 [[noreturn]] void TracedExit(ExitFn real, void* result);
 int TracedSetName(SetNameFn real, pthread_t thread, const char* name);
 

@@ -70,7 +70,7 @@ __attribute__((visibility("default"))) int pthread_join(pthread_t thread, void**
 }
 
 __attribute__((visibility("default"))) int pthread_detach(pthread_t thread) {
-  return TracedDetach(RealOnce<DetachFn>("pthread_detach"), thread);
+  return TracedDetach(RealOnce<DetachFn>("pthread_detach"), TETHER_THIS_CFA(), thread);
 }
 
 __attribute__((visibility("default"), noreturn)) void pthread_exit(void* result) {

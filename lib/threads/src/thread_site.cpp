@@ -12,20 +12,24 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "loaded_range.hpp"
-#include "site_rules.hpp"
+#include "tether/trace_writer/loaded_range.hpp"
+#include "tether/trace_writer/site_rules.hpp"
 
 extern char** environ;
 
 namespace tether::threads {
 namespace {
 
+using tether::trace::detail::FrameNamed;
 using tether::trace::detail::IsRuntimeObject;
 using tether::trace::detail::IsSystemHeader;
 
@@ -102,10 +106,16 @@ std::string RunAddr2line(const std::string& module, const std::vector<std::uint6
   return text;
 }
 
+struct OwnFrame {
+  std::string function;
+  std::string file;  // lexically normal: "/src/build/../pool.cpp" reads "/src/pool.cpp"
+  int line = 0;      // 0 when addr2line gave none
+};
+
 // From addr2line -a -f -i output: for each address line ("0x..."), pairs of
-// function and file:line lines, innermost inlined frame first. The first
-// pair whose file is the program's own (and known) is the site.
-std::string FirstOwnLine(const std::string& text) {
+// function and file:line lines, innermost inlined frame first. The pairs
+// whose file is the program's own (and known), in that order.
+std::vector<OwnFrame> OwnFramesOf(const std::string& text) {
   std::vector<std::string> lines;
   for (std::size_t pos = 0; pos < text.size();) {
     std::size_t end = text.find('\n', pos);
@@ -113,26 +123,48 @@ std::string FirstOwnLine(const std::string& text) {
     lines.push_back(text.substr(pos, end - pos));
     pos = end + 1;
   }
+  std::vector<OwnFrame> own;
   for (std::size_t i = 0; i < lines.size();) {
     if (lines[i].rfind("0x", 0) == 0) {
       ++i;
       continue;
     }
     if (i + 1 >= lines.size()) break;
-    const std::string& function = lines[i];
+    OwnFrame frame{lines[i], {}, 0};
     std::string where = lines[i + 1];
     i += 2;
     if (const std::size_t note = where.find(" (discriminator"); note != std::string::npos) {
       where.erase(note);
     }
     if (where.rfind("??", 0) == 0 || IsSystemHeader(where)) continue;
-    // "/src/build/../pool.cpp:42" reads as "/src/pool.cpp:42".
     const std::size_t colon = where.rfind(':');
-    const std::string file = where.substr(0, colon);
-    return std::filesystem::path(file).lexically_normal().string() +
-           (colon == std::string::npos ? "" : where.substr(colon)) + " in " + function;
+    frame.file = std::filesystem::path(where.substr(0, colon)).lexically_normal().string();
+    if (colon != std::string::npos) frame.line = std::atoi(where.c_str() + colon + 1);
+    own.push_back(std::move(frame));
   }
-  return {};
+  return own;
+}
+
+// The program's frames among pcs, each with its address in its object's file.
+std::vector<Frame> ProgramFrames(const std::uint64_t* pcs, int count) {
+  std::vector<Frame> frames;
+  for (int i = 0; i < count; ++i) {
+    Frame frame;
+    if (pcs[i] == 0 || !FindFrame(pcs[i] - 1, &frame)) continue;
+    if (frame.module.empty() || IsRuntimeObject(frame.module)) continue;
+    frames.push_back(frame);
+  }
+  return frames;
+}
+
+// The addresses of frames in module, in stack order.
+std::vector<std::uint64_t> AddressesIn(const std::vector<Frame>& frames,
+                                       const std::string& module) {
+  std::vector<std::uint64_t> addresses;
+  for (const Frame& f : frames) {
+    if (f.module == module) addresses.push_back(f.address);
+  }
+  return addresses;
 }
 
 std::size_t Emit(const std::string& text, char* out, std::size_t cap) {
@@ -146,28 +178,62 @@ std::size_t Emit(const std::string& text, char* out, std::size_t cap) {
 }  // namespace
 
 std::size_t DescribeSite(const std::uint64_t* pcs, int count, char* out, std::size_t cap) {
-  std::vector<Frame> frames;
-  for (int i = 0; i < count; ++i) {
-    Frame frame;
-    if (pcs[i] == 0 || !FindFrame(pcs[i] - 1, &frame)) continue;
-    if (frame.module.empty() || IsRuntimeObject(frame.module)) continue;
-    frames.push_back(frame);
-  }
+  const std::vector<Frame> frames = ProgramFrames(pcs, count);
   if (frames.empty()) return 0;
   // The program's frames in the first object that has any, symbolized at once.
-  std::vector<std::uint64_t> addresses;
-  for (const Frame& f : frames) {
-    if (f.module == frames.front().module) addresses.push_back(f.address);
-  }
-  std::string site = FirstOwnLine(RunAddr2line(frames.front().module, addresses));
-  if (site.empty()) {
+  const std::string& module = frames.front().module;
+  const std::vector<OwnFrame> own = OwnFramesOf(RunAddr2line(module, AddressesIn(frames, module)));
+  std::string site;
+  if (!own.empty()) {
+    site = own.front().file + (own.front().line > 0 ? ":" + std::to_string(own.front().line) : "") +
+           " in " + own.front().function;
+  } else {
     char fallback[64];
     std::snprintf(fallback, sizeof fallback, "+0x%llx",
                   static_cast<unsigned long long>(frames.front().address));
-    const std::string& module = frames.front().module;
     site = module.substr(module.rfind('/') + 1) + fallback;
   }
   return Emit(site, out, cap);
+}
+
+bool SiteIgnored(const std::uint64_t* pcs, int count, const std::vector<std::string>& patterns) {
+  if (patterns.empty()) return false;
+  const std::vector<Frame> frames = ProgramFrames(pcs, count);
+  // Each object symbolized once; the frames then read in stack order, as
+  // the tool reads them (tool/thread_sites.cpp): the site and its callers,
+  // kOwnFramesConsidered distinct ones at most.
+  constexpr std::size_t kOwnFramesConsidered = 5;
+  std::map<std::pair<std::string, std::uint64_t>, std::vector<OwnFrame>> symbolized;
+  for (const Frame& f : frames) {
+    if (symbolized.count({f.module, f.address}) != 0) continue;
+    const std::vector<std::uint64_t> addresses = AddressesIn(frames, f.module);
+    const std::string text = RunAddr2line(f.module, addresses);
+    // One "0x..." line per address, then its frames.
+    std::size_t at = 0;
+    for (std::uint64_t address : addresses) {
+      const std::size_t next = text.find("\n0x", at + 1);
+      const std::string block =
+          text.substr(at, next == std::string::npos ? std::string::npos : next + 1 - at);
+      symbolized[{f.module, address}] = OwnFramesOf(block);
+      if (next == std::string::npos) break;
+      at = next + 1;
+    }
+  }
+  std::vector<const OwnFrame*> own;
+  for (const Frame& f : frames) {
+    for (const OwnFrame& frame : symbolized[{f.module, f.address}]) {
+      if (!own.empty() && own.back()->file == frame.file && own.back()->line == frame.line)
+        continue;
+      if (own.size() == kOwnFramesConsidered) break;
+      own.push_back(&frame);
+    }
+  }
+  for (const OwnFrame* frame : own) {
+    for (const std::string& pattern : patterns) {
+      if (FrameNamed(frame->file, frame->line, frame->function, pattern)) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace tether::threads

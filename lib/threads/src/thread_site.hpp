@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace tether::threads {
 
@@ -16,5 +18,12 @@ namespace tether::threads {
 // lines are in <thread>), symbolized by addr2line (binutils). Without
 // addr2line or debug info: "module+0xoffset". 0 when no frame is the program's.
 std::size_t DescribeSite(const std::uint64_t* pcs, int count, char* out, std::size_t cap);
+
+// Whether an --ignore pattern (`tether trace --ignore`, passed as
+// TETHER_IGNORE_SITES) names one of the program's frames among pcs: the same
+// rule as the report's (tether/trace_writer/site_rules.hpp's FrameNamed), on
+// frames addr2line symbolizes, so that the per-test verdict drops what the
+// report drops. false without patterns, addr2line or debug info.
+bool SiteIgnored(const std::uint64_t* pcs, int count, const std::vector<std::string>& patterns);
 
 }  // namespace tether::threads

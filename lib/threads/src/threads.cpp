@@ -38,15 +38,16 @@
 #include <exception>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "tether/trace/scope.h"
 
-#include "file_sink.hpp"
 #include "interpose.hpp"
-#include "loaded_range.hpp"
 #include "stack_capture.hpp"
+#include "tether/trace_writer/file_sink.hpp"
+#include "tether/trace_writer/loaded_range.hpp"
 #include "thread_site.hpp"
 
 extern "C" void* __libc_stack_end;  // glibc: the main thread's initial stack pointer
@@ -56,6 +57,7 @@ namespace {
 using tether::trace::detail::EventType;
 using tether::trace::detail::FileSink;
 using tether::trace::detail::kSpawnKindThread;
+using tether::trace::detail::kStackOfDetach;
 
 const std::source_location kNoSite{};
 
@@ -86,6 +88,11 @@ struct LiveThread {
 };
 std::mutex g_live_mu;
 std::condition_variable g_live_cv;
+
+// `tether trace --ignore`'s patterns (TETHER_IGNORE_SITES, one a line): a
+// running thread they name is not counted against its scope in the process
+// (the per-test verdict), as the report drops it. Set before g_sink; read only.
+std::vector<std::string>* g_ignore = nullptr;
 std::unordered_map<std::uint64_t, LiveThread>* g_live = nullptr;
 
 // The scopes this thread began (tether/trace/scope.h) and has not ended,
@@ -283,6 +290,14 @@ __attribute__((constructor)) void StartFromEnvironment() {
   unsetenv("TETHER_THREADS_TRACE");
   g_ids = new std::unordered_map<pthread_t, std::uint64_t>();
   g_live = new std::unordered_map<std::uint64_t, LiveThread>();
+  g_ignore = new std::vector<std::string>();
+  if (const char* ignore = std::getenv("TETHER_IGNORE_SITES"); ignore != nullptr) {
+    for (std::string_view rest = ignore; !rest.empty();) {
+      const std::size_t end = std::min(rest.find('\n'), rest.size());
+      if (end > 0) g_ignore->emplace_back(rest.substr(0, end));
+      rest.remove_prefix(std::min(end + 1, rest.size()));
+    }
+  }
   void* warm[2];
   backtrace(warm, 2);  // loads the unwinder now, not inside a traced call
   tether::threads::SetStackTop(reinterpret_cast<std::uintptr_t>(__libc_stack_end));
@@ -348,13 +363,19 @@ int TracedJoin(JoinFn real, pthread_t thread, void** result) {
   return rc;
 }
 
-int TracedDetach(DetachFn real, pthread_t thread) {
+int TracedDetach(DetachFn real, std::uintptr_t caller_cfa, pthread_t thread) {
   FileSink* sink = g_sink.load(std::memory_order_acquire);
   // Forget before the real detach: the thread may end, and its pthread_t be
   // reused, as soon as it is detached.
   const std::uint64_t id = sink != nullptr ? Forget(thread) : 0;
   int rc = real(thread);
-  if (id != 0 && rc == 0) sink->Put(EventType::kThreadDetach, 0, id, 0, 0, 0, 0, kNoSite);
+  if (id != 0 && rc == 0) {
+    sink->Put(EventType::kThreadDetach, 0, id, 0, 0, 0, 0, kNoSite);
+    // Where it was detached: the line `tether check` reports a detached
+    // thread at, so `tether report --static` joins the two there.
+    std::uint64_t pcs[kSitePcs];
+    sink->PutPcs(id, pcs, CaptureSite(caller_cfa, pcs), kStackOfDetach);
+  }
   return rc;
 }
 
@@ -427,18 +448,33 @@ std::size_t ScopeThreadsRunning(std::uint64_t scope, std::uint32_t grace_ms,
                                 tether_running_thread* out, std::size_t max) {
   if (g_sink.load(std::memory_order_acquire) == nullptr || scope == 0) return 0;
   auto charged = [scope](const auto& entry) { return entry.second.scope == scope; };
-  std::unique_lock<std::mutex> lock(g_live_mu);
-  g_live_cv.wait_for(lock, std::chrono::milliseconds(grace_ms),
-                     [&] { return std::none_of(g_live->begin(), g_live->end(), charged); });
-  const auto now = std::chrono::steady_clock::now();
-  std::size_t count = 0;
-  for (const auto& entry : *g_live) {
-    if (!charged(entry)) continue;
-    if (count < max) {
-      out[count].id = entry.first;
-      out[count].age_ns = static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(now - entry.second.created).count());
+  struct Running {
+    std::uint64_t id;
+    std::uint64_t age_ns;
+    LiveThread live;
+  };
+  std::vector<Running> running;
+  {
+    std::unique_lock<std::mutex> lock(g_live_mu);
+    g_live_cv.wait_for(lock, std::chrono::milliseconds(grace_ms),
+                       [&] { return std::none_of(g_live->begin(), g_live->end(), charged); });
+    const auto now = std::chrono::steady_clock::now();
+    for (const auto& entry : *g_live) {
+      if (!charged(entry)) continue;
+      running.push_back(
+          {entry.first,
+           static_cast<std::uint64_t>(
+               std::chrono::duration_cast<std::chrono::nanoseconds>(now - entry.second.created)
+                   .count()),
+           entry.second});
     }
+  }
+  // Outside the lock: symbolizing runs addr2line, and the program's threads
+  // must not wait for it to start or end.
+  std::size_t count = 0;
+  for (const Running& r : running) {
+    if (tether::threads::SiteIgnored(r.live.pcs, r.live.pc_count, *g_ignore)) continue;
+    if (count < max) out[count] = {r.id, r.age_ns};
     ++count;
   }
   return count;

@@ -36,7 +36,7 @@ int __wrap_pthread_join(pthread_t thread, void** result) {
 }
 
 int __wrap_pthread_detach(pthread_t thread) {
-  return tether::threads::TracedDetach(__real_pthread_detach, thread);
+  return tether::threads::TracedDetach(__real_pthread_detach, TETHER_THIS_CFA(), thread);
 }
 
 [[noreturn]] void __wrap_pthread_exit(void* result) {

@@ -48,17 +48,38 @@ void LiveTable::Ended(std::uint64_t task) {
   }
 }
 
-void LiveTable::ScopeBegan(std::uint64_t scope, std::string_view name) {
-  std::lock_guard<std::mutex> lock(scope_names_mu_);
-  scope_names_[scope] = std::string(name);
+void LiveTable::ScopeBegan(std::uint64_t scope, std::uint64_t parent, std::string_view name) {
+  std::lock_guard<std::mutex> lock(scopes_mu_);
+  scopes_[scope] = ScopeInfo{std::string(name), parent == scope ? 0 : parent};
+}
+
+std::unordered_set<std::uint64_t> LiveTable::Within(std::uint64_t scope) {
+  std::unordered_set<std::uint64_t> within{scope};
+  std::lock_guard<std::mutex> lock(scopes_mu_);
+  for (const auto& [id, info] : scopes_) {
+    // Up the chain of parents; ids only grow, so a chain cannot loop, but a
+    // bound keeps a corrupted one from hanging a test.
+    std::uint64_t at = info.parent;
+    for (int depth = 0; at != 0 && depth < 256; ++depth) {
+      if (at == scope) {
+        within.insert(id);
+        break;
+      }
+      auto up = scopes_.find(at);
+      at = up == scopes_.end() ? 0 : up->second.parent;
+    }
+  }
+  return within;
 }
 
 std::vector<LeftoverTask> LiveTable::Running(std::uint64_t scope) {
   std::vector<LeftoverTask> out;
+  const std::unordered_set<std::uint64_t> within =
+      scope != 0 ? Within(scope) : std::unordered_set<std::uint64_t>{};
   for (Shard& s : shards_) {
     std::lock_guard<std::mutex> lock(s.mu);
     for (const auto& [id, e] : s.tasks) {
-      if (scope != 0 && e.scope != scope) continue;
+      if (scope != 0 && within.count(e.scope) == 0) continue;
       LeftoverTask t;
       t.id = id;
       t.name = e.name;
@@ -72,10 +93,10 @@ std::vector<LeftoverTask> LiveTable::Running(std::uint64_t scope) {
     }
   }
   {
-    std::lock_guard<std::mutex> lock(scope_names_mu_);
+    std::lock_guard<std::mutex> lock(scopes_mu_);
     for (LeftoverTask& t : out) {
-      auto it = scope_names_.find(t.scope);
-      if (it != scope_names_.end()) t.scope_name = it->second;
+      auto it = scopes_.find(t.scope);
+      if (it != scopes_.end()) t.scope_name = it->second.name;
     }
   }
   std::sort(out.begin(), out.end(),

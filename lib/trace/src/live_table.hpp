@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "tether/trace/verify.hpp"
@@ -27,10 +28,12 @@ class LiveTable {
                std::uint64_t parent, std::string_view name, const std::source_location& loc);
   void Started(std::uint64_t task);
   void Ended(std::uint64_t task);
-  void ScopeBegan(std::uint64_t scope, std::string_view name);
+  // parent: the scope it was opened inside (the opening thread's current
+  // scope), 0 for none: its tasks are the parent's too.
+  void ScopeBegan(std::uint64_t scope, std::uint64_t parent, std::string_view name);
 
-  // Tasks charged to scope (0: all) still running at deadline, or none as
-  // soon as none is left.
+  // Tasks charged to scope or to a scope nested in it (0: all) still
+  // running at deadline, or none as soon as none is left.
   std::vector<LeftoverTask> WaitForNone(std::uint64_t scope,
                                         std::chrono::steady_clock::time_point deadline);
 
@@ -52,8 +55,15 @@ class LiveTable {
 
   Shard shards_[kShards];
 
-  std::mutex scope_names_mu_;
-  std::unordered_map<std::uint64_t, std::string> scope_names_;  // guarded by scope_names_mu_
+  struct ScopeInfo {
+    std::string name;
+    std::uint64_t parent = 0;
+  };
+  // scope and the scopes nested in it, at any depth.
+  std::unordered_set<std::uint64_t> Within(std::uint64_t scope);
+
+  std::mutex scopes_mu_;
+  std::unordered_map<std::uint64_t, ScopeInfo> scopes_;  // guarded by scopes_mu_
 
   // Task ends wake checks. waiters_ and the shard erase are seq_cst so an
   // end either is seen by the check's scan or sees the waiter and notifies.

@@ -217,7 +217,10 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
   } else if (ApplyTaskEvent(ev, r, trace) || ApplyGroupOrScopeEvent(ev, r, trace)) {
     return;
   } else if (ev == "stack") {
-    std::vector<std::uint64_t>& stack = trace->stacks[r.U64("id")];
+    const std::string of = r.OptStr("of");  // "" (the site) or "detach"
+    if (!of.empty() && of != "detach") throw FieldError{"field 'of' must be \"detach\" when given"};
+    std::vector<std::uint64_t>& stack =
+        (of.empty() ? trace->stacks : trace->detach_stacks)[r.U64("id")];
     const json& pcs = obj.at("pcs");
     if (!pcs.is_array()) throw FieldError{"field 'pcs' must be an array of addresses"};
     for (const json& pc : pcs) {

@@ -6,6 +6,7 @@
 
 #include "tether/trace/model.hpp"
 #include "tether/trace/report.hpp"
+#include "tether/trace_writer/site_rules.hpp"
 
 namespace tether::trace::detail {
 
@@ -25,11 +26,7 @@ Site SiteOf(const Trace& trace, const Finding& f);
 // file made relative to dir when it lies under it.
 std::string DisplayPath(const std::string& file, const std::string& dir);
 
-// A function name as source_location spells it, shortened to its
-// qualified name ("void ns::F(int)" -> "ns::F").
-std::string ShortFunction(const std::string& function);
-// Whether s ends with tail at a component boundary (preceded by separator, or all of s).
-bool EndsWithComponents(const std::string& s, const std::string& tail, char separator);
+// ShortFunction and EndsWithComponents: tether/trace_writer/site_rules.hpp.
 
 const char* KindWord(FindingKind kind);
 

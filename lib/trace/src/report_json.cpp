@@ -45,6 +45,9 @@ ordered_json FindingJson(const ReportInput& in, const Finding& f) {
                           {"joined", t->second.joined},
                           {"join_waiting", t->second.join_waiting && !t->second.joined},
                           {"finished", t->second.end_ns.has_value()}};
+        if (!t->second.detach_site.file.empty()) {
+          task["thread"]["detached_at"] = SiteJson(t->second.detach_site, in.relative_to);
+        }
       }
       if (const TaskRecord* creator = detail::CreatingTask(trace, t->second)) {
         task["created_by"] = {{"id", creator->id},

@@ -178,6 +178,12 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
     out << "    called from " << SiteText(caller, in.relative_to) << "\n";
   }
   WriteCreatingTask(out, in, task);
+  // Where it was detached, when that is another line than its creation
+  // (`tether check` reports a detached thread at its detach() call).
+  if (!task.detach_site.file.empty() &&
+      (task.detach_site.file != task.site.file || task.detach_site.line != task.site.line)) {
+    out << "  detached at " << SiteText(task.detach_site, in.relative_to) << "\n";
+  }
   if (f.scope != 0) {
     auto s = trace.scopes.find(f.scope);
     out << "  scope " << ScopeName(trace, f.scope);

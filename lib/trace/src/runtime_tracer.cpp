@@ -3,11 +3,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 
 #include "tether/scope.hpp"
 #include "tether/trace/runtime.hpp"
 #include "tether/trace/verify.hpp"
+#include "tether/trace_writer/site_rules.hpp"
 
 namespace tether::trace {
 namespace detail {
@@ -117,7 +121,9 @@ void RuntimeTracer::ScopeBegin(std::uint64_t scope, std::uint64_t ctx, std::stri
       f->PutNamed(EventType::kScopeBegin, 0, scope, ctx, 0, 0, 0, loc, name);
     }
   }
-  if (LiveTable* l = live()) l->ScopeBegan(scope, name);
+  // Opened inside another scope (the opening thread's current one, read
+  // before this one is pushed): a check of that scope covers this one too.
+  if (LiveTable* l = live()) l->ScopeBegan(scope, tether::CurrentScopeId(), name);
 }
 
 void RuntimeTracer::ScopeEnd(std::uint64_t scope) {
@@ -178,15 +184,52 @@ Error EnableLiveTracking() {
 RuntimeStats GetRuntimeStats() {
   auto& tracer = detail::RuntimeTracer::Get();
   RuntimeStats s;
-  if (detail::FileSink* f = tracer.file()) s = f->Stats();
+  if (detail::FileSink* f = tracer.file()) {
+    const detail::SinkStats written = f->Stats();
+    s.file_trace = true;
+    s.records_written = written.records_written;
+    s.bytes_written = written.bytes_written;
+    s.lost_events = written.lost_events;
+    s.ring_bytes = written.ring_bytes;
+    s.peak_rings = written.peak_rings;
+    s.allocated_rings = written.allocated_rings;
+  }
   s.live_tracking = tracer.live() != nullptr;
   return s;
+}
+
+std::chrono::milliseconds DefaultVerifyGrace() {
+  const char* text = std::getenv("TETHER_GRACE_MS");
+  if (text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    const unsigned long long ms = std::strtoull(text, &end, 10);
+    if (*end == '\0') return std::chrono::milliseconds(ms);
+  }
+  return std::chrono::milliseconds(500);
+}
+
+std::vector<std::string> IgnoredSitesFromEnvironment() {
+  std::vector<std::string> patterns;
+  const char* text = std::getenv("TETHER_IGNORE_SITES");
+  for (std::string_view rest = text != nullptr ? text : ""; !rest.empty();) {
+    const std::size_t end = std::min(rest.find('\n'), rest.size());
+    if (end > 0) patterns.emplace_back(rest.substr(0, end));
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+  }
+  return patterns;
 }
 
 std::vector<LeftoverTask> LeftoverTasks(std::uint64_t scope, const VerifyOptions& options) {
   detail::LiveTable* live = detail::RuntimeTracer::Get().live();
   if (live == nullptr) return {};
-  return live->WaitForNone(scope, std::chrono::steady_clock::now() + options.grace);
+  std::vector<LeftoverTask> left =
+      live->WaitForNone(scope, std::chrono::steady_clock::now() + options.grace);
+  std::erase_if(left, [&](const LeftoverTask& task) {
+    return std::any_of(options.ignore.begin(), options.ignore.end(), [&](const std::string& p) {
+      return detail::FrameNamed(task.site.file, task.site.line, task.site.function, p);
+    });
+  });
+  return left;
 }
 
 Error VerifyNone(std::uint64_t scope, const VerifyOptions& options) {
@@ -214,6 +257,8 @@ std::string DescribeLeftovers(const std::vector<LeftoverTask>& tasks) {
     out += "\n  task \"" + (t.name.empty() ? std::string("(unnamed)") : t.name) + "\" spawned at " +
            t.site.file + ":" + std::to_string(t.site.line);
     if (!t.site.function.empty()) out += " in " + t.site.function;
+    // A task of a scope nested in the checked one says which.
+    if (t.scope != tasks.front().scope) out += " [in scope \"" + t.scope_name + "\"]";
     if (t.detached) out += " [detached: spawned with a root context inside the scope]";
     if (!t.started) out += " [not started yet]";
   }

@@ -9,9 +9,9 @@
 
 #include <atomic>
 
-#include "file_sink.hpp"
 #include "live_table.hpp"
 #include "tether/hooks.hpp"
+#include "tether/trace_writer/file_sink.hpp"
 
 namespace tether::trace::detail {
 

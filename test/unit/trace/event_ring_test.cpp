@@ -1,8 +1,7 @@
-// EventRing's early mark (lib/trace/src/event_ring.hpp): a thread's ring asks
-// for a flush when half full (HasRoom fails there once), then takes records
-// up to its whole size; after a drain the mark applies again. The exit ring
-// has no mark.
-#include "event_ring.hpp"
+// EventRing's early mark (lib/trace_writer/include/tether/trace_writer/event_ring.hpp): a thread's
+// ring asks for a flush when half full (HasRoom fails there once), then takes records up to its
+// whole size; after a drain the mark applies again. The exit ring has no mark.
+#include "tether/trace_writer/event_ring.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The spawn-site table (lib/trace/src/spawn_sites.hpp): one id per
+// The spawn-site table (lib/trace_writer/include/tether/trace_writer/spawn_sites.hpp): one id per
 // (name, site) pair, whatever thread interns it and whether the thread's
 // cache holds it.
-#include "spawn_sites.hpp"
+#include "tether/trace_writer/spawn_sites.hpp"
 
 #include <gtest/gtest.h>
 

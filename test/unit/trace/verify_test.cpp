@@ -3,6 +3,8 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
 #include <thread>
 
 #include "tether/tether.hpp"
@@ -52,6 +54,38 @@ TEST(ScopeVerifierTest, RootContextInsideTheScopeIsChargedToItAsDetached) {
   release.Fire();
 }
 
+// A task leaked under a scope opened inside the verified one (Vela's bug:
+// a build's code opens a scope of its own, even from Background(), and
+// leaks there) is the verified scope's leftover too, under its own scope's
+// name; a scope opened elsewhere is not.
+TEST(ScopeVerifierTest, TaskLeakedUnderANestedScopeFailsTheOuterOne) {
+  Signal release = Signal::Make();
+  EXPECT_NONFATAL_FAILURE(
+      {
+        ScopeVerifier scope("outer", VerifyOptions{50ms});
+        Scope inner(Background(), "inner step");
+        Scope innermost(inner.context(), "innermost step");
+        Go(innermost.context(), "step logger", [release] { release.Wait(); });
+      },
+      "task \"step logger\" spawned at");
+  std::uint64_t elsewhere_id = 0;
+  std::thread elsewhere([&] {
+    Scope other(Background(), "elsewhere");
+    elsewhere_id = other.id();
+    Go(other.context(), "other logger", [release] { release.Wait(); });
+  });
+  elsewhere.join();
+  EXPECT_NONFATAL_FAILURE(
+      {
+        ScopeVerifier scope("outer again", VerifyOptions{20ms});
+        Scope inner(scope.context(), "inner");
+        Go(inner.context(), "inner logger", [release] { release.Wait(); });
+      },
+      "1 task");  // its own, not "other logger"
+  release.Fire();
+  EXPECT_NE(elsewhere_id, 0u);
+}
+
 TEST(VerifyNone, ConcurrentScopesNeverBlameEachOther) {
   ASSERT_TRUE(EnableLiveTracking().ok());
   Signal release = Signal::Make();
@@ -93,6 +127,50 @@ TEST_F(UploadTest, FixtureGivesEachTestAVerifiedScope) {
   group.Go("upload", [gctx = gctx] { return gctx.Err(); });
   EXPECT_TRUE(group.Wait().ok());
   EXPECT_NE(ctx().scope_id(), 0u);
+}
+
+// VerifyOptions::ignore drops the tasks spawned at a site a pattern names,
+// by FILE:LINE or by function, as `tether trace --ignore` does; a pattern
+// that names another site drops nothing.
+TEST(VerifyNone, IgnoreDropsTasksSpawnedAtANamedSite) {
+  ASSERT_TRUE(EnableLiveTracking().ok());
+  Signal release = Signal::Make();
+  Scope scope(Background(), "ignoring");
+  const int spawn_line = __LINE__ + 1;
+  Go(scope.context(), "background poller", [release] { release.Wait(); });
+  scope.End();
+  const std::string at_line = "verify_test.cpp:" + std::to_string(spawn_line);
+  EXPECT_TRUE(VerifyNone(scope.id(), VerifyOptions{0ms, {at_line}}).ok());
+  EXPECT_TRUE(
+      VerifyNone(
+          scope.id(),
+          VerifyOptions{0ms, {"VerifyNone_IgnoreDropsTasksSpawnedAtANamedSite_Test::TestBody"}})
+          .ok());
+  const std::string other_line = "verify_test.cpp:" + std::to_string(spawn_line + 1);
+  Error named_other = VerifyNone(scope.id(), VerifyOptions{0ms, {other_line, "TestBody2"}});
+  EXPECT_EQ(named_other.code(), ErrorCode::kFailed);
+  EXPECT_NE(named_other.message().find("background poller"), std::string::npos);
+  release.Fire();
+}
+
+// Run by `tether trace`, a verdict in the process allows the grace and
+// drops the sites the report does (TETHER_GRACE_MS, TETHER_IGNORE_SITES);
+// alone, 500 ms and nothing.
+TEST(VerifyOptionsTest, DefaultsAreThoseOfTheTetherTraceRunningTheProgram) {
+  unsetenv("TETHER_GRACE_MS");
+  unsetenv("TETHER_IGNORE_SITES");
+  VerifyOptions alone;
+  EXPECT_EQ(alone.grace, 500ms);
+  EXPECT_TRUE(alone.ignore.empty());
+  setenv("TETHER_GRACE_MS", "0", 1);
+  setenv("TETHER_IGNORE_SITES", "pool.cpp:42\nPosixEnv::Schedule\n", 1);
+  VerifyOptions traced;
+  EXPECT_EQ(traced.grace, 0ms);
+  EXPECT_EQ(traced.ignore, (std::vector<std::string>{"pool.cpp:42", "PosixEnv::Schedule"}));
+  setenv("TETHER_GRACE_MS", "2x", 1);  // not a number: the default
+  EXPECT_EQ(VerifyOptions{}.grace, 500ms);
+  unsetenv("TETHER_GRACE_MS");
+  unsetenv("TETHER_IGNORE_SITES");
 }
 
 }  // namespace

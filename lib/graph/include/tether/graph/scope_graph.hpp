@@ -63,6 +63,8 @@ struct Node {
   std::string name;            // display name from the input
   std::string detail;          // ctx kind, task result, qualified name, ...
   SourceSite site;
+  bool pthread = false;    // tasks: a plain thread (libtether_threads.so), not a libtether task
+  SourceSite detach_site;  // threads: where pthread_detach was called (file "" when not)
   std::optional<std::int64_t> begin_ns;  // created / spawned / scope begin
   std::optional<std::int64_t> start_ns;  // task started running / group Wait began
   std::optional<std::int64_t> end_ns;    // ctx done / task end / Wait end / scope end

@@ -26,6 +26,7 @@ struct JoinedFinding {
   std::vector<std::size_t> runtime;  // indices into ScopeGraph::findings
   std::size_t zombies = 0;
   std::size_t leaks = 0;
+  std::size_t leaked_threads = 0;  // of the leaks, plain threads
   std::size_t unwaited_groups = 0;
   std::vector<std::string> scopes;  // names of the scopes hit, sorted, unique
   std::vector<std::string> how;     // "spawned here", "chain cut at a root created here", ...

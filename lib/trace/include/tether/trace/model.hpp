@@ -53,6 +53,7 @@ struct TaskRecord {
   std::string kind;  // "" (a libtether task) or "thread"
   bool joined = false;
   bool detached_thread = false;
+  Site detach_site;           // where pthread_detach was called, when known
   bool join_waiting = false;  // a pthread_join of it had begun (it may not have returned)
   std::string thread_name;    // pthread_setname_np's (empty: never named)
 };
@@ -106,6 +107,9 @@ struct Trace {
   // Return addresses recorded at a thread's creation or a scope.h scope's
   // begin, by id: the tool symbolizes them into the record's site.
   std::map<std::uint64_t, std::vector<std::uint64_t>> stacks;
+  // Where each detached thread was detached (its id), symbolized the same way
+  // into TaskRecord::detach_site.
+  std::map<std::uint64_t, std::vector<std::uint64_t>> detach_stacks;
   bool terminate_called = false;  // std::terminate ran (libtether_threads.so saw it)
   // Tasks in the file. LoadTrace keeps them all (tasks.size()); LoadAndAnalyze
   // keeps in `tasks` only those its findings need.

@@ -31,20 +31,35 @@ struct LeftoverTask {
   std::uint64_t id = 0;
   std::string name;
   Site site;                // where it was spawned
-  std::uint64_t scope = 0;  // the scope it is charged to
+  std::uint64_t scope = 0;  // the scope it is charged to (the checked one or one nested in it)
   std::string scope_name;
   bool detached = false;  // spawned with a root context inside the scope
   bool started = false;   // its thread has begun running it
 };
 
+// The grace `tether trace` runs the program with (its --grace, passed as
+// TETHER_GRACE_MS), else 500 ms: a verdict in the process and the report
+// then allow a task the same time to end.
+std::chrono::milliseconds DefaultVerifyGrace();
+// `tether trace --ignore`'s patterns (TETHER_IGNORE_SITES), else none.
+std::vector<std::string> IgnoredSitesFromEnvironment();
+
 struct VerifyOptions {
   // How long tasks may take to finish after the check starts (goleak's retry
   // loop, without polling: the check wakes as tasks end).
-  std::chrono::milliseconds grace{500};
+  std::chrono::milliseconds grace = DefaultVerifyGrace();
+  // Tasks spawned at a site one of these names are not counted: a function
+  // (Schedule, PosixEnv::Schedule) or FILE:LINE, as `tether trace --ignore`
+  // takes them (goleak's IgnoreAnyFunction, on the spawn site). By default
+  // the --ignore patterns of the `tether trace` running the program, so the
+  // verdict drops what the report drops.
+  std::vector<std::string> ignore = IgnoredSitesFromEnvironment();
 };
 
-// The tasks charged to scope that are still running once grace has passed
-// (returns early as soon as none is left). scope 0: every running task.
+// The tasks charged to scope, or to a scope opened inside it (by its
+// opening thread or its tasks, at any depth), that are still running once
+// grace has passed (returns early as soon as none is left), less those
+// options.ignore names. scope 0: every running task.
 // Needs EnableLiveTracking() before the tasks were spawned.
 std::vector<LeftoverTask> LeftoverTasks(std::uint64_t scope, const VerifyOptions& options = {});
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "event_ring.hpp"
-#include "spawn_sites.hpp"
-#include "trace_clock.hpp"
+#include "tether/trace_writer/event_ring.hpp"
+#include "tether/trace_writer/spawn_sites.hpp"
+#include "tether/trace_writer/trace_clock.hpp"
 
 namespace tether::trace::detail {
 

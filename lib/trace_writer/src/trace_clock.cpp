@@ -1,4 +1,4 @@
-#include "trace_clock.hpp"
+#include "tether/trace_writer/trace_clock.hpp"
 
 #include <algorithm>
 

@@ -34,13 +34,22 @@
 #include <thread>
 #include <vector>
 
-#include "event_ring.hpp"
-#include "spawn_sites.hpp"
 #include "tether/error.hpp"
-#include "tether/trace/runtime.hpp"
-#include "trace_clock.hpp"
+#include "tether/trace_writer/event_ring.hpp"
+#include "tether/trace_writer/spawn_sites.hpp"
+#include "tether/trace_writer/trace_clock.hpp"
 
 namespace tether::trace::detail {
+
+// What a FileSink has written and lost (tether::trace::RuntimeStats reports it).
+struct SinkStats {
+  std::uint64_t records_written = 0;
+  std::uint64_t bytes_written = 0;
+  std::uint64_t lost_events = 0;  // events that could not be written
+  std::size_t ring_bytes = 0;     // the buffer of one thread
+  std::size_t peak_rings = 0;     // most thread buffers in use at once
+  std::size_t allocated_rings = 0;
+};
 
 class FileSink {
  public:
@@ -95,8 +104,10 @@ class FileSink {
   // symbolize a site that no std::source_location gives (threads, scopes
   // made through std::make_unique).
   void PutStack(std::uint64_t id, int skip);
-  // The same for return addresses the caller captured (up to 8 are kept).
-  void PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count);
+  // The same for return addresses the caller captured (up to 8 are kept);
+  // of: kStackOfSite, or kStackOfDetach (where the thread id was detached).
+  void PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count,
+              std::uint32_t of = kStackOfSite);
   // Records every loaded object not recorded yet (`module`), for symbolizing
   // stacks: on each PutStack/PutPcs, so that an object dlopen()ed after the
   // start (a plugin that starts threads) is known too. Costs one loader
@@ -111,7 +122,7 @@ class FileSink {
   void FlushThisThread();
   // Final flush and the exit record; later events are only counted.
   void Finish(int status);
-  RuntimeStats Stats() const;
+  SinkStats Stats() const;
 
  private:
   // The calling thread's ring (null until its first event). Trivially

@@ -1,4 +1,4 @@
-#include "file_sink.hpp"
+#include "tether/trace_writer/file_sink.hpp"
 
 #include <execinfo.h>
 #include <fcntl.h>
@@ -17,12 +17,12 @@
 #include <fstream>
 #include <iterator>
 
-#include "json_text.hpp"
-#include "loaded_range.hpp"
-#include "record_format.hpp"
 #include "tether/hooks.hpp"
 #include "tether/scope_exit.hpp"
 #include "tether/trace/scope.h"
+#include "tether/trace_writer/json_text.hpp"
+#include "tether/trace_writer/loaded_range.hpp"
+#include "tether/trace_writer/record_format.hpp"
 
 namespace tether::trace::detail {
 namespace {
@@ -361,13 +361,13 @@ void FileSink::PutStack(std::uint64_t id, int skip) {
   PutPcs(id, pcs, count);
 }
 
-void FileSink::PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count) {
+void FileSink::PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count, std::uint32_t of) {
   PutNewModules();
   std::uint64_t padded[8] = {};
   count = std::min(count, 8);
   std::copy(pcs, pcs + count, padded);
   for (int i = 0; i < count; i += 4) {
-    Put(EventType::kStack, 0, id, padded[i], padded[i + 1], padded[i + 2], padded[i + 3],
+    Put(EventType::kStack, of, id, padded[i], padded[i + 1], padded[i + 2], padded[i + 3],
         std::source_location{});
   }
 }
@@ -461,9 +461,8 @@ void FileSink::Finish(int status) {
 
 void FileSink::OnExit(int status, void* self) { static_cast<FileSink*>(self)->Finish(status); }
 
-RuntimeStats FileSink::Stats() const {
-  RuntimeStats s;
-  s.file_trace = true;
+SinkStats FileSink::Stats() const {
+  SinkStats s;
   s.ring_bytes = sizeof(EventRing);
   {
     std::lock_guard<std::mutex> lock(registry_mu_);

@@ -1,12 +1,12 @@
 // The trace file's text records (record_format.hpp).
-#include "record_format.hpp"
+#include "tether/trace_writer/record_format.hpp"
 
 #include <charconv>
 #include <cstring>
 
-#include "json_text.hpp"
 #include "tether/error.hpp"
 #include "tether/hooks.hpp"
+#include "tether/trace_writer/json_text.hpp"
 
 namespace tether::trace::detail {
 
@@ -197,6 +197,7 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
     case EventType::kStack:
       BeginRecord(out, "stack");
       AppendField(out, "id", s.a);
+      if (s.aux == kStackOfDetach) AppendPlainField(out, "of", "detach");
       out += ",\"pcs\":[";
       for (std::uint64_t pc : {s.b, s.c, s.d, s.e}) {
         if (pc == 0) break;

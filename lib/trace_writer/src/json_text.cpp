@@ -1,4 +1,4 @@
-#include "json_text.hpp"
+#include "tether/trace_writer/json_text.hpp"
 
 namespace tether::trace::detail {
 namespace {

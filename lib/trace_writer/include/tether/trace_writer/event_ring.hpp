@@ -67,6 +67,10 @@ enum class EventType : std::uint8_t {
 
 // Slot::aux of a kSpawn record made for a pthread (libtether_threads.so).
 constexpr std::uint32_t kSpawnKindThread = 1;
+// Slot::aux of a kStack record: whose return addresses they are. The site's
+// (a thread's creation, a scope's begin), or where a thread was detached.
+constexpr std::uint32_t kStackOfSite = 0;
+constexpr std::uint32_t kStackOfDetach = 1;
 
 // One record's fixed part. A record with a name (spawn, scope_begin) is
 // followed by name_slots raw slots holding name_len bytes of the name.

@@ -1,8 +1,8 @@
-#include "spawn_sites.hpp"
+#include "tether/trace_writer/spawn_sites.hpp"
 
 #include <atomic>
 
-#include "json_text.hpp"
+#include "tether/trace_writer/json_text.hpp"
 
 namespace tether::trace::detail {
 namespace {

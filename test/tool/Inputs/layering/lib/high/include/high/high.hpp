@@ -1,0 +1,3 @@
+#pragma once
+#include "low/low.hpp"
+int High();

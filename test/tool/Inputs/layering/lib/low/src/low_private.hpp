@@ -1,0 +1,2 @@
+#pragma once
+inline int LowPrivate() { return 2; }

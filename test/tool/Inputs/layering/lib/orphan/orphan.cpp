@@ -1,0 +1,1 @@
+// a library directory the table does not list
