@@ -43,6 +43,29 @@ int __wrap_pthread_detach(pthread_t thread) {
   tether::threads::TracedExit(__real_pthread_exit, result);
 }
 
+// The process ends without exit's handlers: the records first, then the
+// real call, as libtether_threads.so's interposers do (preload.cpp). exit()
+// itself ends in _exit too, after its handlers: the trace is finished by then
+// and FlushBeforeEnd does nothing more.
+[[noreturn]] void __real__exit(int);
+[[noreturn]] void __real__Exit(int);
+[[noreturn]] void __real_quick_exit(int);
+
+[[noreturn]] void __wrap__exit(int status) {
+  tether::threads::FlushBeforeEnd(&status);
+  __real__exit(status);
+}
+
+[[noreturn]] void __wrap__Exit(int status) {
+  tether::threads::FlushBeforeEnd(&status);
+  __real__Exit(status);
+}
+
+[[noreturn]] void __wrap_quick_exit(int status) {
+  tether::threads::FlushBeforeEnd(&status);
+  __real_quick_exit(status);
+}
+
 }  // extern "C"
 
 // (The variable hides the struct's name here: hence `struct`.)

@@ -5,11 +5,14 @@
 //   leak     one thread joined, one detached and still running at exit
 //   pthread  one thread made by a direct pthread_create, never joined (in a
 //            dynamic program only the program's own calls are wrapped)
+//   _exit, quick_exit  leak, then ends at once by that call, without exit's
+//            handlers (and within the writer's 100 ms flush interval)
 #include <pthread.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -46,8 +49,14 @@ int main(int argc, char** argv) {
     Leak();
   } else if (std::strcmp(mode, "pthread") == 0) {
     DirectPthread();
+  } else if (std::strcmp(mode, "_exit") == 0) {
+    Leak();
+    _exit(0);
+  } else if (std::strcmp(mode, "quick_exit") == 0) {
+    Leak();
+    std::quick_exit(0);
   } else {
-    std::fprintf(stderr, "usage: wrapped-threads joined|leak|pthread\n");
+    std::fprintf(stderr, "usage: wrapped-threads joined|leak|pthread|_exit|quick_exit\n");
     return 2;
   }
   std::puts("wrapped-threads: done");
