@@ -29,12 +29,32 @@ std::string Tail(std::string_view path) {
   }
 }
 
-// Equal, or one ends with the other at a '/'.
+// The last n components of an absolute or relative path ("" when it has
+// fewer).
+std::string_view LastComponents(std::string_view path, int n) {
+  std::size_t at = path.size();
+  for (int i = 0; i < n; ++i) {
+    if (at == 0 || at == std::string_view::npos) return {};
+    at = path.rfind('/', at - 1);
+    if (at == std::string_view::npos) return i + 1 == n ? path : std::string_view{};
+  }
+  return path.substr(at + 1);
+}
+
+// Equal, or one ends with the other at a '/', or both end with the same
+// three components (dir/dir/file): the same tree checked out or built in two
+// places (the checker in a developer's checkout, the program built in CI's,
+// or a compiler cache's object made in another checkout).
 bool SameFile(const std::string& a, const std::string& b) {
   std::string x = Tail(a), y = Tail(b);
   if (x.empty() || y.empty()) return false;
   if (x.size() < y.size()) std::swap(x, y);
-  return x == y || (x.ends_with(y) && (y.front() == '/' || x[x.size() - y.size() - 1] == '/'));
+  if (x == y || (x.ends_with(y) && (y.front() == '/' || x[x.size() - y.size() - 1] == '/'))) {
+    return true;
+  }
+  constexpr int kSharedComponents = 3;
+  const std::string_view tail = LastComponents(x, kSharedComponents);
+  return !tail.empty() && tail == LastComponents(y, kSharedComponents);
 }
 
 // The places a runtime finding comes from, most telling first.

@@ -16,11 +16,13 @@ namespace tether::graph {
 
 // One checker finding and the runtime findings whose source locations it
 // names. A runtime finding matches a checker finding at file:line when that
-// line is where its task was spawned, where the root context that cut its
-// chain was created, where another context on its chain was created, or
-// where its group was created. Files match when equal or when one path ends
-// with the other at a '/' (traces may hold paths relative to the build
-// directory, the checker writes absolute ones).
+// line is where its task was spawned (or, a thread, where it was detached),
+// where the root context that cut its chain was created, where another
+// context on its chain was created, or where its group was created. Files
+// match when equal, when one path ends with the other at a '/' (traces may
+// hold paths relative to the build directory, the checker writes absolute
+// ones), or when both end with the same three components (one tree checked
+// out in two places: the checker's and the build's).
 struct JoinedFinding {
   StaticFinding check;
   std::vector<std::size_t> runtime;  // indices into ScopeGraph::findings
