@@ -74,7 +74,7 @@ const char kTraceUsage[] =
     "  --fail-on K    zombie: exit 1 on zombies only; leak (default): on zombies, leaks and\n"
     "                 unwaited groups; none: report only\n"
     "  --threads M    on: trace PROG's threads (preload libtether_threads.so); off: do not.\n"
-    "                 Default: on for a dynamically linked PROG not linked with tether_runtime\n"
+    "                 Default: on for every dynamically linked PROG, libtether or not\n"
     "  --ignore P     drop zombies and leaks spawned at or called from the frame P names: a\n"
     "                 function (PosixEnv::Schedule) or FILE:LINE; may be repeated. For threads\n"
     "                 that live as long as the process by design\n"
