@@ -48,6 +48,7 @@
 #include "stack_capture.hpp"
 #include "tether/trace_writer/file_sink.hpp"
 #include "tether/trace_writer/loaded_range.hpp"
+#include "tether/trace_writer/site_rules.hpp"
 #include "thread_site.hpp"
 
 extern "C" void* __libc_stack_end;  // glibc: the main thread's initial stack pointer
@@ -290,14 +291,7 @@ __attribute__((constructor)) void StartFromEnvironment() {
   unsetenv("TETHER_THREADS_TRACE");
   g_ids = new std::unordered_map<pthread_t, std::uint64_t>();
   g_live = new std::unordered_map<std::uint64_t, LiveThread>();
-  g_ignore = new std::vector<std::string>();
-  if (const char* ignore = std::getenv("TETHER_IGNORE_SITES"); ignore != nullptr) {
-    for (std::string_view rest = ignore; !rest.empty();) {
-      const std::size_t end = std::min(rest.find('\n'), rest.size());
-      if (end > 0) g_ignore->emplace_back(rest.substr(0, end));
-      rest.remove_prefix(std::min(end + 1, rest.size()));
-    }
-  }
+  g_ignore = new std::vector<std::string>(tether::trace::detail::IgnorePatternsFromEnvironment());
   void* warm[2];
   backtrace(warm, 2);  // loads the unwinder now, not inside a traced call
   tether::threads::SetStackTop(reinterpret_cast<std::uintptr_t>(__libc_stack_end));

@@ -209,14 +209,7 @@ std::chrono::milliseconds DefaultVerifyGrace() {
 }
 
 std::vector<std::string> IgnoredSitesFromEnvironment() {
-  std::vector<std::string> patterns;
-  const char* text = std::getenv("TETHER_IGNORE_SITES");
-  for (std::string_view rest = text != nullptr ? text : ""; !rest.empty();) {
-    const std::size_t end = std::min(rest.find('\n'), rest.size());
-    if (end > 0) patterns.emplace_back(rest.substr(0, end));
-    rest.remove_prefix(std::min(end + 1, rest.size()));
-  }
-  return patterns;
+  return detail::IgnorePatternsFromEnvironment();
 }
 
 std::vector<LeftoverTask> LeftoverTasks(std::uint64_t scope, const VerifyOptions& options) {

@@ -9,9 +9,12 @@
 // the process (the per-test listener through the shim, ScopeVerifier).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tether::trace::detail {
 
@@ -86,6 +89,20 @@ inline bool EndsWithComponents(std::string_view s, std::string_view tail, char s
   if (tail.empty() || s.size() < tail.size()) return false;
   if (s.substr(s.size() - tail.size()) != tail) return false;
   return s.size() == tail.size() || s[s.size() - tail.size() - 1] == separator;
+}
+
+// `tether trace --ignore`'s patterns as the traced program receives them
+// (TETHER_IGNORE_SITES, one a line), for the verdicts given in the process;
+// none when the variable is not set.
+inline std::vector<std::string> IgnorePatternsFromEnvironment() {
+  std::vector<std::string> patterns;
+  const char* text = std::getenv("TETHER_IGNORE_SITES");
+  for (std::string_view rest = text != nullptr ? text : ""; !rest.empty();) {
+    const std::size_t end = std::min(rest.find('\n'), rest.size());
+    if (end > 0) patterns.emplace_back(rest.substr(0, end));
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+  }
+  return patterns;
 }
 
 // Whether an --ignore pattern names the frame at file:line in function:
