@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "signal_state.hpp"
+
 namespace tether {
 
 Select& Select::OnDone(const Context& ctx, std::function<void()> handler) {
@@ -11,7 +13,7 @@ Select& Select::OnDone(const Context& ctx, std::function<void()> handler) {
 
 Select& Select::OnSignal(const Signal& signal, std::function<void()> handler) {
   detail::SelectCase c;
-  c.try_ready = [signal] { return signal.Fired(); };
+  c.try_ready = [signal] { return detail::SignalAccess::FiredSettled(signal); };
   c.attach = [signal](detail::Waiter* w) { return signal.Register(w); };
   c.detach = [signal](detail::Waiter* w) { signal.Unregister(w); };
   c.run = std::move(handler);

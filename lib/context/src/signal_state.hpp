@@ -22,6 +22,15 @@ namespace tether::detail {
 class SignalState {
  public:
   bool Fired() const { return fired_.load(std::memory_order_acquire) != 0; }
+  // Fired, and then the firing thread is done with the state (it passes mu_
+  // as Wait() does): a Select that returns on this signal may destroy it at
+  // once. (Seen fired by the load alone, Fire() may still be notifying and
+  // unlocking: TSan caught a test's engine freed under it.)
+  bool FiredSettled() {
+    if (!Fired()) return false;
+    std::lock_guard<FutexLock> lock(mu_);
+    return true;
+  }
 
   // Fire() runs under mu_, and Wait() passes through mu_ before it returns:
   // once a waiter has returned, Fire() no longer touches the state, so the
@@ -95,6 +104,7 @@ class SignalState {
 // node embeds its done signal; the aliasing shared_ptr keeps the owner alive).
 struct SignalAccess {
   static Signal Wrap(std::shared_ptr<SignalState> s) { return Signal(std::move(s)); }
+  static bool FiredSettled(const Signal& s) { return s.state_ && s.state_->FiredSettled(); }
 };
 
 }  // namespace tether::detail

@@ -60,6 +60,23 @@ TEST(Select, WakesOnChannelCloseWithNullopt) {
   EXPECT_EQ(got, std::nullopt);
 }
 
+// A Select that returns on a fired signal returns only once Fire() is done
+// with it, so the signal's owner may be destroyed at once (as after Wait()).
+// Here Select sees the signal already fired (the case that skips the wait),
+// and the owner is freed while the firing thread may still be in Fire():
+// ThreadSanitizer reports the free against Fire()'s unlock if Select returned
+// on the fired flag alone (a worker test's engine was freed so).
+TEST(Select, ReturnsOnAFiredSignalOnlyOnceTheFirerIsDoneWithIt) {
+  for (int i = 0; i < 200; ++i) {
+    auto* owner = new Signal(Signal::Make());
+    std::thread firer([owner] { owner->Fire(); });
+    while (!owner->Fired()) std::this_thread::yield();
+    EXPECT_EQ(Select().OnSignal(*owner, [] {}).Wait(), 0u);
+    delete owner;
+    firer.join();
+  }
+}
+
 TEST(Select, WakesOnSignal) {
   EXPECT_EQ(SelectWokenBy([](CancelFunc&, Channel<int>&, Signal& s) { s.Fire(); }), 2u);
 }

@@ -25,6 +25,9 @@ class Signal {
   // A fresh, unfired signal that can be fired.
   static Signal Make();
 
+  // A poll: true once fired. The firing thread may still be inside Fire();
+  // to destroy what owns the signal after seeing it fired, Wait() (which
+  // returns at once then, and after Fire() is done with it), as Select does.
   bool Fired() const;
   // Blocks until fired.
   void Wait() const;
