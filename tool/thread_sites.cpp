@@ -146,6 +146,12 @@ void SymbolizeThreadSites(trace::Trace* trace) {
       t->second.detach_site = frames_of(stack).front();
     }
   }
+  for (const auto& [id, running] : trace->running_stacks) {
+    if (auto t = trace->tasks.find(id); t != trace->tasks.end()) {
+      t->second.running_at = frames_of(running.pcs);
+      t->second.running_ns = running.ns;
+    }
+  }
 }
 
 }  // namespace tether::tool

@@ -96,7 +96,42 @@ int Unwind(std::uintptr_t cfa, std::uint64_t* pcs, int max) {
   return n;
 }
 
+// A walk from a signal handler: frames are skipped up to the interrupted
+// one (the handler's and the signal trampoline's), then kept.
+struct InterruptedWalk {
+  std::uint64_t interrupted = 0;
+  std::uint64_t* pcs = nullptr;
+  int max = 0;
+  int n = 0;
+  int skipped = 0;
+  bool found = false;
+};
+
+_Unwind_Reason_Code StepInterrupted(_Unwind_Context* ctx, void* arg) {
+  auto* w = static_cast<InterruptedWalk*>(arg);
+  const std::uint64_t ip = _Unwind_GetIP(ctx);
+  if (ip == 0) return _URC_END_OF_STACK;
+  if (!w->found) {
+    if (ip != w->interrupted) return ++w->skipped > 16 ? _URC_END_OF_STACK : _URC_NO_REASON;
+    w->found = true;
+  }
+  w->pcs[w->n++] = ip;
+  return w->n == w->max ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+
 }  // namespace
+
+int CaptureInterrupted(std::uint64_t pc, std::uint64_t* pcs, int max) {
+  if (max <= 0) return 0;
+  InterruptedWalk w;
+  w.interrupted = pc;
+  w.pcs = pcs;
+  w.max = max;
+  _Unwind_Backtrace(StepInterrupted, &w);
+  if (w.found) return w.n;
+  pcs[0] = pc;
+  return pc != 0 ? 1 : 0;
+}
 
 void SetStackTop(std::uintptr_t top) { t_stack_top = top; }
 

@@ -21,6 +21,14 @@ namespace tether::threads {
 // function is pcs[0]); returns how many.
 int CaptureCallers(std::uintptr_t cfa, std::uint64_t* pcs, int max);
 
+// From a signal handler: fills pcs with up to max addresses of the code the
+// signal interrupted, innermost first, starting with pc (the interrupted
+// instruction); the handler's own frames are left out. Async-signal-safe as
+// far as libgcc's unwinder is (glibc's _dl_find_object: no lock); it learns
+// no frame sizes, as the table's insert takes a lock. Returns how many
+// (1, pc alone, when the unwinder cannot step through the signal frame).
+int CaptureInterrupted(std::uint64_t pc, std::uint64_t* pcs, int max);
+
 // The highest stack address the calling thread's fast walks may read (the
 // thread's entry frame; the main thread's initial stack pointer). Until it
 // is set, the thread's walks all take the unwinder.

@@ -45,6 +45,7 @@
 #include "tether/trace/scope.h"
 
 #include "interpose.hpp"
+#include "running_stacks.hpp"
 #include "stack_capture.hpp"
 #include "tether/trace_writer/file_sink.hpp"
 #include "tether/trace_writer/loaded_range.hpp"
@@ -59,6 +60,7 @@ using tether::trace::detail::EventType;
 using tether::trace::detail::FileSink;
 using tether::trace::detail::kSpawnKindThread;
 using tether::trace::detail::kStackOfDetach;
+using tether::trace::detail::kStackOfRunning;
 
 const std::source_location kNoSite{};
 
@@ -86,6 +88,7 @@ struct LiveThread {
   std::chrono::steady_clock::time_point created;
   std::uint64_t pcs[kSitePcs];  // the creation's return addresses, for its site
   int pc_count;
+  pid_t tid;  // its kernel id, once it runs (0 before): whom to ask where it runs
 };
 std::mutex g_live_mu;
 std::condition_variable g_live_cv;
@@ -224,7 +227,7 @@ struct StartArgs {
 
 void LiveBegin(std::uint64_t id, std::uint64_t scope, const std::uint64_t* pcs, int pc_count) {
   if (scope == 0) return;
-  LiveThread live{scope, std::chrono::steady_clock::now(), {}, pc_count};
+  LiveThread live{scope, std::chrono::steady_clock::now(), {}, pc_count, 0};
   std::copy(pcs, pcs + pc_count, live.pcs);
   std::lock_guard<std::mutex> lock(g_live_mu);
   g_live->emplace(id, live);
@@ -244,6 +247,28 @@ void EndThisTask(FileSink* sink, std::uint64_t id) {
   LiveEnd(id);
 }
 
+// A thread charged to a scope says who it is in the kernel, so that the
+// scope's end can ask it where it runs if it outlives the scope.
+void LiveRunsAs(std::uint64_t id, pid_t tid) {
+  std::lock_guard<std::mutex> lock(g_live_mu);
+  if (auto it = g_live->find(id); it != g_live->end()) it->second.tid = tid;
+}
+
+// Asks each of tids where it runs, and records the answers as `stack` records
+// of kStackOfRunning; gives up after kRunningStacksBudget in all.
+constexpr auto kRunningStacksBudget = std::chrono::seconds(1);
+
+void RecordRunningStacks(FileSink* sink, const std::vector<pid_t>& tids) {
+  const auto deadline = std::chrono::steady_clock::now() + kRunningStacksBudget;
+  for (pid_t tid : tids) {
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    tether::threads::RunningStack stack;
+    if (tether::threads::CaptureRunningStack(tid, &stack)) {
+      sink->PutPcs(stack.id, stack.pcs, stack.count, kStackOfRunning);
+    }
+  }
+}
+
 void* Trampoline(void* p) {
   StartArgs args = *static_cast<StartArgs*>(p);
   delete static_cast<StartArgs*>(p);
@@ -252,7 +277,9 @@ void* Trampoline(void* p) {
   t_task = args.id;
   t_charged_scope = args.scope;
   if (FileSink* sink = g_sink.load(std::memory_order_acquire)) {
-    sink->Put(EventType::kStart, 0, args.id, ThisThreadTid(), 0, 0, 0, kNoSite);
+    const std::uint64_t tid = ThisThreadTid();
+    sink->Put(EventType::kStart, 0, args.id, tid, 0, 0, 0, kNoSite);
+    if (args.scope != 0) LiveRunsAs(args.id, static_cast<pid_t>(tid));
   }
   void* result = args.fn(args.arg);
   if (FileSink* sink = g_sink.load(std::memory_order_acquire)) EndThisTask(sink, args.id);
@@ -261,10 +288,22 @@ void* Trampoline(void* p) {
 
 }  // namespace
 
+// Each traced thread is asked where it runs once: at its scope's end if it
+// outlives it, else at exit.
+thread_local bool t_running_stack_taken = false;
+
+std::uint64_t tether::threads::TakeRunningStackTask() {
+  if (t_task == 0 || t_running_stack_taken) return 0;
+  t_running_stack_taken = true;
+  return t_task;
+}
+
 void tether::threads::FlushBeforeEnd(const int* status) {
   FileSink* sink = g_sink.load(std::memory_order_acquire);
   if (sink == nullptr) return;
   if (status != nullptr) {
+    // _exit, _Exit, quick_exit: the threads still running are the leaks.
+    RecordRunningStacks(sink, tether::threads::OtherThreads());
     sink->Finish(*status);
   } else {
     sink->FlushAll();
@@ -306,6 +345,16 @@ __attribute__((constructor)) void StartFromEnvironment() {
     return;
   }
   sink->PutNewModules();
+  // Registered after the sink's own on_exit handler, so run before it: where
+  // the threads still running at exit are goes into the rings it writes out.
+  on_exit(
+      [](int, void*) {
+        if (FileSink* sink = g_sink.load(std::memory_order_acquire)) {
+          RecordRunningStacks(sink, tether::threads::OtherThreads());
+        }
+      },
+      nullptr);
+  tether::threads::InstallRunningStackCapture();
   g_libtether = tether::threads::FindLibtether();
   g_previous_terminate = std::set_terminate(OnTerminate);
   tether::threads::FlushOnSignals();  // its thread, like the flusher, is not the program's
@@ -432,6 +481,14 @@ void ScopeEnd(std::uint64_t id) {
     }
   }
   sink->Put(EventType::kScopeEnd, 0, id, ThisThreadTid(), 0, 0, 0, kNoSite);
+  // The threads that outlive it: where each runs now (why it did not stop).
+  std::vector<pid_t> running;
+  {
+    std::lock_guard<std::mutex> lock(g_live_mu);
+    for (const auto& [thread, live] : *g_live)
+      if (live.scope == id && live.tid != 0) running.push_back(live.tid);
+  }
+  if (!running.empty()) RecordRunningStacks(sink, running);
   sink->FlushThisThread();  // written through, as libtether's scope ends are
 }
 

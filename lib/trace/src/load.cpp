@@ -217,10 +217,19 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
   } else if (ApplyTaskEvent(ev, r, trace) || ApplyGroupOrScopeEvent(ev, r, trace)) {
     return;
   } else if (ev == "stack") {
-    const std::string of = r.OptStr("of");  // "" (the site) or "detach"
-    if (!of.empty() && of != "detach") throw FieldError{"field 'of' must be \"detach\" when given"};
-    std::vector<std::uint64_t>& stack =
-        (of.empty() ? trace->stacks : trace->detach_stacks)[r.U64("id")];
+    const std::string of = r.OptStr("of");  // "" (the site), "detach" or "running"
+    if (!of.empty() && of != "detach" && of != "running") {
+      throw FieldError{"field 'of' must be \"detach\" or \"running\" when given"};
+    }
+    std::vector<std::uint64_t>* where = nullptr;
+    if (of == "running") {
+      Trace::RunningStack& running = trace->running_stacks[r.U64("id")];
+      if (running.pcs.empty()) running.ns = r.I64("t");
+      where = &running.pcs;
+    } else {
+      where = &(of.empty() ? trace->stacks : trace->detach_stacks)[r.U64("id")];
+    }
+    std::vector<std::uint64_t>& stack = *where;
     const json& pcs = obj.at("pcs");
     if (!pcs.is_array()) throw FieldError{"field 'pcs' must be an array of addresses"};
     for (const json& pc : pcs) {

@@ -48,6 +48,11 @@ ordered_json FindingJson(const ReportInput& in, const Finding& f) {
         if (!t->second.detach_site.file.empty()) {
           task["thread"]["detached_at"] = SiteJson(t->second.detach_site, in.relative_to);
         }
+        if (!t->second.running_at.empty()) {
+          ordered_json running = ordered_json::array();
+          for (const Site& s : t->second.running_at) running.push_back(SiteJson(s, in.relative_to));
+          task["thread"]["running_at"] = std::move(running);
+        }
       }
       if (const TaskRecord* creator = detail::CreatingTask(trace, t->second)) {
         task["created_by"] = {{"id", creator->id},

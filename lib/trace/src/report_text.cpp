@@ -167,6 +167,25 @@ void WriteCreatingTask(std::ostream& out, const ReportInput& in, const TaskRecor
       << SiteText(task->site, in.relative_to) << "\n";
 }
 
+// Where the thread was running when its scope ended with it still running
+// (or at exit): goleak's current stack, the program's own frames of it.
+void WriteRunningAt(std::ostream& out, const ReportInput& in, const Finding& f,
+                    const TaskRecord& task) {
+  if (task.running_at.empty()) return;
+  out << "  running at " << SiteText(task.running_at.front(), in.relative_to);
+  const auto s = in.trace->scopes.find(f.scope);
+  if (s != in.trace->scopes.end() && s->second.end_ns && task.running_ns >= *s->second.end_ns) {
+    out << ", " << FormatReportDuration(task.running_ns - *s->second.end_ns) << " after scope "
+        << ScopeName(*in.trace, f.scope) << " ended";
+  } else {
+    out << ", when the program ended";
+  }
+  out << "\n";
+  for (std::size_t i = 1; i < task.running_at.size(); ++i) {
+    out << "    called from " << SiteText(task.running_at[i], in.relative_to) << "\n";
+  }
+}
+
 void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGroup& group) {
   const Trace& trace = *in.trace;
   const Finding& f = *group.members.front();
@@ -184,6 +203,7 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
       (task.detach_site.file != task.site.file || task.detach_site.line != task.site.line)) {
     out << "  detached at " << SiteText(task.detach_site, in.relative_to) << "\n";
   }
+  WriteRunningAt(out, in, f, task);
   if (f.scope != 0) {
     auto s = trace.scopes.find(f.scope);
     out << "  scope " << ScopeName(trace, f.scope);

@@ -363,8 +363,8 @@ void FileSink::PutStack(std::uint64_t id, int skip) {
 
 void FileSink::PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count, std::uint32_t of) {
   PutNewModules();
-  std::uint64_t padded[8] = {};
-  count = std::min(count, 8);
+  std::uint64_t padded[16] = {};
+  count = std::min(count, 16);
   std::copy(pcs, pcs + count, padded);
   for (int i = 0; i < count; i += 4) {
     Put(EventType::kStack, of, id, padded[i], padded[i + 1], padded[i + 2], padded[i + 3],

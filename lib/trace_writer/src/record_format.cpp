@@ -198,6 +198,7 @@ void FormatRecord(std::string& out, const Slot& s, std::string_view name,
       BeginRecord(out, "stack");
       AppendField(out, "id", s.a);
       if (s.aux == kStackOfDetach) AppendPlainField(out, "of", "detach");
+      if (s.aux == kStackOfRunning) AppendPlainField(out, "of", "running");
       out += ",\"pcs\":[";
       for (std::uint64_t pc : {s.b, s.c, s.d, s.e}) {
         if (pc == 0) break;

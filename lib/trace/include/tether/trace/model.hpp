@@ -56,6 +56,11 @@ struct TaskRecord {
   Site detach_site;           // where pthread_detach was called, when known
   bool join_waiting = false;  // a pthread_join of it had begun (it may not have returned)
   std::string thread_name;    // pthread_setname_np's (empty: never named)
+  // Threads: where it was running when asked (its scope ended with it
+  // running, or the program exited), the program's own frames, innermost
+  // first; empty when it was never asked. running_ns: when it was asked.
+  std::vector<Site> running_at;
+  std::int64_t running_ns = 0;
 };
 
 // An object loaded in the traced process: pc - bias is its file address.
@@ -110,6 +115,13 @@ struct Trace {
   // Where each detached thread was detached (its id), symbolized the same way
   // into TaskRecord::detach_site.
   std::map<std::uint64_t, std::vector<std::uint64_t>> detach_stacks;
+  // Where a thread was running when its scope ended with it running, or at
+  // exit (the first time it was asked), and when: into TaskRecord::running_at.
+  struct RunningStack {
+    std::int64_t ns = 0;
+    std::vector<std::uint64_t> pcs;
+  };
+  std::map<std::uint64_t, RunningStack> running_stacks;
   bool terminate_called = false;  // std::terminate ran (libtether_threads.so saw it)
   // Tasks in the file. LoadTrace keeps them all (tasks.size()); LoadAndAnalyze
   // keeps in `tasks` only those its findings need.

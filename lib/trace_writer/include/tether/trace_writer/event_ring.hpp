@@ -68,9 +68,11 @@ enum class EventType : std::uint8_t {
 // Slot::aux of a kSpawn record made for a pthread (libtether_threads.so).
 constexpr std::uint32_t kSpawnKindThread = 1;
 // Slot::aux of a kStack record: whose return addresses they are. The site's
-// (a thread's creation, a scope's begin), or where a thread was detached.
+// (a thread's creation, a scope's begin), where a thread was detached, or
+// where a thread was running when its scope ended or the program exited.
 constexpr std::uint32_t kStackOfSite = 0;
 constexpr std::uint32_t kStackOfDetach = 1;
+constexpr std::uint32_t kStackOfRunning = 2;
 
 // One record's fixed part. A record with a name (spawn, scope_begin) is
 // followed by name_slots raw slots holding name_len bytes of the name.

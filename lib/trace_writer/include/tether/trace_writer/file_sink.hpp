@@ -104,8 +104,9 @@ class FileSink {
   // symbolize a site that no std::source_location gives (threads, scopes
   // made through std::make_unique).
   void PutStack(std::uint64_t id, int skip);
-  // The same for return addresses the caller captured (up to 8 are kept);
-  // of: kStackOfSite, or kStackOfDetach (where the thread id was detached).
+  // The same for return addresses the caller captured (up to 16 are kept);
+  // of: kStackOfSite, kStackOfDetach (where the thread id was detached) or
+  // kStackOfRunning (where it was running when its scope ended, or at exit).
   void PutPcs(std::uint64_t id, const std::uint64_t* pcs, int count,
               std::uint32_t of = kStackOfSite);
   // Records every loaded object not recorded yet (`module`), for symbolizing

@@ -1,0 +1,159 @@
+#include "running_stacks.hpp"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "stack_capture.hpp"
+
+namespace tether::threads {
+namespace {
+
+// glibc keeps SIGRTMIN and SIGRTMIN + 1 for itself (SIGRTMIN() is already
+// past them); programs that use real-time signals mostly count up from
+// SIGRTMIN(), so this one counts down from the top.
+int RunningStackSignal() { return SIGRTMAX - 3; }
+
+constexpr auto kAnswerWait = std::chrono::milliseconds(100);
+
+// The one request in flight (requests are serialized by g_requester_mu).
+// States: idle; asked (tid is the target); answering (the target's handler
+// fills the slot); answered. A handler that runs late (its request given up,
+// or a reused tid) finds the state or the tid is not its own and does nothing.
+enum : int { kIdle, kAsked, kAnswering, kAnswered };
+struct Request {
+  std::atomic<int> state{kIdle};
+  std::atomic<pid_t> tid{0};
+  std::uint64_t id = 0;
+  int count = 0;
+  std::uint64_t pcs[kRunningPcs] = {};
+};
+Request g_request;
+std::mutex g_requester_mu;
+std::atomic<bool> g_installed{false};
+
+std::uint64_t InterruptedPc(const void* context) {
+  const auto* uc = static_cast<const ucontext_t*>(context);
+#if defined(__x86_64__)
+  return static_cast<std::uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<std::uint64_t>(uc->uc_mcontext.pc);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+void OnRunningStackSignal(int, siginfo_t*, void* context) {
+  const int saved_errno = errno;
+  int asked = kAsked;
+  if (g_request.tid.load(std::memory_order_acquire) == static_cast<pid_t>(syscall(SYS_gettid)) &&
+      g_request.state.compare_exchange_strong(asked, kAnswering, std::memory_order_acq_rel)) {
+    const std::uint64_t id = TakeRunningStackTask();
+    g_request.id = id;
+    g_request.count = id == 0 ? 0 : CaptureInterrupted(InterruptedPc(context), g_request.pcs,
+                                                       kRunningPcs);
+    g_request.state.store(kAnswered, std::memory_order_release);
+  }
+  errno = saved_errno;
+}
+
+// The program may have taken the signal over since: then it is not sent.
+bool HandlerStillOurs() {
+  struct sigaction now {};
+  return g_installed.load(std::memory_order_acquire) &&
+         sigaction(RunningStackSignal(), nullptr, &now) == 0 &&
+         (now.sa_flags & SA_SIGINFO) != 0 && now.sa_sigaction == OnRunningStackSignal;
+}
+
+// Whether thread tid blocks the signal (its SigBlk line in /proc).
+bool Blocks(pid_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/status", static_cast<int>(tid));
+  std::FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return true;  // gone
+  char line[256];
+  bool blocked = false;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::strncmp(line, "SigBlk:", 7) != 0) continue;
+    const unsigned long long mask = std::strtoull(line + 7, nullptr, 16);
+    blocked = ((mask >> (RunningStackSignal() - 1)) & 1) != 0;
+    break;
+  }
+  std::fclose(f);
+  return blocked;
+}
+
+}  // namespace
+
+void InstallRunningStackCapture() {
+  struct sigaction now {};
+  if (sigaction(RunningStackSignal(), nullptr, &now) != 0 || now.sa_handler != SIG_DFL ||
+      (now.sa_flags & SA_SIGINFO) != 0) {
+    return;
+  }
+  struct sigaction capture {};
+  capture.sa_sigaction = OnRunningStackSignal;
+  sigemptyset(&capture.sa_mask);
+  // SA_RESTART: the interrupted call goes on (a condition variable's wait
+  // goes back to sleep; it does not return).
+  capture.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  if (sigaction(RunningStackSignal(), &capture, nullptr) == 0) {
+    g_installed.store(true, std::memory_order_release);
+  }
+}
+
+bool CaptureRunningStack(pid_t tid, RunningStack* out) {
+  if (!HandlerStillOurs()) return false;
+  std::lock_guard<std::mutex> lock(g_requester_mu);
+  g_request.tid.store(tid, std::memory_order_relaxed);
+  g_request.state.store(kAsked, std::memory_order_release);
+  if (syscall(SYS_tgkill, getpid(), tid, RunningStackSignal()) != 0) {
+    g_request.state.store(kIdle, std::memory_order_release);
+    return false;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + kAnswerWait;
+  for (;;) {
+    int state = g_request.state.load(std::memory_order_acquire);
+    if (state == kAnswered) break;
+    if (state == kAsked && std::chrono::steady_clock::now() >= deadline &&
+        g_request.state.compare_exchange_strong(state, kIdle, std::memory_order_acq_rel)) {
+      return false;  // a handler that runs later finds the request withdrawn
+    }
+    const timespec pause{0, 20'000};
+    nanosleep(&pause, nullptr);
+  }
+  out->id = g_request.id;
+  out->count = g_request.count;
+  std::memcpy(out->pcs, g_request.pcs, sizeof out->pcs);
+  g_request.state.store(kIdle, std::memory_order_release);
+  return out->id != 0 && out->count > 0;
+}
+
+std::vector<pid_t> OtherThreads() {
+  std::vector<pid_t> tids;
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return tids;
+  const auto self = static_cast<pid_t>(syscall(SYS_gettid));
+  while (const dirent* entry = readdir(dir)) {
+    char* end = nullptr;
+    const long tid = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || tid == self) continue;
+    if (!Blocks(static_cast<pid_t>(tid))) tids.push_back(static_cast<pid_t>(tid));
+  }
+  closedir(dir);
+  return tids;
+}
+
+}  // namespace tether::threads

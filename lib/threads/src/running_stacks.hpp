@@ -1,0 +1,46 @@
+// Where a thread is running now, asked of the thread itself: goleak prints a
+// leaked goroutine's current stack, and a zombie's is what says why it did
+// not stop (blocked in a wait that nothing wakes, in a read with no bound).
+//
+// The asking thread sends the thread a signal (kRunningStackSignal, a
+// real-time signal the program does not use); its handler walks the
+// interrupted stack into a request slot and answers, and the asking thread
+// records it. Nothing happens until a scope ends with threads still running
+// or the program exits with some: a program whose threads all end in time
+// never receives the signal.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace tether::threads {
+
+constexpr int kRunningPcs = 16;
+
+struct RunningStack {
+  std::uint64_t id = 0;  // the traced thread's task id
+  std::uint64_t pcs[kRunningPcs] = {};
+  int count = 0;
+};
+
+// Installs the handler, once, when tracing starts; a program that already
+// handles the signal keeps it, and nothing is captured.
+void InstallRunningStackCapture();
+
+// Asks thread tid where it runs; true with *out filled when it answered as a
+// traced thread not captured before (each thread is captured once: at its
+// scope's end if it outlives it, else at exit). A thread that does not answer
+// within 100 ms (uninterruptible, or stopped) is given up.
+bool CaptureRunningStack(pid_t tid, RunningStack* out);
+
+// The process's other threads (/proc/self/task) that do not block the signal.
+std::vector<pid_t> OtherThreads();
+
+// Set by threads.cpp: the task id of the calling (traced) thread, the first
+// time it is asked; 0 for a thread that is not traced or was captured before.
+// Called from the signal handler: async-signal-safe.
+std::uint64_t TakeRunningStackTask();
+
+}  // namespace tether::threads

@@ -1,0 +1,127 @@
+// Threads that outlive their scope or the program, for "running at": where
+// each thread was when its scope ended (or at exit), asked of the thread
+// itself by a signal. Each mode also checks that asking changed nothing the
+// program can see: an interrupted read() or wait goes on as if never asked.
+// Not linked with libtether; traced through libtether_threads.so.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "tether/trace/scope.h"
+
+namespace {
+
+// Blocks in read() until one byte arrives; says whether the read was ever cut
+// short (a signal without SA_RESTART would make it fail with EINTR).
+void ReadOneByte(int fd) {
+  char byte = 0;
+  const ssize_t n = read(fd, &byte, 1);
+  std::printf("read returned %zd\n", n);
+}
+
+// A scope ends while its thread still waits for input: a zombie blocked in
+// read(). The byte comes 100 ms after the scope ended; then it is joined.
+int BlockedRead() {
+  int fds[2];
+  if (pipe(fds) != 0) return 2;
+  std::thread reader;
+  {
+    TETHER_SCOPE("fetch");
+    reader = std::thread(ReadOneByte, fds[0]);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // it is in read() now
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (write(fds[1], "x", 1) != 1) return 2;
+  reader.join();
+  return 0;
+}
+
+std::mutex g_mu;
+std::condition_variable g_cv;
+bool g_notified = false;
+
+// Waits once, with no predicate: only a notify (or a spurious wake-up) ends it.
+void WaitOnce(std::atomic<bool>* woke) {
+  std::unique_lock<std::mutex> lock(g_mu);
+  g_cv.wait(lock);
+  *woke = true;
+}
+
+// A zombie in a condition variable's wait: being asked where it runs must
+// not wake it (glibc's wait goes back to sleep after the signal).
+int WaitWithoutPredicate() {
+  std::atomic<bool> woke{false};
+  std::thread waiter;
+  {
+    TETHER_SCOPE("consume");
+    waiter = std::thread(WaitOnce, &woke);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::printf("woken before the notify: %d\n", woke.load() ? 1 : 0);
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_notified = true;
+  }
+  g_cv.notify_all();
+  waiter.join();
+  return 0;
+}
+
+std::atomic<bool> g_stop{false};
+std::atomic<long> g_spins{0};
+
+__attribute__((noinline)) void SpinUntilStopped() {
+  while (!g_stop.load(std::memory_order_relaxed)) g_spins.fetch_add(1, std::memory_order_relaxed);
+}
+
+// A detached thread busy in a loop nobody stops: at exit it is running, not
+// blocked, and its frame is the loop's.
+int Busy() {
+  std::thread(SpinUntilStopped).detach();
+  while (g_spins.load() == 0) std::this_thread::yield();
+  return 0;
+}
+
+void SleepForever() {
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
+// The program ends with quick_exit while a thread sleeps.
+int QuickExit() {
+  std::thread(SleepForever).detach();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::quick_exit(0);
+}
+
+// The program handles the tracer's signal itself (SIGRTMAX - 3): the tracer
+// leaves it alone and asks nothing; the program's handler must never run.
+void ProgramsOwnHandler(int) { std::abort(); }
+
+int OwnHandler() {
+  signal(SIGRTMAX - 3, ProgramsOwnHandler);
+  std::thread(SleepForever).detach();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string what = argc > 1 ? argv[1] : "";
+  if (what == "blocked-read") return BlockedRead();
+  if (what == "wait") return WaitWithoutPredicate();
+  if (what == "busy") return Busy();
+  if (what == "quick-exit") return QuickExit();
+  if (what == "own-handler") return OwnHandler();
+  std::fprintf(stderr, "usage: running-stacks blocked-read|wait|busy|quick-exit|own-handler\n");
+  return 2;
+}
