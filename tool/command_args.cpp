@@ -78,6 +78,10 @@ const char kTraceUsage[] =
     "  --ignore P     drop zombies and leaks spawned at or called from the frame P names: a\n"
     "                 function (PosixEnv::Schedule) or FILE:LINE; may be repeated. For threads\n"
     "                 that live as long as the process by design\n"
+    "  --ignore-top P drop a zombie or leaked thread whose innermost frame of the program's\n"
+    "                 own code, where it was running when found (\"running at\"), P names\n"
+    "                 (goleak's IgnoreTopFunction); may be repeated\n"
+    "  --ignore-running P  the same for any frame where it was running (IgnoreAnyFunction)\n"
     "\n"
     "exit: 0 clean, 1 findings, 2 usage or tool error, 3 PROG failed (and no findings)\n";
 
@@ -138,6 +142,8 @@ void DeclareTraceOptions(cli::Options* cli, TraceArgs* args) {
   cli->Choice("--fail-on", &args->fail_on, {"zombie", "leak", "none"});
   cli->Choice("--threads", &args->threads, {"on", "off"});
   cli->Repeated("--ignore", &args->ignore, "a function or FILE:LINE");
+  cli->Repeated("--ignore-top", &args->ignore_top, "a function or FILE:LINE");
+  cli->Repeated("--ignore-running", &args->ignore_running, "a function or FILE:LINE");
   cli->Command(&args->command);
 }
 

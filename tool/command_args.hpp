@@ -47,8 +47,10 @@ struct TraceArgs {
   Duration grace{};
   std::string format = "text";
   std::string fail_on = "leak";
-  std::string threads;              // "on", "off" or "" (decide from PROG)
-  std::vector<std::string> ignore;  // --ignore: frames whose findings are dropped
+  std::string threads;                      // "on", "off" or "" (decide from PROG)
+  std::vector<std::string> ignore;          // --ignore: frames whose findings are dropped
+  std::vector<std::string> ignore_top;      // --ignore-top: where the thread was running, innermost
+  std::vector<std::string> ignore_running;  // --ignore-running: any frame of where it was running
   std::vector<std::string> command;
 };
 void DeclareTraceOptions(cli::Options* cli, TraceArgs* args);

@@ -147,8 +147,11 @@ void SymbolizeThreadSites(trace::Trace* trace) {
     }
   }
   for (const auto& [id, running] : trace->running_stacks) {
-    if (auto t = trace->tasks.find(id); t != trace->tasks.end()) {
-      t->second.running_at = frames_of(running.pcs);
+    // A thread asked before it reached the program's code (still in the
+    // thread library's start) has no frame to show.
+    const std::vector<trace::Site>& own = frames_of(running.pcs);
+    if (auto t = trace->tasks.find(id); t != trace->tasks.end() && !own.front().file.empty()) {
+      t->second.running_at = own;
       t->second.running_ns = running.ns;
     }
   }

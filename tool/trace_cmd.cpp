@@ -415,7 +415,9 @@ int RunTrace(int argc, char** argv) {
     input.program.status = loaded.exit_status;
   }
   ResolveThreadSites(&loaded);
-  input.ignored = trace::DropIgnored(loaded, opt.ignore, &findings);
+  input.ignored = trace::DropIgnored(
+      loaded, {.created = opt.ignore, .running_top = opt.ignore_top, .running = opt.ignore_running},
+      &findings);
   input.trace = &loaded;
   input.trace_path = trace_kept ? trace_path : std::string();
 

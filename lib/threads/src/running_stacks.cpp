@@ -62,8 +62,8 @@ void OnRunningStackSignal(int, siginfo_t*, void* context) {
       g_request.state.compare_exchange_strong(asked, kAnswering, std::memory_order_acq_rel)) {
     const std::uint64_t id = TakeRunningStackTask();
     g_request.id = id;
-    g_request.count = id == 0 ? 0 : CaptureInterrupted(InterruptedPc(context), g_request.pcs,
-                                                       kRunningPcs);
+    g_request.count =
+        id == 0 ? 0 : CaptureInterrupted(InterruptedPc(context), g_request.pcs, kRunningPcs);
     g_request.state.store(kAnswered, std::memory_order_release);
   }
   errno = saved_errno;
@@ -73,8 +73,8 @@ void OnRunningStackSignal(int, siginfo_t*, void* context) {
 bool HandlerStillOurs() {
   struct sigaction now {};
   return g_installed.load(std::memory_order_acquire) &&
-         sigaction(RunningStackSignal(), nullptr, &now) == 0 &&
-         (now.sa_flags & SA_SIGINFO) != 0 && now.sa_sigaction == OnRunningStackSignal;
+         sigaction(RunningStackSignal(), nullptr, &now) == 0 && (now.sa_flags & SA_SIGINFO) != 0 &&
+         now.sa_sigaction == OnRunningStackSignal;
 }
 
 // Whether thread tid blocks the signal (its SigBlk line in /proc).
@@ -93,6 +93,51 @@ bool Blocks(pid_t tid) {
   }
   std::fclose(f);
   return blocked;
+}
+
+// Whether a signal with a handler leaves thread tid's program as it was: the
+// thread runs in user space, or sleeps in a system call that SA_RESTART
+// resumes as if nothing happened (/proc/self/task/TID/syscall names it).
+// Others end early with EINTR whatever the handler's flags (pause, sleep,
+// poll, epoll_wait, sigwait: signal(7)), and a thread that ends its loop on
+// EINTR would stop because it was asked: those are not asked. (The thread may
+// enter such a call between this read and the signal: a window of
+// microseconds, taken.)
+bool ResumesTransparently(pid_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/syscall", static_cast<int>(tid));
+  std::FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return false;
+  char first[32] = {};
+  const bool read = std::fscanf(f, "%31s", first) == 1;
+  std::fclose(f);
+  if (!read) return false;
+  if (std::strcmp(first, "running") == 0) return true;
+  char* end = nullptr;
+  const long nr = std::strtol(first, &end, 10);
+  if (end == first || *end != '\0') return false;
+  switch (nr) {
+    case SYS_futex:  // mutexes, condition variables, joins
+    case SYS_read:
+    case SYS_write:
+    case SYS_readv:
+    case SYS_writev:
+    case SYS_pread64:
+    case SYS_pwrite64:
+    case SYS_recvfrom:
+    case SYS_recvmsg:
+    case SYS_sendto:
+    case SYS_sendmsg:
+    case SYS_accept:
+    case SYS_accept4:
+    case SYS_wait4:
+    case SYS_waitid:
+    case SYS_flock:
+    case SYS_fcntl:
+      return true;
+    default:
+      return false;  // -1 (stopped), or a call a signal cuts short
+  }
 }
 
 }  // namespace
@@ -115,7 +160,7 @@ void InstallRunningStackCapture() {
 }
 
 bool CaptureRunningStack(pid_t tid, RunningStack* out) {
-  if (!HandlerStillOurs()) return false;
+  if (!HandlerStillOurs() || !ResumesTransparently(tid)) return false;
   std::lock_guard<std::mutex> lock(g_requester_mu);
   g_request.tid.store(tid, std::memory_order_relaxed);
   g_request.state.store(kAsked, std::memory_order_release);

@@ -31,7 +31,9 @@ void InstallRunningStackCapture();
 
 // Asks thread tid where it runs; true with *out filled when it answered as a
 // traced thread not captured before (each thread is captured once: at its
-// scope's end if it outlives it, else at exit). A thread that does not answer
+// scope's end if it outlives it, else at exit). A thread blocked in a call
+// that a signal would cut short (pause, sleep, poll, epoll_wait) is not
+// asked: the program must see no difference. A thread that does not answer
 // within 100 ms (uninterruptible, or stopped) is given up.
 bool CaptureRunningStack(pid_t tid, RunningStack* out);
 

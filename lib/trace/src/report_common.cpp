@@ -1,5 +1,6 @@
 #include "report_common.hpp"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -65,24 +66,25 @@ bool SiteMatches(const Site& site, const std::string& pattern) {
   return detail::FrameNamed(site.file, site.line, site.function, pattern);
 }
 
-std::size_t DropIgnored(const Trace& trace, const std::vector<std::string>& patterns,
+std::size_t DropIgnored(const Trace& trace, const IgnoreRules& rules,
                         std::vector<Finding>* findings) {
-  if (patterns.empty()) return 0;
-  auto named = [&](const Site& site) {
-    for (const std::string& p : patterns) {
-      if (SiteMatches(site, p)) return true;
-    }
-    return false;
+  if (rules.created.empty() && rules.running_top.empty() && rules.running.empty()) return 0;
+  auto named = [](const Site& site, const std::vector<std::string>& patterns) {
+    return std::any_of(patterns.begin(), patterns.end(),
+                       [&](const std::string& p) { return SiteMatches(site, p); });
+  };
+  auto any_named = [&](const std::vector<Site>& sites, const std::vector<std::string>& patterns) {
+    return std::any_of(sites.begin(), sites.end(),
+                       [&](const Site& s) { return named(s, patterns); });
   };
   auto ignored = [&](const Finding& f) {
     if (f.kind == FindingKind::kUnwaitedGroup) return false;
     auto t = trace.tasks.find(f.task);
     if (t == trace.tasks.end()) return false;
-    if (named(t->second.site)) return true;
-    for (const Site& caller : t->second.callers) {
-      if (named(caller)) return true;
-    }
-    return false;
+    const TaskRecord& task = t->second;
+    if (named(task.site, rules.created) || any_named(task.callers, rules.created)) return true;
+    if (!task.running_at.empty() && named(task.running_at.front(), rules.running_top)) return true;
+    return any_named(task.running_at, rules.running);
   };
   const std::size_t before = findings->size();
   std::erase_if(*findings, ignored);

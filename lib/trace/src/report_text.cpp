@@ -247,7 +247,7 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
 void WriteIgnored(std::ostream& out, const ReportInput& in) {
   if (in.ignored == 0) return;
   out << "ignored: " << Plural(in.ignored, "finding", "findings")
-      << " spawned at or called from a frame named by --ignore\n";
+      << " dropped by --ignore, --ignore-top or --ignore-running\n";
 }
 
 void WriteGroupFinding(std::ostream& out, const ReportInput& in, const FindingGroup& group) {

@@ -21,8 +21,11 @@ namespace {
 
 // Blocks in read() until one byte arrives; says whether the read was ever cut
 // short (a signal without SA_RESTART would make it fail with EINTR).
+std::atomic<bool> g_reading{false};
+
 void ReadOneByte(int fd) {
   char byte = 0;
+  g_reading = true;
   const ssize_t n = read(fd, &byte, 1);
   std::printf("read returned %zd\n", n);
 }
@@ -36,6 +39,7 @@ int BlockedRead() {
   {
     TETHER_SCOPE("fetch");
     reader = std::thread(ReadOneByte, fds[0]);
+    while (!g_reading) std::this_thread::yield();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // it is in read() now
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -49,8 +53,11 @@ std::condition_variable g_cv;
 bool g_notified = false;
 
 // Waits once, with no predicate: only a notify (or a spurious wake-up) ends it.
+std::atomic<bool> g_waiting{false};
+
 void WaitOnce(std::atomic<bool>* woke) {
   std::unique_lock<std::mutex> lock(g_mu);
+  g_waiting = true;
   g_cv.wait(lock);
   *woke = true;
 }
@@ -63,6 +70,7 @@ int WaitWithoutPredicate() {
   {
     TETHER_SCOPE("consume");
     waiter = std::thread(WaitOnce, &woke);
+    while (!g_waiting) std::this_thread::yield();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -91,13 +99,22 @@ int Busy() {
   return 0;
 }
 
-void SleepForever() {
-  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+std::atomic<bool> g_blocked{false};
+
+// Blocks in a wait nothing ends (a futex: asking resumes it). Never
+// destroyed: a condition variable destroyed at exit waits for its waiters.
+void WaitForever() {
+  static auto* mu = new std::mutex;
+  static auto* cv = new std::condition_variable;
+  std::unique_lock<std::mutex> lock(*mu);
+  g_blocked = true;
+  cv->wait(lock, [] { return false; });
 }
 
-// The program ends with quick_exit while a thread sleeps.
+// The program ends with quick_exit while a thread waits.
 int QuickExit() {
-  std::thread(SleepForever).detach();
+  std::thread(WaitForever).detach();
+  while (!g_blocked) std::this_thread::yield();
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   std::quick_exit(0);
 }
@@ -108,8 +125,32 @@ void ProgramsOwnHandler(int) { std::abort(); }
 
 int OwnHandler() {
   signal(SIGRTMAX - 3, ProgramsOwnHandler);
-  std::thread(SleepForever).detach();
+  std::thread(WaitForever).detach();
+  while (!g_blocked) std::this_thread::yield();
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return 0;
+}
+
+std::atomic<bool> g_pausing{false};
+std::atomic<bool> g_pause_returned{false};
+
+void PauseOnce() {
+  g_pausing = true;
+  pause();  // returns when a handled signal arrives, whatever SA_RESTART says
+  g_pause_returned = true;
+}
+
+// A zombie in pause(): a signal with a handler would end its pause, so it is
+// not asked where it runs (its finding has no "running at").
+int Pause() {
+  {
+    TETHER_SCOPE("idle");
+    std::thread(PauseOnce).detach();
+    while (!g_pausing) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::printf("pause returned: %d\n", g_pause_returned.load() ? 1 : 0);
   return 0;
 }
 
@@ -122,6 +163,7 @@ int main(int argc, char** argv) {
   if (what == "busy") return Busy();
   if (what == "quick-exit") return QuickExit();
   if (what == "own-handler") return OwnHandler();
-  std::fprintf(stderr, "usage: running-stacks blocked-read|wait|busy|quick-exit|own-handler\n");
+  if (what == "pause") return Pause();
+  std::fprintf(stderr, "usage: running-stacks blocked-read|wait|busy|quick-exit|own-handler|pause\n");
   return 2;
 }

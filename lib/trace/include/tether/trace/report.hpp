@@ -40,11 +40,20 @@ struct ReportInput {
 // or its last components).
 bool SiteMatches(const Site& site, const std::string& pattern);
 
-// Removes the zombies and leaks whose task was spawned at, or called from
-// (Task::callers), a frame one of `patterns` names; returns how many. For
-// threads that live as long as the process by design (a lazily started
-// background worker), which the first test to need them would be blamed for.
-std::size_t DropIgnored(const Trace& trace, const std::vector<std::string>& patterns,
+// Which zombies and leaks to drop, by SiteMatches patterns (`tether trace
+// --ignore`, `--ignore-top`, `--ignore-running`).
+struct IgnoreRules {
+  std::vector<std::string> created;      // the task's site or a caller of it (Task::callers)
+  std::vector<std::string> running_top;  // the innermost frame of TaskRecord::running_at
+  std::vector<std::string> running;      // any frame of TaskRecord::running_at
+};
+
+// Removes the zombies and leaks `rules` name; returns how many. For threads
+// that live as long as the process by design (a lazily started background
+// worker, which the first test to need it would be blamed for), named where
+// they are made or where they wait (goleak's IgnoreTopFunction and
+// IgnoreAnyFunction).
+std::size_t DropIgnored(const Trace& trace, const IgnoreRules& rules,
                         std::vector<Finding>* findings);
 
 void WriteTextReport(std::ostream& out, const ReportInput& in);
