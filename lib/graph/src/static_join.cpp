@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "describe.hpp"
+#include "statement_span.hpp"
 #include "tether/graph/input.hpp"
 #include "tether/graph/writers.hpp"
 
@@ -55,6 +58,18 @@ bool SameFile(const std::string& a, const std::string& b) {
   constexpr int kSharedComponents = 3;
   const std::string_view tail = LastComponents(x, kSharedComponents);
   return !tail.empty() && tail == LastComponents(y, kSharedComponents);
+}
+
+// The last line of the statement that begins at file:line, from the source
+// when it can be read (sources caches each file), else line.
+int StatementLastLine(const std::string& file, int line,
+                      std::map<std::string, std::optional<std::string>>* sources) {
+  auto [it, fresh] = sources->try_emplace(file);
+  if (fresh) {
+    std::string text;
+    if (ReadInput(file, &text).ok()) it->second = std::move(text);
+  }
+  return it->second ? detail::StatementLastLine(*it->second, line) : line;
 }
 
 // The places a runtime finding comes from, most telling first.
@@ -164,18 +179,24 @@ StaticJoin JoinStatic(const ScopeGraph& sg, const Analyses& analyses, const Stat
     }
   }
   std::vector<bool> explained(sg.findings.size(), false);
+  std::map<std::string, std::optional<std::string>> sources;  // by path; nullopt: unreadable
   for (const StaticFinding& check : checker.findings) {
     JoinedFinding j;
     j.check = check;
     std::set<std::size_t> matched;  // runtime findings (their first, most telling place sets `how`)
     std::vector<std::string> how_order;
-    auto range = by_line.equal_range({detail::Basename(check.file), check.line});
-    for (auto it = range.first; it != range.second; ++it) {
-      const auto& [index, place] = it->second;
-      if (!SameFile(place.site.file, check.file)) continue;
-      if (matched.insert(index).second) {
-        if (std::find(how_order.begin(), how_order.end(), place.how) == how_order.end()) {
-          how_order.push_back(place.how);
+    // The runtime site of a call written over several lines is a later line
+    // of the statement the checker's line begins (the call's, often its last).
+    const int last = StatementLastLine(check.file, check.line, &sources);
+    for (int line = check.line; line <= last; ++line) {
+      auto range = by_line.equal_range({detail::Basename(check.file), line});
+      for (auto it = range.first; it != range.second; ++it) {
+        const auto& [index, place] = it->second;
+        if (!SameFile(place.site.file, check.file)) continue;
+        if (matched.insert(index).second) {
+          if (std::find(how_order.begin(), how_order.end(), place.how) == how_order.end()) {
+            how_order.push_back(place.how);
+          }
         }
       }
     }
