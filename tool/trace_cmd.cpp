@@ -336,10 +336,13 @@ int RunTraced(const TraceArgs& opt, std::string* trace_path_out, io::RemovedAtEx
   env.push_back(
       "TETHER_GRACE_MS=" +
       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(opt.grace).count()));
-  if (!opt.ignore.empty()) {
+  for (const auto& [variable, list] : {std::pair{"TETHER_IGNORE_SITES", &opt.ignore},
+                                       std::pair{"TETHER_IGNORE_TOP", &opt.ignore_top},
+                                       std::pair{"TETHER_IGNORE_RUNNING", &opt.ignore_running}}) {
+    if (list->empty()) continue;
     std::string patterns;
-    for (const std::string& p : opt.ignore) patterns += (patterns.empty() ? "" : "\n") + p;
-    env.push_back("TETHER_IGNORE_SITES=" + patterns);
+    for (const std::string& p : *list) patterns += (patterns.empty() ? "" : "\n") + p;
+    env.push_back(std::string(variable) + "=" + patterns);
   }
   if (threads) {
     // Beside a libtether trace the threads go to a file of their own,

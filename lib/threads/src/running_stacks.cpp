@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 
 #include "stack_capture.hpp"
 
@@ -102,17 +103,31 @@ bool Blocks(pid_t tid) {
 // poll, epoll_wait, sigwait: signal(7)), and a thread that ends its loop on
 // EINTR would stop because it was asked: those are not asked. (The thread may
 // enter such a call between this read and the signal: a window of
-// microseconds, taken.)
-bool ResumesTransparently(pid_t tid) {
+// microseconds, taken; at exit a thread's end after that is not recorded.)
+// The first field of /proc/self/task/TID/syscall ("" when unreadable).
+std::string SyscallState(pid_t tid) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/self/task/%d/syscall", static_cast<int>(tid));
   std::FILE* f = std::fopen(path, "r");
-  if (f == nullptr) return false;
+  if (f == nullptr) return "";
   char first[32] = {};
   const bool read = std::fscanf(f, "%31s", first) == 1;
   std::fclose(f);
-  if (!read) return false;
-  if (std::strcmp(first, "running") == 0) return true;
+  return read ? first : "";
+}
+
+bool ResumesTransparently(pid_t tid) {
+  std::string state = SyscallState(tid);
+  // A thread seen running may be on its way into such a call (one just
+  // started, about to sleep): it is asked only if it is still running a
+  // few milliseconds later, busy rather than passing through.
+  for (int look = 0; look < 3 && state == "running"; ++look) {
+    const timespec pause{0, 1'000'000};
+    nanosleep(&pause, nullptr);
+    state = SyscallState(tid);
+  }
+  if (state == "running") return true;
+  const char* first = state.c_str();
   char* end = nullptr;
   const long nr = std::strtol(first, &end, 10);
   if (end == first || *end != '\0') return false;

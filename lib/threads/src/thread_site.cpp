@@ -196,12 +196,13 @@ std::size_t DescribeSite(const std::uint64_t* pcs, int count, char* out, std::si
   return Emit(site, out, cap);
 }
 
-bool SiteIgnored(const std::uint64_t* pcs, int count, const std::vector<std::string>& patterns) {
-  if (patterns.empty()) return false;
+namespace {
+
+// The program's own frames among pcs, innermost first, as the tool reads them
+// (tool/thread_sites.cpp): each object symbolized once, then the frames in
+// stack order, kOwnFramesConsidered distinct ones at most.
+std::vector<OwnFrame> ProgramOwnFrames(const std::uint64_t* pcs, int count) {
   const std::vector<Frame> frames = ProgramFrames(pcs, count);
-  // Each object symbolized once; the frames then read in stack order, as
-  // the tool reads them (tool/thread_sites.cpp): the site and its callers,
-  // kOwnFramesConsidered distinct ones at most.
   constexpr std::size_t kOwnFramesConsidered = 5;
   std::map<std::pair<std::string, std::uint64_t>, std::vector<OwnFrame>> symbolized;
   for (const Frame& f : frames) {
@@ -219,21 +220,37 @@ bool SiteIgnored(const std::uint64_t* pcs, int count, const std::vector<std::str
       at = next + 1;
     }
   }
-  std::vector<const OwnFrame*> own;
+  std::vector<OwnFrame> own;
   for (const Frame& f : frames) {
     for (const OwnFrame& frame : symbolized[{f.module, f.address}]) {
-      if (!own.empty() && own.back()->file == frame.file && own.back()->line == frame.line)
-        continue;
-      if (own.size() == kOwnFramesConsidered) break;
-      own.push_back(&frame);
+      if (!own.empty() && own.back().file == frame.file && own.back().line == frame.line) continue;
+      if (own.size() == kOwnFramesConsidered) return own;
+      own.push_back(frame);
     }
   }
-  for (const OwnFrame* frame : own) {
-    for (const std::string& pattern : patterns) {
-      if (FrameNamed(frame->file, frame->line, frame->function, pattern)) return true;
-    }
-  }
-  return false;
+  return own;
+}
+
+bool Named(const OwnFrame& frame, const std::vector<std::string>& patterns) {
+  return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& pattern) {
+    return FrameNamed(frame.file, frame.line, frame.function, pattern);
+  });
+}
+
+}  // namespace
+
+bool SiteIgnored(const std::uint64_t* pcs, int count, const std::vector<std::string>& patterns) {
+  if (patterns.empty()) return false;
+  const std::vector<OwnFrame> own = ProgramOwnFrames(pcs, count);
+  return std::any_of(own.begin(), own.end(), [&](const OwnFrame& f) { return Named(f, patterns); });
+}
+
+bool RunningIgnored(const std::uint64_t* pcs, int count, const std::vector<std::string>& top,
+                    const std::vector<std::string>& any) {
+  if (top.empty() && any.empty()) return false;
+  const std::vector<OwnFrame> own = ProgramOwnFrames(pcs, count);
+  if (!own.empty() && Named(own.front(), top)) return true;
+  return std::any_of(own.begin(), own.end(), [&](const OwnFrame& f) { return Named(f, any); });
 }
 
 }  // namespace tether::threads

@@ -26,4 +26,11 @@ std::size_t DescribeSite(const std::uint64_t* pcs, int count, char* out, std::si
 // report drops. false without patterns, addr2line or debug info.
 bool SiteIgnored(const std::uint64_t* pcs, int count, const std::vector<std::string>& patterns);
 
+// The same for where a thread was running (running_stacks.hpp), as the
+// report's --ignore-top (the innermost of the program's frames) and
+// --ignore-running (any of them) take it (TETHER_IGNORE_TOP,
+// TETHER_IGNORE_RUNNING).
+bool RunningIgnored(const std::uint64_t* pcs, int count, const std::vector<std::string>& top,
+                    const std::vector<std::string>& any);
+
 }  // namespace tether::threads

@@ -89,6 +89,9 @@ struct LiveThread {
   std::uint64_t pcs[kSitePcs];  // the creation's return addresses, for its site
   int pc_count;
   pid_t tid;  // its kernel id, once it runs (0 before): whom to ask where it runs
+  // Where it was running when asked (running_stacks.hpp; 0: not asked).
+  std::uint64_t running_pcs[tether::threads::kRunningPcs];
+  int running_count;
 };
 std::mutex g_live_mu;
 std::condition_variable g_live_cv;
@@ -97,6 +100,10 @@ std::condition_variable g_live_cv;
 // running thread they name is not counted against its scope in the process
 // (the per-test verdict), as the report drops it. Set before g_sink; read only.
 std::vector<std::string>* g_ignore = nullptr;
+// --ignore-top's and --ignore-running's (TETHER_IGNORE_TOP, _RUNNING): on
+// where a running thread is, as the report drops them.
+std::vector<std::string>* g_ignore_top = nullptr;
+std::vector<std::string>* g_ignore_running = nullptr;
 std::unordered_map<std::uint64_t, LiveThread>* g_live = nullptr;
 
 // The scopes this thread began (tether/trace/scope.h) and has not ended,
@@ -227,7 +234,7 @@ struct StartArgs {
 
 void LiveBegin(std::uint64_t id, std::uint64_t scope, const std::uint64_t* pcs, int pc_count) {
   if (scope == 0) return;
-  LiveThread live{scope, std::chrono::steady_clock::now(), {}, pc_count, 0};
+  LiveThread live{scope, std::chrono::steady_clock::now(), {}, pc_count, 0, {}, 0};
   std::copy(pcs, pcs + pc_count, live.pcs);
   std::lock_guard<std::mutex> lock(g_live_mu);
   g_live->emplace(id, live);
@@ -254,8 +261,15 @@ void LiveRunsAs(std::uint64_t id, pid_t tid) {
   if (auto it = g_live->find(id); it != g_live->end()) it->second.tid = tid;
 }
 
+// Set when the process has begun to end (exit's handlers, quick_exit, _exit)
+// and the threads still running are asked where they run: a thread that ends
+// after that (its sleep cut short by the asking) was running at exit, and
+// its end is not recorded.
+std::atomic<bool> g_exit_begun{false};
+
 // Asks each of tids where it runs, and records the answers as `stack` records
-// of kStackOfRunning; gives up after kRunningStacksBudget in all.
+// of kStackOfRunning (and in the live table, for the verdicts given in the
+// process); gives up after kRunningStacksBudget in all.
 constexpr auto kRunningStacksBudget = std::chrono::seconds(1);
 
 void RecordRunningStacks(FileSink* sink, const std::vector<pid_t>& tids) {
@@ -263,8 +277,12 @@ void RecordRunningStacks(FileSink* sink, const std::vector<pid_t>& tids) {
   for (pid_t tid : tids) {
     if (std::chrono::steady_clock::now() >= deadline) break;
     tether::threads::RunningStack stack;
-    if (tether::threads::CaptureRunningStack(tid, &stack)) {
-      sink->PutPcs(stack.id, stack.pcs, stack.count, kStackOfRunning);
+    if (!tether::threads::CaptureRunningStack(tid, &stack)) continue;
+    sink->PutPcs(stack.id, stack.pcs, stack.count, kStackOfRunning);
+    std::lock_guard<std::mutex> lock(g_live_mu);
+    if (auto it = g_live->find(stack.id); it != g_live->end()) {
+      std::copy(stack.pcs, stack.pcs + stack.count, it->second.running_pcs);
+      it->second.running_count = stack.count;
     }
   }
 }
@@ -282,7 +300,10 @@ void* Trampoline(void* p) {
     if (args.scope != 0) LiveRunsAs(args.id, static_cast<pid_t>(tid));
   }
   void* result = args.fn(args.arg);
-  if (FileSink* sink = g_sink.load(std::memory_order_acquire)) EndThisTask(sink, args.id);
+  if (FileSink* sink = g_sink.load(std::memory_order_acquire);
+      sink != nullptr && !g_exit_begun.load(std::memory_order_acquire)) {
+    EndThisTask(sink, args.id);
+  }
   return result;
 }
 
@@ -303,6 +324,7 @@ void tether::threads::FlushBeforeEnd(const int* status) {
   if (sink == nullptr) return;
   if (status != nullptr) {
     // _exit, _Exit, quick_exit: the threads still running are the leaks.
+    g_exit_begun.store(true, std::memory_order_release);
     RecordRunningStacks(sink, tether::threads::OtherThreads());
     sink->Finish(*status);
   } else {
@@ -331,6 +353,10 @@ __attribute__((constructor)) void StartFromEnvironment() {
   g_ids = new std::unordered_map<pthread_t, std::uint64_t>();
   g_live = new std::unordered_map<std::uint64_t, LiveThread>();
   g_ignore = new std::vector<std::string>(tether::trace::detail::IgnorePatternsFromEnvironment());
+  g_ignore_top = new std::vector<std::string>(
+      tether::trace::detail::IgnorePatternsFromEnvironment("TETHER_IGNORE_TOP"));
+  g_ignore_running = new std::vector<std::string>(
+      tether::trace::detail::IgnorePatternsFromEnvironment("TETHER_IGNORE_RUNNING"));
   void* warm[2];
   backtrace(warm, 2);  // loads the unwinder now, not inside a traced call
   tether::threads::SetStackTop(reinterpret_cast<std::uintptr_t>(__libc_stack_end));
@@ -350,6 +376,7 @@ __attribute__((constructor)) void StartFromEnvironment() {
   on_exit(
       [](int, void*) {
         if (FileSink* sink = g_sink.load(std::memory_order_acquire)) {
+          g_exit_begun.store(true, std::memory_order_release);
           RecordRunningStacks(sink, tether::threads::OtherThreads());
         }
       },
@@ -434,7 +461,8 @@ int TracedSetName(SetNameFn real, pthread_t thread, const char* name) {
 }
 
 void TracedExit(ExitFn real, void* result) {
-  if (FileSink* sink = g_sink.load(std::memory_order_acquire); sink != nullptr && t_task != 0) {
+  if (FileSink* sink = g_sink.load(std::memory_order_acquire);
+      sink != nullptr && t_task != 0 && !g_exit_begun.load(std::memory_order_acquire)) {
     EndThisTask(sink, t_task);
   }
   real(result);
@@ -521,10 +549,25 @@ std::size_t ScopeThreadsRunning(std::uint64_t scope, std::uint32_t grace_ms,
     }
   }
   // Outside the lock: symbolizing runs addr2line, and the program's threads
-  // must not wait for it to start or end.
+  // must not wait for it to start or end. A thread not asked where it runs
+  // yet (it had not started when its scope ended; a libtether scope) is
+  // asked now, for --ignore-top and --ignore-running and for the report.
+  FileSink* sink = g_sink.load(std::memory_order_acquire);
+  for (Running& r : running) {
+    if (r.live.running_count != 0 || r.live.tid == 0) continue;
+    tether::threads::RunningStack stack;
+    if (!tether::threads::CaptureRunningStack(r.live.tid, &stack) || stack.id != r.id) continue;
+    sink->PutPcs(stack.id, stack.pcs, stack.count, kStackOfRunning);
+    std::copy(stack.pcs, stack.pcs + stack.count, r.live.running_pcs);
+    r.live.running_count = stack.count;
+  }
   std::size_t count = 0;
   for (const Running& r : running) {
-    if (tether::threads::SiteIgnored(r.live.pcs, r.live.pc_count, *g_ignore)) continue;
+    if (tether::threads::SiteIgnored(r.live.pcs, r.live.pc_count, *g_ignore) ||
+        tether::threads::RunningIgnored(r.live.running_pcs, r.live.running_count, *g_ignore_top,
+                                        *g_ignore_running)) {
+      continue;
+    }
     if (count < max) out[count] = {r.id, r.age_ns};
     ++count;
   }

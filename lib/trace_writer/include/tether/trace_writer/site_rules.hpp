@@ -92,11 +92,13 @@ inline bool EndsWithComponents(std::string_view s, std::string_view tail, char s
 }
 
 // `tether trace --ignore`'s patterns as the traced program receives them
-// (TETHER_IGNORE_SITES, one a line), for the verdicts given in the process;
-// none when the variable is not set.
-inline std::vector<std::string> IgnorePatternsFromEnvironment() {
+// (TETHER_IGNORE_SITES, one a line; --ignore-top's and --ignore-running's in
+// TETHER_IGNORE_TOP and TETHER_IGNORE_RUNNING), for the verdicts given in the
+// process; none when the variable is not set.
+inline std::vector<std::string> IgnorePatternsFromEnvironment(
+    const char* variable = "TETHER_IGNORE_SITES") {
   std::vector<std::string> patterns;
-  const char* text = std::getenv("TETHER_IGNORE_SITES");
+  const char* text = std::getenv(variable);
   for (std::string_view rest = text != nullptr ? text : ""; !rest.empty();) {
     const std::size_t end = std::min(rest.find('\n'), rest.size());
     if (end > 0) patterns.emplace_back(rest.substr(0, end));
