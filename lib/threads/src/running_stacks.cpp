@@ -96,14 +96,6 @@ bool Blocks(pid_t tid) {
   return blocked;
 }
 
-// Whether a signal with a handler leaves thread tid's program as it was: the
-// thread runs in user space, or sleeps in a system call that SA_RESTART
-// resumes as if nothing happened (/proc/self/task/TID/syscall names it).
-// Others end early with EINTR whatever the handler's flags (pause, sleep,
-// poll, epoll_wait, sigwait: signal(7)), and a thread that ends its loop on
-// EINTR would stop because it was asked: those are not asked. (The thread may
-// enter such a call between this read and the signal: a window of
-// microseconds, taken; at exit a thread's end after that is not recorded.)
 // The first field of /proc/self/task/TID/syscall ("" when unreadable).
 std::string SyscallState(pid_t tid) {
   char path[64];
@@ -116,6 +108,14 @@ std::string SyscallState(pid_t tid) {
   return read ? first : "";
 }
 
+// Whether a signal with a handler leaves thread tid's program as it was: the
+// thread runs in user space, or sleeps in a system call that SA_RESTART
+// resumes as if nothing happened (/proc/self/task/TID/syscall names it).
+// Others end early with EINTR whatever the handler's flags (pause, sleep,
+// poll, epoll_wait, sigwait: signal(7)), and a thread that ends its loop on
+// EINTR would stop because it was asked: those are not asked. (The thread may
+// enter such a call between this read and the signal: a window of
+// microseconds, taken; at exit a thread's end after that is not recorded.)
 bool ResumesTransparently(pid_t tid) {
   std::string state = SyscallState(tid);
   // A thread seen running may be on its way into such a call (one just
