@@ -43,8 +43,8 @@ int StatementLastLine(std::string_view s, int first_line) {
   int block_depth = -1;  // the depth of a '{' opened outside brackets
   for (std::size_t i = at; i < s.size();) {
     const char c = s[i];
-    const bool word_before = i > 0 && (std::isalnum(static_cast<unsigned char>(s[i - 1])) ||
-                                       s[i - 1] == '_');
+    const bool word_before =
+        i > 0 && (std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_');
     if (c == '\n') {
       if (++line - first_line >= kMaxStatementLines) return line;
       ++i;
