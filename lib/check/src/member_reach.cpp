@@ -308,6 +308,21 @@ void MemberReach::Call(const CXXMemberCallExpr* mc, Reach* r, unsigned depth, bo
 
 // The first loop of body that can never end: no condition, or a constant
 // true one, and no break, return, throw or goto out of it.
+const Stmt* MemberReach::EndlessThreadLoop(const FunctionDecl* entry) {
+  if (const Stmt* loop = EndlessLoop(entry->getBody())) return loop;
+  const auto* body = dyn_cast_or_null<CompoundStmt>(entry->getBody());
+  if (!body) return nullptr;
+  for (const Stmt* s : body->body()) {
+    const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+    const FunctionDecl* def = nullptr;
+    if (mc && mc->getMethodDecl() &&
+        isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts()) &&
+        Own(mc->getMethodDecl()->getParent()) && mc->getMethodDecl()->hasBody(def) && def)
+      if (const Stmt* loop = EndlessLoop(def->getBody())) return loop;
+  }
+  return nullptr;
+}
+
 const Stmt* MemberReach::EndlessLoop(const Stmt* body) {
   const Stmt* found = nullptr;
   std::function<void(const Stmt*)> walk = [&](const Stmt* s) {

@@ -79,6 +79,9 @@ class MemberReach {
   // The first loop of body that can never end: no condition, or a constant
   // true one, and no break, return, throw or goto out of it.
   const clang::Stmt* EndlessLoop(const clang::Stmt* body);
+  // The endless loop of a thread entry: in its body, or in the body of a
+  // method it calls on this (`[this] { Run(); }`).
+  const clang::Stmt* EndlessThreadLoop(const clang::FunctionDecl* entry);
   // The first loop of body (not in a lambda) whose condition reads flag.
   static const clang::Stmt* LoopOn(const clang::Stmt* body, const clang::FieldDecl* flag);
   // body, or a method it calls on this (two deep; a lambda given to

@@ -4,7 +4,8 @@
 /// cancellation, and it has the context checks' failure modes: a stop that
 /// sets the flag but never notifies the condition variable the thread sleeps
 /// on (the shutdown hang), a wait whose predicate ignores the flag, a thread
-/// loop that never reads it. Docs: docs/checks/ignored-stop-flag.md
+/// loop that never reads it, a stop that leaves it spinning. Docs:
+/// docs/checks/ignored-stop-flag.md
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -17,6 +18,7 @@
 #include "../member_reach.hpp"
 #include "../obligation.hpp"
 #include "../pool_tasks.hpp"
+#include "../stop_spin.hpp"
 #include "../unlocked_start.hpp"
 
 namespace tether::check {
@@ -162,14 +164,18 @@ class IgnoredStopFlagCheck : public Check {
             attribute(f, w.call);
             if (f) note(f, write->getBeginLoc(), "'" + flag_name + "' is set here");
           }
+          if (w.predicate && !reported_.count(w.call))
+            if (std::optional<bool> stopped = StoredValue(ast(), write))
+              if (std::optional<StopSpin> spin = SpinAfterStop(w, flag, *stopped, ast(), *reach_))
+                ReportSpin(*spin, w, stopper, flag, write);
         }
       }
     }
-    if (reads_a_stop_flag) return;
+    if (reads_a_stop_flag) return CheckSpinningLoop(entry, thread, stoppers);
     // A thread loop that never reads the flag its stop sets before the join.
     for (const auto& [stopper, stop] : stoppers) {
       if (!stop.joins) continue;
-      const Stmt* loop = reach_->EndlessLoop(entry->getBody());
+      const Stmt* loop = reach_->EndlessThreadLoop(entry);
       if (!loop || !reported_.insert(loop).second) return;
       const FieldDecl* flag = stop.flag_writes.front().first;
       Finding* f = diag(loop->getBeginLoc(),
@@ -184,6 +190,60 @@ class IgnoredStopFlagCheck : public Check {
              "'" + flag->getNameAsString() + "' is set here");
       return;
     }
+  }
+
+  // Rule 10 without a continue: the thread reads the stop flag only in the
+  // predicate of its wait, and its loop has no way out. The stop wakes it,
+  // the wait returns at once from then on, and nothing leaves the loop: the
+  // thread spins and the join waits forever.
+  void CheckSpinningLoop(const FunctionDecl* entry, const Reach& thread,
+                         const std::vector<std::pair<const FunctionDecl*, Reach>>& stoppers) {
+    std::set<const FieldDecl*> read_outside_waits;
+    for (const auto& [f, at] : reach_->MemberReads(entry->getBody())) read_outside_waits.insert(f);
+    for (const auto& [stopper, stop] : stoppers) {
+      if (!stop.joins) continue;
+      for (const auto& [flag, write] : stop.flag_writes) {
+        if (read_outside_waits.count(flag)) continue;
+        const Wait* wait = nullptr;
+        for (const Wait& w : thread.waits)
+          if (!wait && w.predicate && GuardsWait(w, flag)) wait = &w;
+        const Stmt* loop = wait ? reach_->EndlessThreadLoop(entry) : nullptr;
+        if (!loop || !reported_.insert(loop).second) continue;
+        const std::string name = flag->getNameAsString(), s = stopper->getNameAsString();
+        Finding* f =
+            diag(loop->getBeginLoc(),
+                 "the thread's loop reads stop flag '" + name +
+                     "' only in the predicate of its wait on '" + wait->cv_name + "': once '" + s +
+                     "' sets it, the wait returns at once and nothing leaves the loop: "
+                     "the thread spins and the join waits forever; leave the loop when '" +
+                     name + "' is set");
+        attribute(f, loop);
+        if (!f) return;
+        note(f, wait->call->getExprLoc(), "the wait returns at once while '" + name + "' is set");
+        note(f, write->getBeginLoc(), "'" + name + "' is set here");
+        return;
+      }
+    }
+  }
+
+  // A stop that makes the thread spin instead of leaving (stop_spin.hpp).
+  void ReportSpin(const StopSpin& spin, const Wait& w, const FunctionDecl* stopper,
+                  const FieldDecl* flag, const Stmt* write) {
+    if (!reported_.insert(spin.back).second) return;
+    const std::string name = flag->getNameAsString(), s = stopper->getNameAsString();
+    Finding* f = diag(spin.back->getBeginLoc(),
+                      "once '" + s + "' sets stop flag '" + name + "', the wait on '" + w.cv_name +
+                          "' returns at once (its predicate tests '" + name +
+                          "'), and this continue goes back to it without leaving the loop or "
+                          "changing anything the predicate tests: the thread spins instead of "
+                          "stopping, and '" +
+                          s + "' waits for a thread that burns a core; leave the loop on this " +
+                          "path once '" + name + "' is set");
+    attribute(f, spin.back);
+    if (!f) return;
+    note(f, w.call->getExprLoc(), "the wait returns at once while '" + name + "' is set");
+    note(f, spin.taken->getBeginLoc(), "this path is taken with '" + name + "' set");
+    note(f, write->getBeginLoc(), "'" + name + "' is set here");
   }
 
   // A start after the stop: a public method starts a thread on each call (a
@@ -548,7 +608,7 @@ CheckRegistration IgnoredStopFlagCheckRegistration() {
       {"tether-ignored-stop-flag",
        "A thread's stop flag does not reach it: a stop that never notifies the condition "
        "variable the thread waits on, a wait predicate that ignores the flag, a loop that never "
-       "reads it.",
+       "reads it, a stop that makes it spin.",
        "A class that stops its thread by setting a flag (std::atomic<bool>, or a bool under a "
        "mutex) and joining it relies on the thread seeing the flag. If the thread sleeps on a "
        "condition variable that the stop never notifies, or waits with a predicate the stop "
