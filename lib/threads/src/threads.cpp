@@ -272,13 +272,23 @@ std::atomic<bool> g_exit_begun{false};
 // process); gives up after kRunningStacksBudget in all.
 constexpr auto kRunningStacksBudget = std::chrono::seconds(1);
 
+// Asks tid where it runs and records the answer, when the thread is task
+// expected_id (any traced thread for 0: a tid may have been reused).
+bool RecordRunningStack(FileSink* sink, pid_t tid, std::uint64_t expected_id,
+                        tether::threads::RunningStack* stack) {
+  if (!tether::threads::CaptureRunningStack(tid, stack) ||
+      (expected_id != 0 && stack->id != expected_id))
+    return false;
+  sink->PutPcs(stack->id, stack->pcs, stack->count, kStackOfRunning);
+  return true;
+}
+
 void RecordRunningStacks(FileSink* sink, const std::vector<pid_t>& tids) {
   const auto deadline = std::chrono::steady_clock::now() + kRunningStacksBudget;
   for (pid_t tid : tids) {
     if (std::chrono::steady_clock::now() >= deadline) break;
     tether::threads::RunningStack stack;
-    if (!tether::threads::CaptureRunningStack(tid, &stack)) continue;
-    sink->PutPcs(stack.id, stack.pcs, stack.count, kStackOfRunning);
+    if (!RecordRunningStack(sink, tid, 0, &stack)) continue;
     std::lock_guard<std::mutex> lock(g_live_mu);
     if (auto it = g_live->find(stack.id); it != g_live->end()) {
       std::copy(stack.pcs, stack.pcs + stack.count, it->second.running_pcs);
@@ -307,11 +317,11 @@ void* Trampoline(void* p) {
   return result;
 }
 
-}  // namespace
-
 // Each traced thread is asked where it runs once: at its scope's end if it
 // outlives it, else at exit.
 thread_local bool t_running_stack_taken = false;
+
+}  // namespace
 
 std::uint64_t tether::threads::TakeRunningStackTask() {
   if (t_task == 0 || t_running_stack_taken) return 0;
@@ -556,8 +566,7 @@ std::size_t ScopeThreadsRunning(std::uint64_t scope, std::uint32_t grace_ms,
   for (Running& r : running) {
     if (r.live.running_count != 0 || r.live.tid == 0) continue;
     tether::threads::RunningStack stack;
-    if (!tether::threads::CaptureRunningStack(r.live.tid, &stack) || stack.id != r.id) continue;
-    sink->PutPcs(stack.id, stack.pcs, stack.count, kStackOfRunning);
+    if (!RecordRunningStack(sink, r.live.tid, r.id, &stack)) continue;
     std::copy(stack.pcs, stack.pcs + stack.count, r.live.running_pcs);
     r.live.running_count = stack.count;
   }
