@@ -324,3 +324,35 @@ class TidySpooler {
   pthread_cond_t ready_ = PTHREAD_COND_INITIALIZER;
   bool stop_ = false;
 };
+
+// A C-style entry that does the work itself through `self`, the object cast
+// from its void* argument: its members are the object's. The stop sets the
+// flag but never wakes the thread.
+class Pump {
+ public:
+  Pump() { pthread_create(&tid_, nullptr, &Pump::Main, this); }
+  ~Pump() {
+    std::lock_guard<std::mutex> g(mu_);
+    halt_ = true;
+    // CHECK: :[[@LINE-1]]:5: warning: '~Pump' sets stop flag 'halt_' but never notifies 'ready_', which the thread waits on: the thread sleeps through the stop and its join hangs; call ready_.notify_all() after setting 'halt_' [tether-ignored-stop-flag]
+    // CHECK: :[[@LINE+9]]:20: note: the thread waits on 'ready_' here
+  }
+  void Join() { pthread_join(tid_, nullptr); }
+
+ private:
+  static void* Main(void* arg) {
+    Pump* self = static_cast<Pump*>(arg);
+    std::unique_lock<std::mutex> lk(self->mu_);
+    while (!self->halt_) {
+      self->ready_.wait(lk, [self] { return self->halt_ || self->items_ > 0; });
+      if (self->items_ > 0) --self->items_;
+    }
+    return nullptr;
+  }
+
+  pthread_t tid_;
+  std::mutex mu_;
+  std::condition_variable ready_;
+  int items_ = 0;
+  bool halt_ = false;
+};

@@ -344,8 +344,23 @@ const FieldDecl* MemberOfThis(const Expr* e) {
       arrow && arrow->getOperator() == OO_Arrow)
     e = arrow->getArg(0)->IgnoreParenImpCasts();
   const auto* me = dyn_cast<MemberExpr>(e);
-  if (!me || !isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts())) return nullptr;
+  if (!me) return nullptr;
+  const Expr* base = me->getBase()->IgnoreParenImpCasts();
+  if (!isa<CXXThisExpr>(base) && !(me->isArrow() && IsSelfPointer(base))) return nullptr;
   return dyn_cast<FieldDecl>(me->getMemberDecl());
+}
+
+// `self` in `C* self = static_cast<C*>(arg);` (or a C-style cast), where arg
+// is a `void*` parameter: the object a C-style thread entry was started with.
+bool IsSelfPointer(const Expr* e) {
+  const auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+  const auto* var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || isa<ParmVarDecl>(var) || !var->hasLocalStorage() || !var->getInit()) return false;
+  const auto* cast = dyn_cast<ExplicitCastExpr>(var->getInit()->IgnoreParenImpCasts());
+  if (!cast || !cast->getType()->isPointerType()) return false;
+  const auto* arg = dyn_cast<DeclRefExpr>(cast->getSubExpr()->IgnoreParenImpCasts());
+  const auto* param = arg ? dyn_cast<ParmVarDecl>(arg->getDecl()) : nullptr;
+  return param && param->getType()->isVoidPointerType();
 }
 
 llvm::StringRef CFunctionName(const CallExpr* call) {

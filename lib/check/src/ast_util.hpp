@@ -78,8 +78,12 @@ bool PassesContext(const clang::CallExpr* call, const ApiModel& m);
 // The model has a thread type (a spawn_on_construct group: std::thread).
 bool ModelsThreads(const ApiModel& m);
 // The member of this that e names (`t_`, `this->t_`, `p_->` through a smart
-// pointer's operator->), or null.
+// pointer's operator->), or null. In a C-style thread entry the object is
+// `self`, a local cast from the entry's `void*` argument (`static void*
+// Run(void* arg) { auto* self = static_cast<C*>(arg); self->stop_ ... }`):
+// its members are the object's too.
 const clang::FieldDecl* MemberOfThis(const clang::Expr* e);
+bool IsSelfPointer(const clang::Expr* e);
 // The name of the C function (not a method) a call names directly:
 // "pthread_join" for pthread_join(t_, nullptr); empty otherwise.
 llvm::StringRef CFunctionName(const clang::CallExpr* call);

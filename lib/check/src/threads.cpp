@@ -317,6 +317,13 @@ const FunctionDecl* TrampolineTarget(const Expr* routine, const CXXRecordDecl* o
     for (const Stmt* child : s->children()) walk(child);
   };
   walk(def->getBody());
+  // A static method of the class that does the work itself, through `self`
+  // (`auto* self = static_cast<C*>(arg); while (!self->quit_) ...`: srt's
+  // CUDT::tsbpd): the routine is the entry.
+  if (const auto* method = dyn_cast<CXXMethodDecl>(def);
+      !target && method && method->isStatic() &&
+      (method->getParent() == owner || owner->isDerivedFrom(method->getParent())))
+    target = def;
   return target;
 }
 
