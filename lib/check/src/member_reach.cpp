@@ -306,8 +306,8 @@ void MemberReach::Call(const CXXMemberCallExpr* mc, Reach* r, unsigned depth, bo
   }
 }
 
-// The first loop of body that can never end: no condition, or a constant
-// true one, and no break, return, throw or goto out of it.
+// The endless loop of a thread entry: in its body, or in the body of a
+// method it calls on this (`[this] { Run(); }`).
 const Stmt* MemberReach::EndlessThreadLoop(const FunctionDecl* entry) {
   if (const Stmt* loop = EndlessLoop(entry->getBody())) return loop;
   const auto* body = dyn_cast_or_null<CompoundStmt>(entry->getBody());
@@ -323,6 +323,8 @@ const Stmt* MemberReach::EndlessThreadLoop(const FunctionDecl* entry) {
   return nullptr;
 }
 
+// The first loop of body that can never end: no condition, or a constant
+// true one, and no break, return, throw or goto out of it.
 const Stmt* MemberReach::EndlessLoop(const Stmt* body) {
   const Stmt* found = nullptr;
   std::function<void(const Stmt*)> walk = [&](const Stmt* s) {

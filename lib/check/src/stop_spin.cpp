@@ -1,7 +1,7 @@
 #include "stop_spin.hpp"
 
-#include <functional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "ast_util.hpp"
