@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ast_util.hpp"
+#include "blocking.hpp"
 
 namespace tether::check {
 
@@ -91,8 +92,6 @@ const Stmt* ParentStmt(ASTContext& ast, const Stmt* s) {
   DynTypedNodeList parents = ast.getParents(*s);
   return parents.empty() ? nullptr : parents[0].get<Stmt>();
 }
-
-bool IsLoop(const Stmt* s) { return isa<WhileStmt, ForStmt, DoStmt, CXXForRangeStmt>(s); }
 
 // The innermost loop around s, when s runs on each of its iterations (no if,
 // switch, ?: or short-circuit between them); null otherwise.
