@@ -376,15 +376,30 @@ bool IsClassAsWritten(const CXXRecordDecl* rd, const SourceManager& sm) {
 
 // Synchronisation kinds (flags, mutexes, condition variables, waits).
 
-bool IsFlagType(QualType t) {
-  t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
-  if (t->isBooleanType()) return true;
-  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+// std::atomic<bool> itself.
+static bool IsAtomicBool(const CXXRecordDecl* rd) {
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(rd);
   if (!spec || QualifiedName(spec->getSpecializedTemplate()) != "std::atomic" ||
       spec->getTemplateArgs().size() != 1 ||
       spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
     return false;
   return spec->getTemplateArgs()[0].getAsType()->isBooleanType();
+}
+
+bool IsFlagType(QualType t) {
+  t = t.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  if (t->isBooleanType()) return true;
+  const CXXRecordDecl* rd = t->getAsCXXRecordDecl();
+  if (IsAtomicBool(rd)) return true;
+  // A project's own atomic that is an std::atomic<bool> (brpc's butil::atomic<T>
+  // derives from std::atomic<T>).
+  if (!rd || !rd->hasDefinition()) return false;
+  bool derived = false;
+  rd->forallBases([&](const CXXRecordDecl* base) {
+    derived |= IsAtomicBool(base);
+    return true;
+  });
+  return derived;
 }
 
 // The lambda a wait's predicate argument holds: before C++17 it is copied

@@ -46,24 +46,29 @@ const FieldDecl* MemberReach::LockedMutex(const Expr* lock) {
 // lock function take it; mutex.unlock(), a guard's unlock() and an unlock
 // function release it (`lk.unlock(); cv.notify_all();` notifies unheld).
 bool MemberReach::HeldAt(const Stmt* s, const FieldDecl* mutex) {
+  return HoldStart(s, mutex) != nullptr;
+}
+
+const Stmt* MemberReach::HoldStart(const Stmt* s, const FieldDecl* mutex) {
   const Stmt* child = s;
   DynTypedNodeList parents = ast_.getParents(*s);
   while (!parents.empty()) {
-    if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) return false;
+    if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) return nullptr;
     const Stmt* parent = parents[0].get<Stmt>();
-    if (!parent) return false;
+    if (!parent) return nullptr;
     if (const auto* block = dyn_cast<CompoundStmt>(parent)) {
       int last = 0;
+      const Stmt* at = nullptr;
       for (const Stmt* before : block->body()) {
         if (before == child) break;
-        if (const int change = LockChange(before, mutex)) last = change;
+        if (const int change = LockChange(before, mutex)) last = change, at = before;
       }
-      if (last != 0) return last > 0;
+      if (last != 0) return last > 0 ? at : nullptr;
     }
     child = parent;
     parents = ast_.getParents(*parent);
   }
-  return false;
+  return nullptr;
 }
 
 // The member a C call is given: `&cond_`, `tid_`.
@@ -239,6 +244,7 @@ void MemberReach::Use(const MemberExpr* me, const FieldDecl* f, Reach* r) {
     return;
   }
   r->writes.insert(f);
+  r->write_sites.emplace_back(f, me);
   bool constant = false;
   if (value) {
     const Expr* v = value->IgnoreParenImpCasts();
@@ -309,18 +315,24 @@ void MemberReach::Call(const CXXMemberCallExpr* mc, Reach* r, unsigned depth, bo
 // The endless loop of a thread entry: in its body, or in the body of a
 // method it calls on this (`[this] { Run(); }`).
 const Stmt* MemberReach::EndlessThreadLoop(const FunctionDecl* entry) {
-  if (const Stmt* loop = EndlessLoop(entry->getBody())) return loop;
+  for (const Stmt* body : ThreadBodies(entry))
+    if (const Stmt* loop = EndlessLoop(body)) return loop;
+  return nullptr;
+}
+
+std::vector<const Stmt*> MemberReach::ThreadBodies(const FunctionDecl* entry) {
+  std::vector<const Stmt*> out{entry->getBody()};
   const auto* body = dyn_cast_or_null<CompoundStmt>(entry->getBody());
-  if (!body) return nullptr;
+  if (!body) return out;
   for (const Stmt* s : body->body()) {
     const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
     const FunctionDecl* def = nullptr;
     if (mc && mc->getMethodDecl() &&
         isa<CXXThisExpr>(mc->getImplicitObjectArgument()->IgnoreParenImpCasts()) &&
         Own(mc->getMethodDecl()->getParent()) && mc->getMethodDecl()->hasBody(def) && def)
-      if (const Stmt* loop = EndlessLoop(def->getBody())) return loop;
+      out.push_back(def->getBody());
   }
-  return nullptr;
+  return out;
 }
 
 // The first loop of body that can never end: no condition, or a constant

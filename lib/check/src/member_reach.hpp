@@ -44,8 +44,10 @@ const clang::Expr* LoopCondition(const clang::Stmt* s);
 // What a body (with the methods of the class it calls on this, two deep)
 // does with the class's members.
 struct Reach {
-  std::set<const clang::FieldDecl*> reads;     // members read (not only written)
-  std::set<const clang::FieldDecl*> writes;    // assigned, stored, or changed by a method
+  std::set<const clang::FieldDecl*> reads;   // members read (not only written)
+  std::set<const clang::FieldDecl*> writes;  // assigned, stored, or changed by a method
+  // Each assignment, store or increment of a member, where it is written.
+  std::vector<std::pair<const clang::FieldDecl*, const clang::Stmt*>> write_sites;
   std::set<const clang::FieldDecl*> notifies;  // condition variables notified
   std::vector<std::pair<const clang::FieldDecl*, const clang::Stmt*>> notify_calls;
   std::vector<std::pair<const clang::FieldDecl*, const clang::Stmt*>> flag_writes;
@@ -82,6 +84,9 @@ class MemberReach {
   // The endless loop of a thread entry: in its body, or in the body of a
   // method it calls on this (`[this] { Run(); }`).
   const clang::Stmt* EndlessThreadLoop(const clang::FunctionDecl* entry);
+  // The code a thread entry runs: its body, and the bodies of the methods it
+  // calls on this as statements of its own (`[this] { Run(); }`).
+  std::vector<const clang::Stmt*> ThreadBodies(const clang::FunctionDecl* entry);
   // The first loop of body (not in a lambda) whose condition reads flag.
   static const clang::Stmt* LoopOn(const clang::Stmt* body, const clang::FieldDecl* flag);
   // body, or a method it calls on this (two deep; a lambda given to
@@ -89,6 +94,12 @@ class MemberReach {
   bool Fulfils(const clang::Stmt* body, const clang::FieldDecl* promise, unsigned depth = 0);
   // Where a wait's lock was last taken before the wait (invalid if unknown).
   clang::SourceLocation LockPoint(const Wait& w, clang::SourceLocation wait_at);
+  // The statement that took mutex for s: the last one before s, in the
+  // innermost block around s that takes or releases it (null when mutex is
+  // not held at s).
+  const clang::Stmt* HoldStart(const clang::Stmt* s, const clang::FieldDecl* mutex);
+  // The function (or lambda) whose body holds s.
+  const clang::FunctionDecl* EnclosingFunction(const clang::Stmt* s);
   // The innermost loop around s whose body takes the lock at locked_at.
   const clang::Stmt* LoopAround(const clang::Stmt* s, clang::SourceLocation locked_at);
   // The members s reads, each with where: directly, or through a call of
@@ -104,7 +115,6 @@ class MemberReach {
   // +1: the statement s takes mutex; -1: it releases it; 0: neither.
   static int LockChange(const clang::Stmt* s, const clang::FieldDecl* mutex);
   static bool HasExit(const clang::Stmt* s, unsigned nested);
-  const clang::FunctionDecl* EnclosingFunction(const clang::Stmt* s);
 
   clang::ASTContext& ast_;
   const clang::CXXRecordDecl* rd_;

@@ -1,5 +1,6 @@
 #include "stop_spin.hpp"
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -139,7 +140,7 @@ std::optional<bool> StoredValue(ASTContext& ast, const Stmt* write) {
   const Stmt* parent = ParentStmt(ast, write);
   while (parent && isa<ImplicitCastExpr, ParenExpr>(parent)) parent = ParentStmt(ast, parent);
   const Expr* value = nullptr;
-  if (const auto* bo = dyn_cast_or_null<BinaryOperator>(parent); bo && bo->isAssignmentOp())
+  if (const auto* bo = dyn_cast_or_null<BinaryOperator>(parent); bo && bo->getOpcode() == BO_Assign)
     value = bo->getRHS();
   else if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
            op && op->getOperator() == OO_Equal && op->getNumArgs() == 2)
@@ -228,6 +229,138 @@ std::optional<StopSpin> SpinAfterStop(const Wait& w, const FieldDecl* flag, bool
       if (changes) break;
     }
     if (!changes) return StopSpin{back, taken};
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// The member a container expression names: `queue_` of this, or of a member
+// it points to (`impl_->queue_`, `state_.queue_`): the object's own state.
+const FieldDecl* OwnedContainer(const Expr* e) {
+  const auto* me = dyn_cast<MemberExpr>(e->IgnoreParenImpCasts());
+  if (!me) return nullptr;
+  const auto* field = dyn_cast<FieldDecl>(me->getMemberDecl());
+  const Expr* base = me->getBase()->IgnoreParenImpCasts();
+  if (const auto* arrow = dyn_cast<CXXOperatorCallExpr>(base);
+      arrow && arrow->getOperator() == OO_Arrow && arrow->getNumArgs() == 1)
+    base = arrow->getArg(0)->IgnoreParenImpCasts();
+  if (isa<CXXThisExpr>(base) || MemberOfThis(base)) return field;
+  return nullptr;
+}
+
+// A term that tests a container for entries: `!c.empty()`, `c.size() > 0`,
+// `c.size() != 0`, `c.size()`.
+const FieldDecl* TestsForEntries(const Expr* term) {
+  term = term->IgnoreParenImpCasts();
+  auto method = [](const Expr* e, llvm::StringRef name) -> const FieldDecl* {
+    const auto* mc = dyn_cast<CXXMemberCallExpr>(e->IgnoreParenImpCasts());
+    if (!mc || !mc->getMethodDecl() || mc->getMethodDecl()->getName() != name) return nullptr;
+    return OwnedContainer(mc->getImplicitObjectArgument());
+  };
+  if (const auto* u = dyn_cast<UnaryOperator>(term); u && u->getOpcode() == UO_LNot)
+    return method(u->getSubExpr(), "empty");
+  if (const auto* b = dyn_cast<BinaryOperator>(term);
+      b && (b->getOpcode() == BO_GT || b->getOpcode() == BO_NE))
+    if (const auto* zero = dyn_cast<IntegerLiteral>(b->getRHS()->IgnoreParenImpCasts());
+        zero && zero->getValue() == 0)
+      return method(b->getLHS(), "size");
+  return method(term, "size");
+}
+
+void Disjuncts(const Expr* e, std::vector<const Expr*>* out) {
+  e = e->IgnoreParenImpCasts();
+  if (const auto* b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == BO_LOr) {
+    Disjuncts(b->getLHS(), out);
+    Disjuncts(b->getRHS(), out);
+    return;
+  }
+  out->push_back(e);
+}
+
+// A break or return in s that leaves the loop s is the body of (not one of a
+// nested loop, switch or lambda).
+bool LeavesLoop(const Stmt* s) {
+  if (!s || isa<LambdaExpr>(s)) return false;
+  if (isa<ReturnStmt, BreakStmt, GotoStmt, CXXThrowExpr>(s)) return true;
+  for (const Stmt* c : s->children()) {
+    if (isa_and_nonnull<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt, SwitchStmt>(c)) {
+      // A return or throw inside still leaves; a break does not.
+      std::function<bool(const Stmt*)> returns = [&](const Stmt* x) {
+        if (!x || isa<LambdaExpr>(x)) return false;
+        if (isa<ReturnStmt, CXXThrowExpr>(x)) return true;
+        for (const Stmt* y : x->children())
+          if (returns(y)) return true;
+        return false;
+      };
+      if (returns(c)) return true;
+      continue;
+    }
+    if (LeavesLoop(c)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<RefillingDrain> DrainThatRefills(const Stmt* loop, const FieldDecl* flag,
+                                               bool stop_value, ASTContext& ast,
+                                               MemberReach& reach) {
+  const Expr* cond = LoopCondition(loop);
+  const Stmt* body = nullptr;
+  if (const auto* w = dyn_cast_or_null<WhileStmt>(loop)) body = w->getBody();
+  if (const auto* f = dyn_cast_or_null<ForStmt>(loop)) body = f->getBody();
+  if (const auto* d = dyn_cast_or_null<DoStmt>(loop)) body = d->getBody();
+  if (!cond || !body) return std::nullopt;
+  StoppedValue stopped(ast, reach, flag, stop_value);
+  std::vector<const Expr*> terms;
+  Disjuncts(cond, &terms);
+  bool flag_term_ends = false;
+  std::vector<std::pair<const Expr*, const FieldDecl*>> drains;
+  for (const Expr* term : terms) {
+    bool mentions = false;
+    const Truth t = stopped.Of(term, &mentions);
+    if (t == Truth::kTrue) return std::nullopt;  // the stop keeps it running by design
+    if (mentions && t == Truth::kFalse) flag_term_ends = true;
+    if (const FieldDecl* c = mentions ? nullptr : TestsForEntries(term))
+      drains.emplace_back(term, c);
+  }
+  if (!flag_term_ends || drains.empty()) return std::nullopt;
+  // An exit the stopped flag takes: `if (!running_) break;` (the fix).
+  bool exits = false;
+  std::function<void(const Stmt*)> exits_on_flag = [&](const Stmt* s) {
+    if (!s || isa<LambdaExpr>(s) || exits) return;
+    if (const auto* is = dyn_cast<IfStmt>(s)) {
+      bool mentions = false;
+      const Truth t = stopped.Of(is->getCond(), &mentions);
+      if (mentions && ((t != Truth::kFalse && LeavesLoop(is->getThen())) ||
+                       (t != Truth::kTrue && LeavesLoop(is->getElse()))))
+        exits = true;
+    }
+    for (const Stmt* c : s->children())
+      if (!isa_and_nonnull<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(c)) exits_on_flag(c);
+  };
+  exits_on_flag(body);
+  if (exits) return std::nullopt;
+  for (const auto& [term, container] : drains) {
+    const Stmt* refill = nullptr;
+    bool takes = false;
+    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s || isa<LambdaExpr>(s)) return;
+      if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+          mc && mc->getMethodDecl() &&
+          OwnedContainer(mc->getImplicitObjectArgument()) == container) {
+        const std::string name = mc->getMethodDecl()->getNameAsString();
+        if (name.rfind("pop", 0) == 0 || name == "erase" || name == "clear" || name == "extract")
+          takes = true;
+        if (!refill &&
+            (name.rfind("push", 0) == 0 || name.rfind("emplace", 0) == 0 || name == "insert"))
+          refill = mc;
+      }
+      for (const Stmt* c : s->children()) walk(c);
+    };
+    walk(body);
+    if (takes && refill) return RefillingDrain{term, container, refill};
   }
   return std::nullopt;
 }

@@ -34,4 +34,26 @@ std::optional<bool> StoredValue(clang::ASTContext& ast, const clang::Stmt* write
 std::optional<StopSpin> SpinAfterStop(const Wait& w, const clang::FieldDecl* flag, bool stop_value,
                                       clang::ASTContext& ast, MemberReach& reach);
 
+// A drain that refills itself: the thread's loop goes on after the stop
+// while a container member is not empty (`while (running_ || !queue_.empty())`:
+// the work queued before the stop is finished first), and the loop itself
+// puts entries back into that container (an entry skipped "for later"). An
+// entry it keeps re-queueing holds the thread in the loop, and the stop's
+// join waits for ever (LabSound's AudioContext::update, d8a80df).
+struct RefillingDrain {
+  const clang::Expr* term = nullptr;  // `!pending_.empty()` in the condition
+  const clang::FieldDecl* container = nullptr;
+  const clang::Stmt* refill = nullptr;  // the loop's push back into it
+};
+
+// For a thread's loop whose condition reads flag, and a stop that stores
+// stop_value in it: a term of the condition's disjunction that is false once
+// the flag is stopped, another that tests a container member for entries (of
+// this object or of a member it points to: `impl_->queue_`), a loop body that
+// takes entries out of that container and puts some back, and no exit from
+// the loop that the stopped flag takes.
+std::optional<RefillingDrain> DrainThatRefills(const clang::Stmt* loop,
+                                               const clang::FieldDecl* flag, bool stop_value,
+                                               clang::ASTContext& ast, MemberReach& reach);
+
 }  // namespace tether::check

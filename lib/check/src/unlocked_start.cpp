@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "ast_util.hpp"
+#include "blocking.hpp"
 #include "obligation.hpp"
 
 namespace tether::check {
@@ -194,6 +195,52 @@ std::vector<UnlockedStart> UnlockedStarts(const CXXRecordDecl* rd, ASTContext& a
         }
   }
   return found;
+}
+
+SourceLocation StartEachCall(const Stmt* body, const ApiModel& model) {
+  SourceLocation found;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || found.isValid() || isa<LambdaExpr>(s)) return;
+    if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
+      const std::string name = mc->getMethodDecl()->getNameAsString();
+      const Expr* object = mc->getImplicitObjectArgument()->IgnoreParenImpCasts();
+      if (const auto* ref = dyn_cast<DeclRefExpr>(object);
+          ref && name == "detach" && RecordName(object->getType()) == "std::thread")
+        if (const auto* var = dyn_cast<VarDecl>(ref->getDecl()); var && var->hasLocalStorage())
+          found = var->getBeginLoc();
+      if ((name == "emplace_back" || name == "push_back") && MemberOfThis(object) &&
+          ContainerOfThreads(object->getType(), model))
+        found = mc->getBeginLoc();
+    }
+    for (const Stmt* child : s->children()) walk(child);
+  };
+  walk(body);
+  return found;
+}
+
+bool DrainLoop(const Stmt* body, const ApiModel& model, MemberReach& reach) {
+  std::function<bool(const Stmt*)> blocks = [&](const Stmt* s) {
+    if (!s || isa<LambdaExpr>(s)) return false;
+    if (const auto* call = dyn_cast<CallExpr>(s)) {
+      std::string why;
+      if (IsBlockingCall(call, model, &why)) return true;
+    }
+    for (const Stmt* child : s->children())
+      if (blocks(child)) return true;
+    return false;
+  };
+  std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || isa<LambdaExpr>(s)) return false;
+    const Expr* cond = nullptr;
+    const Stmt* loop_body = nullptr;
+    if (const auto* w = dyn_cast<WhileStmt>(s)) cond = w->getCond(), loop_body = w->getBody();
+    if (const auto* d = dyn_cast<DoStmt>(s)) cond = d->getCond(), loop_body = d->getBody();
+    if (cond && !reach.MemberReads(cond).empty() && blocks(loop_body)) return true;
+    for (const Stmt* child : s->children())
+      if (walk(child)) return true;
+    return false;
+  };
+  return walk(body);
 }
 
 }  // namespace tether::check

@@ -41,4 +41,12 @@ struct UnlockedStart {
 std::vector<UnlockedStart> UnlockedStarts(const clang::CXXRecordDecl* rd, clang::ASTContext& ast,
                                           const ApiModel& model, MemberReach& reach);
 
+// For a start after the stop: a thread started on each call of body (a
+// local std::thread that is detached: its declaration; an emplace_back or
+// push_back into a member container of threads), or an invalid location.
+clang::SourceLocation StartEachCall(const clang::Stmt* body, const ApiModel& model);
+// A loop in body that waits until a member says the threads are done: its
+// condition reads a member, its body sleeps or waits (a stop that drains).
+bool DrainLoop(const clang::Stmt* body, const ApiModel& model, MemberReach& reach);
+
 }  // namespace tether::check

@@ -4,7 +4,8 @@
 /// cancellation, and it has the context checks' failure modes: a stop that
 /// sets the flag but never notifies the condition variable the thread sleeps
 /// on (the shutdown hang), a wait whose predicate ignores the flag, a thread
-/// loop that never reads it, a stop that leaves it spinning. Docs:
+/// loop that never reads it, a stop that leaves it spinning, a thread that
+/// erases the stop's wake-up, a drain that refills itself. Docs:
 /// docs/checks/ignored-stop-flag.md
 #include <algorithm>
 #include <functional>
@@ -15,11 +16,13 @@
 #include "../ast_util.hpp"
 #include "../blocking.hpp"
 #include "../check_base.hpp"
+#include "../erased_wake.hpp"
 #include "../member_reach.hpp"
 #include "../obligation.hpp"
 #include "../pool_tasks.hpp"
 #include "../stop_spin.hpp"
 #include "../unlocked_start.hpp"
+#include "../wait_sees.hpp"
 
 namespace tether::check {
 namespace {
@@ -99,6 +102,10 @@ class IgnoredStopFlagCheck : public Check {
         setters.emplace_back(def, r);
       }
     for (const FunctionDecl* entry : entries) {
+      for (const std::vector<MethodReach>* of : {&methods, &inherited})
+        for (const MethodReach& method : *of)
+          if (method.reach.joins || isa<CXXDestructorDecl>(method.def))
+            CheckRefillingDrain(entry, method.def, method.reach);
       Reach thread;
       reach_->Walk(entry->getBody(), &thread, 0, true);
       if (dtor && at_destruction.join) CheckStartSignal(rd, thread, dtor, at_destruction);
@@ -121,7 +128,7 @@ class IgnoredStopFlagCheck : public Check {
           if (!w.cv) continue;
           const std::string cv = w.cv->getNameAsString();
           // The shutdown hang: the thread sleeps on cv, the stop never wakes it.
-          if (!w.timed && !stop.notifies.count(w.cv) && GuardsWait(w, flag) &&
+          if (!w.timed && !stop.notifies.count(w.cv) && GuardsWait(*reach_, ast(), w, flag) &&
               reported_.insert(write).second) {
             Finding* f = diag(write->getBeginLoc(),
                               "'" + stopper->getNameAsString() + "' sets stop flag '" + flag_name +
@@ -136,8 +143,8 @@ class IgnoredStopFlagCheck : public Check {
           // holds while it tests the flag and goes to sleep, so the notify can
           // fall between the test and the wait.
           if (w.mutex && stop.notifies.count(w.cv) && !reach_->HeldAt(write, w.mutex) &&
-              !NotifiesUnder(stop, w.cv, w.mutex) && GuardsWait(w, flag) &&
-              reported_.insert(write).second) {
+              !NotifiesUnder(*reach_, stop, w.cv, w.mutex) && !PostsUnder(*reach_, stop, w) &&
+              GuardsWait(*reach_, ast(), w, flag) && reported_.insert(write).second) {
             const std::string mu = w.mutex->getNameAsString();
             Finding* f = diag(
                 write->getBeginLoc(),
@@ -152,7 +159,7 @@ class IgnoredStopFlagCheck : public Check {
             if (f) note(f, w.call->getExprLoc(), "the thread waits on '" + cv + "' here");
           }
           // A predicate that the stop cannot make true.
-          if (w.predicate && !PredicateSees(w.predicate, flag, stop) &&
+          if (w.predicate && !PredicateSees(*reach_, w.predicate, flag, stop) &&
               reported_.insert(w.call).second) {
             Finding* f = diag(w.call->getExprLoc(),
                               "the wait on '" + cv + "' does not check stop flag '" + flag_name +
@@ -169,6 +176,8 @@ class IgnoredStopFlagCheck : public Check {
               if (std::optional<StopSpin> spin = SpinAfterStop(w, flag, *stopped, ast(), *reach_))
                 ReportSpin(*spin, w, stopper, flag, write);
         }
+        if (std::optional<ErasedWake> erased = ErasedWakeUp(thread, stop, flag, ast(), *reach_))
+          ReportErasedWake(*erased, stopper, flag, write);
       }
     }
     if (reads_a_stop_flag) return CheckSpinningLoop(entry, thread, stoppers);
@@ -206,7 +215,7 @@ class IgnoredStopFlagCheck : public Check {
         if (read_outside_waits.count(flag)) continue;
         const Wait* wait = nullptr;
         for (const Wait& w : thread.waits)
-          if (!wait && w.predicate && GuardsWait(w, flag)) wait = &w;
+          if (!wait && w.predicate && GuardsWait(*reach_, ast(), w, flag)) wait = &w;
         const Stmt* loop = wait ? reach_->EndlessThreadLoop(entry) : nullptr;
         if (!loop || !reported_.insert(loop).second) continue;
         const std::string name = flag->getNameAsString(), s = stopper->getNameAsString();
@@ -246,6 +255,57 @@ class IgnoredStopFlagCheck : public Check {
     note(f, write->getBeginLoc(), "'" + name + "' is set here");
   }
 
+  // A drain that refills itself (stop_spin.hpp): the stop's constant write of
+  // a member the thread's loop condition reads, a flag of any type (LabSound's
+  // `std::atomic<int> updateThreadShouldRun`).
+  void CheckRefillingDrain(const FunctionDecl* entry, const FunctionDecl* stopper,
+                           const Reach& stop) {
+    for (const auto& [flag, write] : stop.write_sites) {
+      const std::optional<bool> stopped = StoredValue(ast(), write);
+      const Stmt* loop = nullptr;
+      for (const Stmt* body : stopped ? reach_->ThreadBodies(entry) : std::vector<const Stmt*>{})
+        if (!loop) loop = MemberReach::LoopOn(body, flag);
+      const std::optional<RefillingDrain> d =
+          loop ? DrainThatRefills(loop, flag, *stopped, ast(), *reach_) : std::nullopt;
+      if (!d || !reported_.insert(d->term).second) continue;
+      const std::string name = flag->getNameAsString(), s = stopper->getNameAsString();
+      const std::string c = d->container->getNameAsString();
+      Finding* f = diag(d->term->getBeginLoc(),
+                        "once '" + s + "' sets '" + name + "', this loop goes on while '" + c +
+                            "' has entries, and the loop itself puts entries back into '" + c +
+                            "': an entry it keeps re-queueing holds the thread here and '" + s +
+                            "' waits for it; leave the loop once '" + name +
+                            "' is set, or stop re-queueing after it");
+      attribute(f, d->term);
+      if (!f) return;
+      note(f, d->refill->getBeginLoc(), "the loop puts entries back into '" + c + "' here");
+      note(f, write->getBeginLoc(), "'" + name + "' is set here");
+    }
+  }
+
+  // A thread that erases the stop's wake-up (erased_wake.hpp).
+  void ReportErasedWake(const ErasedWake& e, const FunctionDecl* stopper, const FieldDecl* flag,
+                        const Stmt* write) {
+    if (!reported_.insert(e.erase).second) return;
+    // The stop is named by the function that writes the member: the
+    // destructor that calls stop_and_join() is not where the wake-up is.
+    const std::string name = flag->getNameAsString(), mu = e.mutex->getNameAsString();
+    const std::string s = (e.poster ? e.poster : stopper)->getNameAsString();
+    const std::string member = e.signal->getNameAsString();
+    Finding* f = diag(e.erase->getBeginLoc(),
+                      "the thread overwrites '" + member + "' under '" + mu +
+                          "' without testing stop flag '" + name + "': a '" + s +
+                          "' that runs after the thread's last test of '" + name + "' writes '" +
+                          member + "' to wake it, this write erases that, and " +
+                          "the thread goes back to sleep while '" + s + "' waits for it; test '" +
+                          name + "' under '" + mu + "' before overwriting '" + member + "'");
+    attribute(f, e.erase);
+    if (!f) return;
+    note(f, e.posted->getBeginLoc(), "'" + s + "' writes '" + member + "' here to wake the thread");
+    note(f, e.sleep->getBeginLoc(), "the thread then sleeps here without testing '" + name + "'");
+    note(f, write->getBeginLoc(), "'" + name + "' is set here");
+  }
+
   // A start after the stop: a public method starts a thread on each call (a
   // local thread it detaches, or one it adds to a member container) and tests
   // nothing the class's stop changes, while the stop waits for the threads
@@ -256,8 +316,9 @@ class IgnoredStopFlagCheck : public Check {
     std::vector<const MethodReach*> stops;
     std::vector<std::pair<const MethodReach*, SourceLocation>> starts;
     for (const MethodReach& method : methods) {
-      if (method.reach.joins || DrainLoop(method.def->getBody())) stops.push_back(&method);
-      if (SourceLocation start = StartEachCall(method.def->getBody());
+      if (method.reach.joins || DrainLoop(method.def->getBody(), model(), *reach_))
+        stops.push_back(&method);
+      if (SourceLocation start = StartEachCall(method.def->getBody(), model());
           start.isValid() && method.decl->getAccess() == AS_public &&
           !isa<CXXDestructorDecl>(method.def))
         starts.emplace_back(&method, start);
@@ -396,56 +457,6 @@ class IgnoredStopFlagCheck : public Check {
     note(f, t.stop->getExprLoc(), "'" + stopper + "' stops '" + pool + "' here");
   }
 
-  // A thread started on each call: a local std::thread that is detached (its
-  // declaration), or an emplace_back/push_back into a member container of threads.
-  SourceLocation StartEachCall(const Stmt* body) {
-    SourceLocation found;
-    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-      if (!s || found.isValid() || isa<LambdaExpr>(s)) return;
-      if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
-        const std::string name = mc->getMethodDecl()->getNameAsString();
-        const Expr* object = mc->getImplicitObjectArgument()->IgnoreParenImpCasts();
-        if (const auto* ref = dyn_cast<DeclRefExpr>(object);
-            ref && name == "detach" && RecordName(object->getType()) == "std::thread")
-          if (const auto* var = dyn_cast<VarDecl>(ref->getDecl()); var && var->hasLocalStorage())
-            found = var->getBeginLoc();
-        if ((name == "emplace_back" || name == "push_back") && MemberOfThis(object) &&
-            ContainerOfThreads(object->getType(), model()))
-          found = mc->getBeginLoc();
-      }
-      for (const Stmt* child : s->children()) walk(child);
-    };
-    walk(body);
-    return found;
-  }
-
-  // A loop that waits until a member says the threads are done: its
-  // condition reads a member, its body sleeps or waits.
-  bool DrainLoop(const Stmt* body) {
-    std::function<bool(const Stmt*)> blocks = [&](const Stmt* s) {
-      if (!s || isa<LambdaExpr>(s)) return false;
-      if (const auto* call = dyn_cast<CallExpr>(s)) {
-        std::string why;
-        if (IsBlockingCall(call, model(), &why)) return true;
-      }
-      for (const Stmt* child : s->children())
-        if (blocks(child)) return true;
-      return false;
-    };
-    std::function<bool(const Stmt*)> walk = [&](const Stmt* s) {
-      if (!s || isa<LambdaExpr>(s)) return false;
-      const Expr* cond = nullptr;
-      const Stmt* loop_body = nullptr;
-      if (const auto* w = dyn_cast<WhileStmt>(s)) cond = w->getCond(), loop_body = w->getBody();
-      if (const auto* d = dyn_cast<DoStmt>(s)) cond = d->getCond(), loop_body = d->getBody();
-      if (cond && !reach_->MemberReads(cond).empty() && blocks(loop_body)) return true;
-      for (const Stmt* child : s->children())
-        if (walk(child)) return true;
-      return false;
-    };
-    return walk(body);
-  }
-
   // The start-signal hang: the thread waits on a promise of the class (a
   // start signal that a method such as run() fulfils) and the destructor
   // joins it without fulfilling the promise: an object destroyed before the
@@ -544,57 +555,6 @@ class IgnoredStopFlagCheck : public Check {
     return cv + "." + all + "()";
   }
 
-  // The predicate reads the flag, or something the stopper changes (a stop
-  // that pushes a sentinel into the queue the predicate tests is seen too).
-  bool PredicateSees(const Expr* predicate, const FieldDecl* flag, const Reach& stop) {
-    Reach p;
-    const Stmt* body = predicate;
-    if (const auto* lambda = PredicateLambda(predicate)) body = lambda->getBody();
-    reach_->Walk(body, &p, 0, true);
-    if (p.reads.count(flag)) return true;
-    for (const FieldDecl* f : p.reads)
-      if (stop.writes.count(f)) return true;
-    // A predicate that reads no member (a local, a captured reference) is
-    // not ours to judge.
-    return p.reads.empty();
-  }
-
-  // Taking the mutex around the notify also closes the window: the waiter is
-  // then either before its test (it sees the flag) or already asleep.
-  bool NotifiesUnder(const Reach& stop, const FieldDecl* cv, const FieldDecl* mutex) {
-    for (const auto& [notified, call] : stop.notify_calls)
-      if (notified == cv && reach_->HeldAt(call, mutex)) return true;
-    return false;
-  }
-
-  // The thread tests the flag right before this wait: in the wait's
-  // predicate, or in the condition of a loop around it.
-  bool GuardsWait(const Wait& w, const FieldDecl* flag) {
-    auto reads = [&](const Stmt* s) {
-      Reach r;
-      reach_->Walk(s, &r, 0, true);
-      return r.reads.count(flag) > 0;
-    };
-    if (w.predicate) {
-      const Stmt* body = w.predicate;
-      if (const auto* lambda = PredicateLambda(w.predicate)) body = lambda->getBody();
-      if (reads(body)) return true;
-    }
-    DynTypedNodeList parents = ast().getParents(*w.call);
-    while (!parents.empty()) {
-      if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) return false;
-      const Stmt* s = parents[0].get<Stmt>();
-      if (!s) return false;
-      const Expr* cond = nullptr;
-      if (const auto* loop = dyn_cast<WhileStmt>(s)) cond = loop->getCond();
-      if (const auto* loop = dyn_cast<ForStmt>(s)) cond = loop->getCond();
-      if (const auto* loop = dyn_cast<DoStmt>(s)) cond = loop->getCond();
-      if (cond && reads(cond)) return true;
-      parents = ast().getParents(*s);
-    }
-    return false;
-  }
-
   const CXXRecordDecl* rd_ = nullptr;
   std::set<const CXXRecordDecl*> done_;
   std::set<const void*> reported_;
@@ -608,7 +568,8 @@ CheckRegistration IgnoredStopFlagCheckRegistration() {
       {"tether-ignored-stop-flag",
        "A thread's stop flag does not reach it: a stop that never notifies the condition "
        "variable the thread waits on, a wait predicate that ignores the flag, a loop that never "
-       "reads it, a stop that makes it spin.",
+       "reads it, a stop that makes it spin, a thread that erases the stop's wake-up, a drain "
+       "that refills itself.",
        "A class that stops its thread by setting a flag (std::atomic<bool>, or a bool under a "
        "mutex) and joining it relies on the thread seeing the flag. If the thread sleeps on a "
        "condition variable that the stop never notifies, or waits with a predicate the stop "
