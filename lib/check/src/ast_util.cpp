@@ -376,10 +376,11 @@ bool IsClassAsWritten(const CXXRecordDecl* rd, const SourceManager& sm) {
 
 // Synchronisation kinds (flags, mutexes, condition variables, waits).
 
-// std::atomic<bool> itself.
+// An atomic<bool>: std's, or a project's or library's own template named
+// atomic (boost::atomic<bool>, srt's sync::atomic<bool>).
 static bool IsAtomicBool(const CXXRecordDecl* rd) {
   const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(rd);
-  if (!spec || QualifiedName(spec->getSpecializedTemplate()) != "std::atomic" ||
+  if (!spec || spec->getSpecializedTemplate()->getName() != "atomic" ||
       spec->getTemplateArgs().size() != 1 ||
       spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
     return false;
@@ -391,8 +392,8 @@ bool IsFlagType(QualType t) {
   if (t->isBooleanType()) return true;
   const CXXRecordDecl* rd = t->getAsCXXRecordDecl();
   if (IsAtomicBool(rd)) return true;
-  // A project's own atomic that is an std::atomic<bool> (brpc's butil::atomic<T>
-  // derives from std::atomic<T>).
+  // A class that is an atomic<bool> (brpc's butil::atomic<T> derives from
+  // std::atomic<T>).
   if (!rd || !rd->hasDefinition()) return false;
   bool derived = false;
   rd->forallBases([&](const CXXRecordDecl* base) {
@@ -479,6 +480,79 @@ bool MayBeUnbounded(const Expr* e, ASTContext& ast) {
     return false;
   const llvm::APSInt& v = value.Val.getInt();
   return v.getSignificantBits() > 31 || v.getExtValue() >= 0x7fffffff;
+}
+
+// An RAII unlocker: a class whose constructor unlocks and whose destructor
+// locks again (srt's InvertedLock, a scoped "unlock guard").
+bool IsRaiiUnlocker(const CXXRecordDecl* rd) {
+  if (!rd || !rd->hasDefinition()) return false;
+  rd = rd->getDefinition();
+  auto calls = [](const FunctionDecl* fn, llvm::StringRef name) {
+    const FunctionDecl* def = nullptr;
+    if (!fn || !fn->hasBody(def) || !def) return false;
+    bool found = false;
+    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+      if (!s || found) return;
+      if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+          mc && mc->getMethodDecl() && mc->getMethodDecl()->getName() == name)
+        found = true;
+      for (const Stmt* c : s->children()) walk(c);
+    };
+    walk(def->getBody());
+    return found;
+  };
+  bool unlocks = false;
+  for (const CXXConstructorDecl* ctor : rd->ctors())
+    unlocks |= !ctor->isCopyOrMoveConstructor() && calls(ctor, "unlock");
+  return unlocks && calls(rd->getDestructor(), "lock");
+}
+
+bool DefersLock(const CXXConstructExpr* guard) {
+  return guard->getNumArgs() == 2 && RecordName(guard->getArg(1)->getType()) == "std::defer_lock_t";
+}
+
+namespace {
+
+// Whether fn's body has a call for which found(call, parameter) holds, with
+// parameter the definition's parameter at index.
+bool CallOnParameter(const FunctionDecl* fn, unsigned index,
+                     const std::function<bool(const Stmt*, const ParmVarDecl*)>& found) {
+  const FunctionDecl* def = nullptr;
+  if (!fn->hasBody(def) || !def || index >= def->getNumParams()) return false;
+  const ParmVarDecl* p = def->getParamDecl(index);
+  bool seen = false;
+  std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
+    if (!s || seen) return;
+    seen = found(s, p);
+    for (const Stmt* c : s->children()) walk(c);
+  };
+  walk(def->getBody());
+  return seen;
+}
+
+bool Names(const Expr* e, const ParmVarDecl* p) {
+  const auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+  return ref && ref->getDecl() == p;
+}
+
+}  // namespace
+
+bool NotifiesParameter(const FunctionDecl* fn, unsigned index) {
+  return CallOnParameter(fn, index, [](const Stmt* s, const ParmVarDecl* p) {
+    const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+    return mc && mc->getMethodDecl() && IsNotifyName(mc->getMethodDecl()->getName()) &&
+           Names(mc->getImplicitObjectArgument(), p);
+  });
+}
+
+bool LocksParameter(const FunctionDecl* fn, unsigned index) {
+  return CallOnParameter(fn, index, [](const Stmt* s, const ParmVarDecl* p) {
+    if (const auto* ce = dyn_cast<CXXConstructExpr>(s); ce && ce->getNumArgs() > 0)
+      return Names(ce->getArg(0), p) && !DefersLock(ce);
+    const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+    return mc && mc->getMethodDecl() && mc->getMethodDecl()->getName() == "lock" &&
+           Names(mc->getImplicitObjectArgument(), p);
+  });
 }
 
 }  // namespace tether::check

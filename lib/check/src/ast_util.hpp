@@ -99,6 +99,15 @@ bool IsFlagType(clang::QualType t);
 // A type with lock() and unlock(): std::mutex, a unique_lock, a project's
 // own mutex wrapper.
 bool IsLockable(clang::QualType t);
+// A class whose constructor unlocks and whose destructor locks again (srt's
+// InvertedLock): the mutex it is given is free for its scope.
+bool IsRaiiUnlocker(const clang::CXXRecordDecl* rd);
+// `std::unique_lock<std::mutex> lk(mu, std::defer_lock)` does not lock.
+bool DefersLock(const clang::CXXConstructExpr* guard);
+// fn's body notifies its parameter at index (`c.notify_all()`), or takes it
+// (a guard made of it, `m.lock()`): srt's `CSync::lock_notify_one(cond, m)`.
+bool NotifiesParameter(const clang::FunctionDecl* fn, unsigned index);
+bool LocksParameter(const clang::FunctionDecl* fn, unsigned index);
 // std's and boost's condition variables, and a project's own: a class whose
 // wait takes a lockable (the mutex it releases while it sleeps, which an
 // event or a semaphore does not take) and that has a notify (Stockfish's

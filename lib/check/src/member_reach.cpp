@@ -6,6 +6,7 @@
 
 #include "ast_util.hpp"
 #include "obligation.hpp"
+#include "wait_sees.hpp"
 
 namespace tether::check {
 
@@ -103,9 +104,13 @@ static int ChangeOfParameter(const FunctionDecl* fn, const ParmVarDecl* p) {
   return changes.back();
 }
 
-// `std::unique_lock<std::mutex> lk(mu, std::defer_lock)` does not lock.
-static bool DefersLock(const CXXConstructExpr* guard) {
-  return guard->getNumArgs() == 2 && RecordName(guard->getArg(1)->getType()) == "std::defer_lock_t";
+bool MemberReach::LocksInside(const Stmt* s, const FieldDecl* mutex) {
+  const auto* call = dyn_cast<CallExpr>(s);
+  const FunctionDecl* fn = call ? call->getDirectCallee() : nullptr;
+  if (!fn || isa<CXXMemberCallExpr>(call)) return false;
+  for (unsigned i = 0; i < call->getNumArgs() && i < fn->getNumParams(); ++i)
+    if (MemberArg(call, i) == mutex && LocksParameter(fn, i)) return true;
+  return false;
 }
 
 int MemberReach::LockChange(const Stmt* s, const FieldDecl* mutex) {
@@ -114,7 +119,10 @@ int MemberReach::LockChange(const Stmt* s, const FieldDecl* mutex) {
       if (const auto* v = dyn_cast<VarDecl>(d); v && v->getInit())
         if (const auto* ce = dyn_cast<CXXConstructExpr>(v->getInit()->IgnoreImplicit()))
           for (const Expr* arg : ce->arguments())
-            if (MemberOfThis(arg) == mutex) return DefersLock(ce) ? 0 : 1;
+            if (MemberOfThis(arg) == mutex)
+              return IsRaiiUnlocker(ce->getType()->getAsCXXRecordDecl()) ? -1
+                     : DefersLock(ce)                                    ? 0
+                                                                         : 1;
     return 0;
   }
   if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s->IgnoreContainers())) {
@@ -176,6 +184,17 @@ void MemberReach::CallC(const CallExpr* call, Reach* r, bool thread) {
     w.direct = w.mutex != nullptr;
     w.timed = name == "pthread_cond_timedwait";
     r->waits.push_back(w);
+  } else if (const FunctionDecl* fn = call->getDirectCallee()) {
+    // A function given a condition variable member that notifies the
+    // parameter it binds to (srt's `CSync::lock_notify_one(m_cond, m_lock)`).
+    for (unsigned i = 0; i < call->getNumArgs() && i < fn->getNumParams(); ++i) {
+      const FieldDecl* cv = MemberArg(call, i);
+      if (cv && IsConditionVariable(cv->getType()) && NotifiesParameter(fn, i)) {
+        if (!r->wake) r->wake = call;
+        r->notifies.insert(cv);
+        r->notify_calls.emplace_back(cv, call);
+      }
+    }
   }
 }
 
@@ -259,6 +278,8 @@ void MemberReach::Call(const CXXMemberCallExpr* mc, Reach* r, unsigned depth, bo
   const std::string name = method->getNameAsString();
   const Expr* object = mc->getImplicitObjectArgument();
   const FieldDecl* member = MemberOfThis(object);
+  if (thread && object && IsWaitName(name) && !IsConditionVariable(object->getType()))
+    if (std::optional<Wait> w = WrapperWait(mc)) r->waits.push_back(*w);
   if (object && IsConditionVariable(object->getType())) {
     if (member && IsNotifyName(name)) {
       if (!r->wake) r->wake = mc;
@@ -448,12 +469,33 @@ bool MemberReach::Fulfils(const Stmt* s, const FieldDecl* promise, unsigned dept
 // Where the wait's lock was last taken before the wait: the local lock's
 // declaration (unless deferred), or a later lock.lock() (mu_.lock() when the
 // wait is given the mutex itself) in the same function.
-SourceLocation MemberReach::LockPoint(const Wait& w, SourceLocation wait_at) {
+SourceLocation MemberReach::LockPoint(const Wait& w, SourceLocation wait_at,
+                                      const Stmt** released) {
+  if (released) *released = nullptr;
   const SourceManager& sm = ast_.getSourceManager();
   SourceLocation at;
   const auto* init = w.lock && w.lock->getInit() ? w.lock->getInit()->IgnoreImplicit() : nullptr;
-  if (const auto* ce = dyn_cast_or_null<CXXConstructExpr>(init); ce && ce->getNumArgs() == 1)
+  // A guard given the mutex alone, or a lock holder given it first with
+  // other things (srt's `CUniqueSync lcc(mutex, cond)`), locks when declared.
+  if (const auto* ce = dyn_cast_or_null<CXXConstructExpr>(init);
+      ce && ce->getNumArgs() > 0 && !DefersLock(ce) &&
+      (ce->getNumArgs() == 1 || IsLockable(ce->getArg(0)->getType())))
     at = sm.getExpansionLoc(w.lock->getEndLoc());
+  // An RAII unlocker of the mutex (`InvertedLock unlocked(mu_);`) frees it
+  // for the rest of its block: the lock is taken again at the block's end.
+  auto relocked_at = [&](const Stmt* s) -> SourceLocation {
+    const auto* ds = dyn_cast<DeclStmt>(s);
+    if (!ds || !ds->isSingleDecl() || !w.mutex) return {};
+    const auto* v = dyn_cast<VarDecl>(ds->getSingleDecl());
+    const auto* ce =
+        v && v->getInit() ? dyn_cast<CXXConstructExpr>(v->getInit()->IgnoreImplicit()) : nullptr;
+    if (!ce || !IsRaiiUnlocker(ce->getType()->getAsCXXRecordDecl())) return {};
+    bool ours = false;
+    for (const Expr* arg : ce->arguments()) ours |= MemberOfThis(arg) == w.mutex;
+    DynTypedNodeList parents = ast_.getParents(*ds);
+    const auto* block = parents.empty() ? nullptr : parents[0].get<CompoundStmt>();
+    return ours && block ? sm.getExpansionLoc(block->getRBracLoc()) : SourceLocation();
+  };
   auto is_lock = [&](const Expr* object) {
     if (w.direct) return MemberOfThis(object) == w.mutex;
     const auto* ref = dyn_cast<DeclRefExpr>(object->IgnoreParenImpCasts());
@@ -469,8 +511,16 @@ SourceLocation MemberReach::LockPoint(const Wait& w, SourceLocation wait_at) {
          MemberArg(call, 0) == w.mutex)) {
       SourceLocation l = sm.getExpansionLoc(s->getEndLoc());
       if (sm.isBeforeInTranslationUnit(l, wait_at) &&
-          (at.isInvalid() || sm.isBeforeInTranslationUnit(at, l)))
+          (at.isInvalid() || sm.isBeforeInTranslationUnit(at, l))) {
         at = l;
+        if (released) *released = nullptr;
+      }
+    }
+    if (const SourceLocation l = relocked_at(s);
+        l.isValid() && sm.isBeforeInTranslationUnit(l, wait_at) &&
+        (at.isInvalid() || sm.isBeforeInTranslationUnit(at, l))) {
+      at = l;
+      if (released) *released = s;
     }
     for (const Stmt* child : s->children()) walk(child);
   };

@@ -75,6 +75,9 @@ class MemberReach {
   // declared, mutex.lock(), a guard's lock(), pthread_mutex_lock, a function
   // whose body locks the mutex it is given).
   bool HeldAt(const clang::Stmt* s, const clang::FieldDecl* mutex);
+  // s is a call of a function given mutex that takes it inside, for the
+  // call's work (srt's `CSync::lock_notify_one(m_cond, m_lock)`).
+  bool LocksInside(const clang::Stmt* s, const clang::FieldDecl* mutex);
   // The class itself or one of its bases: their methods on this are the
   // object's own code.
   bool Own(const clang::CXXRecordDecl* rd) const;
@@ -93,7 +96,10 @@ class MemberReach {
   // std::call_once counts), fulfils promise (set_value/set_exception).
   bool Fulfils(const clang::Stmt* body, const clang::FieldDecl* promise, unsigned depth = 0);
   // Where a wait's lock was last taken before the wait (invalid if unknown).
-  clang::SourceLocation LockPoint(const Wait& w, clang::SourceLocation wait_at);
+  // When that is the end of an RAII unlocker's block, *released is the
+  // unlocker's declaration.
+  clang::SourceLocation LockPoint(const Wait& w, clang::SourceLocation wait_at,
+                                  const clang::Stmt** released = nullptr);
   // The statement that took mutex for s: the last one before s, in the
   // innermost block around s that takes or releases it (null when mutex is
   // not held at s).

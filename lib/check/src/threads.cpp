@@ -285,6 +285,61 @@ const FunctionDecl* Callable(const Expr* e, const CXXRecordDecl* rd) {
   return nullptr;
 }
 
+// A loop anywhere in s (not in a lambda).
+bool ContainsLoop(const Stmt* s) {
+  if (!s || isa<LambdaExpr>(s)) return false;
+  if (isa<WhileStmt, ForStmt, DoStmt, CXXForRangeStmt>(s)) return true;
+  for (const Stmt* c : s->children())
+    if (ContainsLoop(c)) return true;
+  return false;
+}
+
+// A thread handle member: a pthread_t, or an object with join() (std::thread,
+// boost::thread, a project's own thread class).
+bool IsThreadHandle(const Expr* arg) {
+  const Expr* e = arg->IgnoreParenImpCasts();
+  if (const auto* u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+    e = u->getSubExpr()->IgnoreParenImpCasts();
+  const FieldDecl* f = MemberOfThis(e);
+  if (!f) return false;
+  QualType t = f->getType();
+  // Through the project's own names for it (Stockfish's `typedef pthread_t NativeHandle`).
+  while (const auto* td = t->getAs<TypedefType>()) {
+    if (td->getDecl()->getName() == "pthread_t") return true;
+    t = td->desugar();
+  }
+  const CXXRecordDecl* rd = t->getAsCXXRecordDecl();
+  if (!rd || !rd->hasDefinition()) return false;
+  for (const CXXMethodDecl* m : rd->getDefinition()->methods())
+    if (m->getDeclName().isIdentifier() && m->getName() == "join") return true;
+  return false;
+}
+
+// A thread started with a C start routine and `this` as its argument, into
+// a thread handle member: pthread_create(&t_, nullptr, &C::Run, this), or a
+// project's launcher of the same shape, seen or not (srt's
+// `StartThread(m_RcvTsbPdThread, CUDT::tsbpd, this, name)`): a parameter that
+// takes a function of one pointer, given the routine. A callback registered
+// with `this` and no thread handle is not a start.
+const Expr* RoutineGivenThis(const CallExpr* call) {
+  const FunctionDecl* fn = call->getDirectCallee();
+  if (!fn) return nullptr;
+  bool given_this = false, given_handle = false;
+  for (const Expr* arg : call->arguments()) {
+    given_this |= isa<CXXThisExpr>(arg->IgnoreParenCasts());
+    given_handle |= IsThreadHandle(arg);
+  }
+  if (!given_this || !given_handle) return nullptr;
+  for (unsigned i = 0; i < call->getNumArgs() && i < fn->getNumParams(); ++i) {
+    QualType t = fn->getParamDecl(i)->getType().getNonReferenceType();
+    if (t->isPointerType()) t = t->getPointeeType();
+    const auto* proto = t->getAs<FunctionProtoType>();
+    if (proto && proto->getNumParams() == 1 && proto->getParamType(0)->isPointerType())
+      return call->getArg(i);
+  }
+  return nullptr;
+}
+
 // The method a pthread start routine runs on its argument:
 // `static void* Run(void* p) { static_cast<Worker*>(p)->Loop(); return nullptr; }`,
 // or Stockfish's `long start_routine(Thread* th) { th->idle_loop(); return 0; }`.
@@ -296,6 +351,14 @@ const FunctionDecl* TrampolineTarget(const Expr* routine, const CXXRecordDecl* o
   const auto* fn = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
   const FunctionDecl* def = nullptr;
   if (!fn || !fn->hasBody(def) || !def || def->getNumParams() != 1) return nullptr;
+  // A static method of the class that loops itself, through `self`
+  // (`auto* self = static_cast<C*>(arg); while (!self->quit_) ...`: srt's
+  // CUDT::tsbpd), is the entry: the methods it calls on self are its helpers.
+  const auto* method = dyn_cast<CXXMethodDecl>(def);
+  const bool own_static =
+      method && method->isStatic() &&
+      (method->getParent() == owner || owner->isDerivedFrom(method->getParent()));
+  if (own_static && ContainsLoop(def->getBody())) return def;
   std::set<const VarDecl*> arg{def->getParamDecl(0)};  // the argument, and locals made from it
   auto is_arg = [&](const Expr* e) {
     const auto* r = dyn_cast<DeclRefExpr>(e->IgnoreParenCasts());
@@ -317,13 +380,8 @@ const FunctionDecl* TrampolineTarget(const Expr* routine, const CXXRecordDecl* o
     for (const Stmt* child : s->children()) walk(child);
   };
   walk(def->getBody());
-  // A static method of the class that does the work itself, through `self`
-  // (`auto* self = static_cast<C*>(arg); while (!self->quit_) ...`: srt's
-  // CUDT::tsbpd): the routine is the entry.
-  if (const auto* method = dyn_cast<CXXMethodDecl>(def);
-      !target && method && method->isStatic() &&
-      (method->getParent() == owner || owner->isDerivedFrom(method->getParent())))
-    target = def;
+  // A static method that calls nothing on its argument does the work itself.
+  if (!target && own_static) target = def;
   return target;
 }
 
@@ -347,10 +405,8 @@ void EntriesStartedIn(const CXXRecordDecl* owner, const ApiModel& model,
                 PointerToThread(mc->getImplicitObjectArgument()->getType(), model) ||
                 JoinsOnDestruction(mc->getImplicitObjectArgument()->getType()))) {
       entry = Callable(mc->getArg(0), owner);
-    } else if (const auto* call = dyn_cast<CallExpr>(s);
-               call && call->getNumArgs() == 4 && CFunctionName(call) == "pthread_create" &&
-               isa<CXXThisExpr>(call->getArg(3)->IgnoreParenCasts())) {
-      entry = TrampolineTarget(call->getArg(2), owner);
+    } else if (const auto* call = dyn_cast<CallExpr>(s); call && !isa<CXXMemberCallExpr>(call)) {
+      if (const Expr* routine = RoutineGivenThis(call)) entry = TrampolineTarget(routine, owner);
     }
     if (entry) found(entry);
     for (const Stmt* child : s->children()) walk(child);

@@ -3,11 +3,20 @@
 // notifies reach it under the wait's mutex.
 #pragma once
 
+#include <optional>
+
 #include "clang_pch.hpp"
 #include "member_reach.hpp"
 
 namespace tether::check {
 
+// A wait through a local wrapper bound at construction to a condition
+// variable and a lock: `CSync sync(self->cond_, holder.locker()); sync.wait();`
+// where the wrapper's wait() is `m_cond->wait(*m_locker)` and its constructor
+// stores the addresses of its arguments (srt's CSync). The Wait names the
+// condition variable and the lock (the local guard or lock holder) it was
+// given; none for anything else.
+std::optional<Wait> WrapperWait(const clang::CXXMemberCallExpr* call);
 // s (with the methods it calls on this) reads member f.
 bool ReadsMember(MemberReach& reach, const clang::Stmt* s, const clang::FieldDecl* f);
 // The predicate reads the flag, or something the stopper changes (a stop

@@ -101,6 +101,11 @@ class IgnoredStopFlagCheck : public Check {
         if (r.joins || isa<CXXDestructorDecl>(def)) stoppers.emplace_back(def, r);
         setters.emplace_back(def, r);
       }
+    // A stop that joins speaks for the flag before a setter that may only
+    // initialise it (srt's construct() sets m_bClosing = false).
+    std::stable_partition(setters.begin(), setters.end(), [](const auto& setter) {
+      return setter.second.joins || isa<CXXDestructorDecl>(setter.first);
+    });
     for (const FunctionDecl* entry : entries) {
       for (const std::vector<MethodReach>* of : {&methods, &inherited})
         for (const MethodReach& method : *of)
@@ -497,7 +502,8 @@ class IgnoredStopFlagCheck : public Check {
                           const std::vector<std::pair<const FunctionDecl*, Reach>>& setters) {
     if (w.timed || w.predicate || (!w.lock && !w.direct) || reported_.count(w.call)) return;
     const SourceLocation wait_at = sm().getExpansionLoc(w.call->getBeginLoc());
-    const SourceLocation locked_at = reach_->LockPoint(w, wait_at);
+    const Stmt* released = nullptr;
+    const SourceLocation locked_at = reach_->LockPoint(w, wait_at, &released);
     const std::string lock = (w.lock ? w.lock->getName() : w.mutex->getName()).str();
     if (locked_at.isInvalid()) return;
     const Stmt* loop = reach_->LoopAround(w.call, locked_at);
@@ -531,6 +537,10 @@ class IgnoredStopFlagCheck : public Check {
         attribute(f, w.call);
         if (f) {
           note(f, *test, "'" + flag_name + "' is tested here, without '" + lock + "'");
+          if (released)
+            note(f, released->getBeginLoc(),
+                 "'" + lock + "' is released here and taken again at the end of the block, " +
+                     "after that test");
           note(f, write->getBeginLoc(),
                "'" + setter->getNameAsString() + "' sets '" + flag_name + "' here");
         }
