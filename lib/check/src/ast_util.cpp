@@ -494,7 +494,7 @@ bool IsRaiiUnlocker(const CXXRecordDecl* rd) {
     std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
       if (!s || found) return;
       if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
-          mc && mc->getMethodDecl() && mc->getMethodDecl()->getName() == name)
+          mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == name)
         found = true;
       for (const Stmt* c : s->children()) walk(c);
     };
@@ -540,7 +540,7 @@ bool Names(const Expr* e, const ParmVarDecl* p) {
 bool NotifiesParameter(const FunctionDecl* fn, unsigned index) {
   return CallOnParameter(fn, index, [](const Stmt* s, const ParmVarDecl* p) {
     const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
-    return mc && mc->getMethodDecl() && IsNotifyName(mc->getMethodDecl()->getName()) &&
+    return mc && mc->getMethodDecl() && IsNotifyName(mc->getMethodDecl()->getNameAsString()) &&
            Names(mc->getImplicitObjectArgument(), p);
   });
 }
@@ -550,7 +550,7 @@ bool LocksParameter(const FunctionDecl* fn, unsigned index) {
     if (const auto* ce = dyn_cast<CXXConstructExpr>(s); ce && ce->getNumArgs() > 0)
       return Names(ce->getArg(0), p) && !DefersLock(ce);
     const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
-    return mc && mc->getMethodDecl() && mc->getMethodDecl()->getName() == "lock" &&
+    return mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock" &&
            Names(mc->getImplicitObjectArgument(), p);
   });
 }

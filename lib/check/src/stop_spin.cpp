@@ -255,7 +255,8 @@ const FieldDecl* TestsForEntries(const Expr* term) {
   term = term->IgnoreParenImpCasts();
   auto method = [](const Expr* e, llvm::StringRef name) -> const FieldDecl* {
     const auto* mc = dyn_cast<CXXMemberCallExpr>(e->IgnoreParenImpCasts());
-    if (!mc || !mc->getMethodDecl() || mc->getMethodDecl()->getName() != name) return nullptr;
+    if (!mc || !mc->getMethodDecl() || mc->getMethodDecl()->getNameAsString() != name)
+      return nullptr;
     return OwnedContainer(mc->getImplicitObjectArgument());
   };
   if (const auto* u = dyn_cast<UnaryOperator>(term); u && u->getOpcode() == UO_LNot)

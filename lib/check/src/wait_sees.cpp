@@ -109,7 +109,7 @@ std::optional<Wait> WrapperWait(const CXXMemberCallExpr* call) {
     if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s); mc && mc->getMethodDecl()) {
       QualType object = mc->getImplicitObjectArgument()->getType();
       if (object->isPointerType()) object = object->getPointeeType();
-      if (IsWaitName(mc->getMethodDecl()->getName()) && IsConditionVariable(object) &&
+      if (IsWaitName(mc->getMethodDecl()->getNameAsString()) && IsConditionVariable(object) &&
           MemberOfThis(mc->getImplicitObjectArgument()) && mc->getNumArgs() > 0)
         inner = mc;
     }
@@ -134,7 +134,7 @@ std::optional<Wait> WrapperWait(const CXXMemberCallExpr* call) {
     if (const auto* held = dyn_cast<CXXConstructExpr>(w.lock->getInit()->IgnoreImplicit());
         held && held->getNumArgs() > 0)
       w.mutex = MemberOfThis(held->getArg(0));
-  w.timed = method->getName() != "wait";
+  w.timed = method->getNameAsString() != "wait";
   if (!w.cv || !w.lock) return {};
   return w;
 }
