@@ -482,52 +482,35 @@ bool MayBeUnbounded(const Expr* e, ASTContext& ast) {
   return v.getSignificantBits() > 31 || v.getExtValue() >= 0x7fffffff;
 }
 
-// An RAII unlocker: a class whose constructor unlocks and whose destructor
-// locks again (srt's InvertedLock, a scoped "unlock guard").
-bool IsRaiiUnlocker(const CXXRecordDecl* rd) {
-  if (!rd || !rd->hasDefinition()) return false;
-  rd = rd->getDefinition();
-  auto calls = [](const FunctionDecl* fn, llvm::StringRef name) {
-    const FunctionDecl* def = nullptr;
-    if (!fn || !fn->hasBody(def) || !def) return false;
-    bool found = false;
-    std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
-      if (!s || found) return;
-      if (const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
-          mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == name)
-        found = true;
-      for (const Stmt* c : s->children()) walk(c);
-    };
-    walk(def->getBody());
-    return found;
-  };
-  bool unlocks = false;
-  for (const CXXConstructorDecl* ctor : rd->ctors())
-    unlocks |= !ctor->isCopyOrMoveConstructor() && calls(ctor, "unlock");
-  return unlocks && calls(rd->getDestructor(), "lock");
-}
-
-bool DefersLock(const CXXConstructExpr* guard) {
-  return guard->getNumArgs() == 2 && RecordName(guard->getArg(1)->getType()) == "std::defer_lock_t";
-}
-
 namespace {
 
-// Whether fn's body has a call for which found(call, parameter) holds, with
-// parameter the definition's parameter at index.
-bool CallOnParameter(const FunctionDecl* fn, unsigned index,
-                     const std::function<bool(const Stmt*, const ParmVarDecl*)>& found) {
+// Whether the body of fn's definition has a statement (outside lambdas
+// too) for which found holds.
+bool BodyHas(const FunctionDecl* fn, const std::function<bool(const Stmt*)>& found) {
   const FunctionDecl* def = nullptr;
-  if (!fn->hasBody(def) || !def || index >= def->getNumParams()) return false;
-  const ParmVarDecl* p = def->getParamDecl(index);
+  if (!fn || !fn->hasBody(def) || !def) return false;
   bool seen = false;
   std::function<void(const Stmt*)> walk = [&](const Stmt* s) {
     if (!s || seen) return;
-    seen = found(s, p);
+    seen = found(s);
     for (const Stmt* c : s->children()) walk(c);
   };
   walk(def->getBody());
   return seen;
+}
+
+bool CallsMethodNamed(const FunctionDecl* fn, llvm::StringRef name) {
+  return BodyHas(fn, [&](const Stmt* s) {
+    const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+    return mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == name;
+  });
+}
+
+// The parameter at index of fn's definition (the one its body names).
+const ParmVarDecl* DefinitionParameter(const FunctionDecl* fn, unsigned index) {
+  const FunctionDecl* def = nullptr;
+  if (!fn->hasBody(def) || !def || index >= def->getNumParams()) return nullptr;
+  return def->getParamDecl(index);
 }
 
 bool Names(const Expr* e, const ParmVarDecl* p) {
@@ -537,22 +520,38 @@ bool Names(const Expr* e, const ParmVarDecl* p) {
 
 }  // namespace
 
+bool IsRaiiUnlocker(const CXXRecordDecl* rd) {
+  if (!rd || !rd->hasDefinition()) return false;
+  rd = rd->getDefinition();
+  bool unlocks = false;
+  for (const CXXConstructorDecl* ctor : rd->ctors())
+    unlocks |= !ctor->isCopyOrMoveConstructor() && CallsMethodNamed(ctor, "unlock");
+  return unlocks && CallsMethodNamed(rd->getDestructor(), "lock");
+}
+
+bool DefersLock(const CXXConstructExpr* guard) {
+  return guard->getNumArgs() == 2 && RecordName(guard->getArg(1)->getType()) == "std::defer_lock_t";
+}
+
 bool NotifiesParameter(const FunctionDecl* fn, unsigned index) {
-  return CallOnParameter(fn, index, [](const Stmt* s, const ParmVarDecl* p) {
-    const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
-    return mc && mc->getMethodDecl() && IsNotifyName(mc->getMethodDecl()->getNameAsString()) &&
-           Names(mc->getImplicitObjectArgument(), p);
-  });
+  const ParmVarDecl* p = DefinitionParameter(fn, index);
+  return p && BodyHas(fn, [&](const Stmt* s) {
+           const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+           return mc && mc->getMethodDecl() &&
+                  IsNotifyName(mc->getMethodDecl()->getNameAsString()) &&
+                  Names(mc->getImplicitObjectArgument(), p);
+         });
 }
 
 bool LocksParameter(const FunctionDecl* fn, unsigned index) {
-  return CallOnParameter(fn, index, [](const Stmt* s, const ParmVarDecl* p) {
-    if (const auto* ce = dyn_cast<CXXConstructExpr>(s); ce && ce->getNumArgs() > 0)
-      return Names(ce->getArg(0), p) && !DefersLock(ce);
-    const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
-    return mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock" &&
-           Names(mc->getImplicitObjectArgument(), p);
-  });
+  const ParmVarDecl* p = DefinitionParameter(fn, index);
+  return p && BodyHas(fn, [&](const Stmt* s) {
+           if (const auto* ce = dyn_cast<CXXConstructExpr>(s); ce && ce->getNumArgs() > 0)
+             return Names(ce->getArg(0), p) && !DefersLock(ce);
+           const auto* mc = dyn_cast<CXXMemberCallExpr>(s);
+           return mc && mc->getMethodDecl() && mc->getMethodDecl()->getNameAsString() == "lock" &&
+                  Names(mc->getImplicitObjectArgument(), p);
+         });
 }
 
 }  // namespace tether::check

@@ -32,9 +32,7 @@ const Stmt* LoopBodyAround(ASTContext& ast, const Stmt* s) {
     if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) return nullptr;
     const Stmt* p = parents[0].get<Stmt>();
     if (!p) return nullptr;
-    if (const auto* w = dyn_cast<WhileStmt>(p)) return w->getBody();
-    if (const auto* f = dyn_cast<ForStmt>(p)) return f->getBody();
-    if (const auto* d = dyn_cast<DoStmt>(p)) return d->getBody();
+    if (const Stmt* body = LoopBody(p)) return body;
     parents = ast.getParents(*p);
   }
   return nullptr;

@@ -396,6 +396,13 @@ const Expr* LoopCondition(const Stmt* s) {
   return nullptr;
 }
 
+const Stmt* LoopBody(const Stmt* s) {
+  if (const auto* w = dyn_cast<WhileStmt>(s)) return w->getBody();
+  if (const auto* f = dyn_cast<ForStmt>(s)) return f->getBody();
+  if (const auto* d = dyn_cast<DoStmt>(s)) return d->getBody();
+  return nullptr;
+}
+
 const Stmt* MemberReach::LoopOn(const Stmt* body, const FieldDecl* flag) {
   const Stmt* found = nullptr;
   std::function<bool(const Stmt*)> reads = [&](const Stmt* s) {

@@ -40,6 +40,8 @@ struct PromiseWait {
 
 // The condition of a while, for or do loop (null for anything else).
 const clang::Expr* LoopCondition(const clang::Stmt* s);
+// The body of a while, for or do loop (null for anything else).
+const clang::Stmt* LoopBody(const clang::Stmt* s);
 
 // What a body (with the methods of the class it calls on this, two deep)
 // does with the class's members.

@@ -285,7 +285,7 @@ bool LeavesLoop(const Stmt* s) {
   if (!s || isa<LambdaExpr>(s)) return false;
   if (isa<ReturnStmt, BreakStmt, GotoStmt, CXXThrowExpr>(s)) return true;
   for (const Stmt* c : s->children()) {
-    if (isa_and_nonnull<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt, SwitchStmt>(c)) {
+    if (c && (IsLoop(c) || isa<SwitchStmt>(c))) {
       // A return or throw inside still leaves; a break does not.
       std::function<bool(const Stmt*)> returns = [&](const Stmt* x) {
         if (!x || isa<LambdaExpr>(x)) return false;
@@ -308,10 +308,7 @@ std::optional<RefillingDrain> DrainThatRefills(const Stmt* loop, const FieldDecl
                                                bool stop_value, ASTContext& ast,
                                                MemberReach& reach) {
   const Expr* cond = LoopCondition(loop);
-  const Stmt* body = nullptr;
-  if (const auto* w = dyn_cast_or_null<WhileStmt>(loop)) body = w->getBody();
-  if (const auto* f = dyn_cast_or_null<ForStmt>(loop)) body = f->getBody();
-  if (const auto* d = dyn_cast_or_null<DoStmt>(loop)) body = d->getBody();
+  const Stmt* body = LoopBody(loop);
   if (!cond || !body) return std::nullopt;
   StoppedValue stopped(ast, reach, flag, stop_value);
   std::vector<const Expr*> terms;
@@ -339,7 +336,7 @@ std::optional<RefillingDrain> DrainThatRefills(const Stmt* loop, const FieldDecl
         exits = true;
     }
     for (const Stmt* c : s->children())
-      if (!isa_and_nonnull<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(c)) exits_on_flag(c);
+      if (c && !IsLoop(c)) exits_on_flag(c);
   };
   exits_on_flag(body);
   if (exits) return std::nullopt;

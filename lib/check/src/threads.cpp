@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ast_util.hpp"
+#include "blocking.hpp"
 #include "obligation.hpp"
 
 namespace tether::check {
@@ -288,7 +289,7 @@ const FunctionDecl* Callable(const Expr* e, const CXXRecordDecl* rd) {
 // A loop anywhere in s (not in a lambda).
 bool ContainsLoop(const Stmt* s) {
   if (!s || isa<LambdaExpr>(s)) return false;
-  if (isa<WhileStmt, ForStmt, DoStmt, CXXForRangeStmt>(s)) return true;
+  if (IsLoop(s)) return true;
   for (const Stmt* c : s->children())
     if (ContainsLoop(c)) return true;
   return false;

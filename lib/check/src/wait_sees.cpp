@@ -54,11 +54,7 @@ bool GuardsWait(MemberReach& reach, ASTContext& ast, const Wait& w, const FieldD
     if (parents[0].get<FunctionDecl>() || parents[0].get<LambdaExpr>()) return false;
     const Stmt* s = parents[0].get<Stmt>();
     if (!s) return false;
-    const Expr* cond = nullptr;
-    if (const auto* loop = dyn_cast<WhileStmt>(s)) cond = loop->getCond();
-    if (const auto* loop = dyn_cast<ForStmt>(s)) cond = loop->getCond();
-    if (const auto* loop = dyn_cast<DoStmt>(s)) cond = loop->getCond();
-    if (cond && ReadsMember(reach, cond, flag)) return true;
+    if (const Expr* cond = LoopCondition(s); cond && ReadsMember(reach, cond, flag)) return true;
     parents = ast.getParents(*s);
   }
   return false;
