@@ -70,9 +70,11 @@ class Symbolizer {
 #endif
 };
 
-const trace::ModuleRecord* ModuleOf(const trace::Trace& t, std::uint64_t pc) {
+// The object at pc in the address space of process (0: the program; a child
+// process the program started has objects of its own).
+const trace::ModuleRecord* ModuleOf(const trace::Trace& t, std::int64_t process, std::uint64_t pc) {
   for (const trace::ModuleRecord& m : t.modules) {
-    if (pc >= m.lo && pc < m.hi) return &m;
+    if (m.process == process && pc >= m.lo && pc < m.hi) return &m;
   }
   return nullptr;
 }
@@ -90,12 +92,13 @@ bool SameSite(const trace::Site& a, const trace::Site& b) {
 // first is the site, the next its callers. Without any (no debug info, or
 // only system headers) the first object and function + offset of the
 // program's own objects.
-std::vector<trace::Site> OwnFramesOf(const trace::Trace& t, const std::vector<std::uint64_t>& pcs,
+std::vector<trace::Site> OwnFramesOf(const trace::Trace& t, std::int64_t process,
+                                     const std::vector<std::uint64_t>& pcs,
                                      Symbolizer& symbolizer) {
   std::vector<trace::Site> own;
   trace::Site fallback;
   for (std::uint64_t pc : pcs) {
-    const trace::ModuleRecord* m = ModuleOf(t, pc);
+    const trace::ModuleRecord* m = ModuleOf(t, process, pc);
     if (m == nullptr || IsRuntimeObject(m->path)) continue;
     // A return address points after the call: look up the call itself.
     const std::uint64_t address = pc - m->bias - 1;
@@ -125,31 +128,46 @@ void SymbolizeThreadSites(trace::Trace* trace) {
   Symbolizer symbolizer;
   // A program creates its threads from a few places: each distinct stack is
   // symbolized once (100k threads from one line are one lookup).
-  std::map<std::vector<std::uint64_t>, std::vector<trace::Site>> resolved;
-  auto frames_of = [&](const std::vector<std::uint64_t>& stack) -> const std::vector<trace::Site>& {
-    auto [it, fresh] = resolved.try_emplace(stack);
-    if (fresh) it->second = OwnFramesOf(*trace, stack, symbolizer);
+  // A stack is read in the address space of the process that recorded it:
+  // a child's own records are the child's (their ids say which), and where
+  // a child was started is its parent's.
+  std::map<std::pair<std::int64_t, std::vector<std::uint64_t>>, std::vector<trace::Site>> resolved;
+  auto frames_in = [&](std::int64_t process,
+                       const std::vector<std::uint64_t>& stack) -> const std::vector<trace::Site>& {
+    auto [it, fresh] = resolved.try_emplace({process, stack});
+    if (fresh) it->second = OwnFramesOf(*trace, process, stack, symbolizer);
     return it->second;
+  };
+  auto frames_of = [&](std::uint64_t id,
+                       const std::vector<std::uint64_t>& stack) -> const std::vector<trace::Site>& {
+    std::int64_t process = trace::ProcessOfTask(id);
+    if (auto t = trace->tasks.find(id); t != trace->tasks.end() && t->second.kind == "process") {
+      auto p = trace->processes.find(process);
+      process = p == trace->processes.end() || p->second.parent_pid == trace->pid
+                    ? 0
+                    : p->second.parent_pid;
+    }
+    return frames_in(process, stack);
   };
   for (const auto& [id, stack] : trace->stacks) {
     if (auto t = trace->tasks.find(id); t != trace->tasks.end() && t->second.site.file.empty()) {
-      const std::vector<trace::Site>& own = frames_of(stack);
+      const std::vector<trace::Site>& own = frames_of(id, stack);
       t->second.site = own.front();
       t->second.callers.assign(own.begin() + 1, own.end());
     }
     if (auto s = trace->scopes.find(id); s != trace->scopes.end() && s->second.site.file.empty()) {
-      s->second.site = frames_of(stack).front();
+      s->second.site = frames_of(id, stack).front();
     }
   }
   for (const auto& [id, stack] : trace->detach_stacks) {
     if (auto t = trace->tasks.find(id); t != trace->tasks.end()) {
-      t->second.detach_site = frames_of(stack).front();
+      t->second.detach_site = frames_of(id, stack).front();
     }
   }
   for (const auto& [id, running] : trace->running_stacks) {
     // A thread asked before it reached the program's code (still in the
     // thread library's start) has no frame to show.
-    const std::vector<trace::Site>& own = frames_of(running.pcs);
+    const std::vector<trace::Site>& own = frames_in(trace::ProcessOfTask(id), running.pcs);
     if (auto t = trace->tasks.find(id); t != trace->tasks.end() && !own.front().file.empty()) {
       t->second.running_at = own;
       t->second.running_ns = running.ns;

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -242,20 +243,64 @@ std::string ThreadsShim() {
   return "";
 }
 
-// Beside a libtether trace, the threads' recorder (libtether_threads.so, a
-// second writer with buffers of its own) writes a file of its own. After the
-// run the two become the one trace file, so that `--load F` and `tether
-// report F` read what the live run reported: the threads' records first (a
-// thread names the libtether task that created it, and the one-pass analysis
-// keeps a task that a thread read before it names), then the program's own.
-// The program's last line, when it was killed in the middle of writing it
-// (no newline), is dropped; the loader takes the second header for the start
-// of the second part. Written whole or not at all (io::AtomicFile); the
-// threads' file is removed.
-bool MergeThreadsPart(const std::string& trace_path, const std::string& threads_path,
-                      std::string* error) {
-  std::ifstream threads(threads_path, std::ios::binary);
-  if (!threads) return true;  // the program wrote no thread records (killed before)
+// The parts that the processes the traced program started wrote (each
+// child's libtether_threads.so writes THREADS_PATH.PID), in the order they
+// started, so that a child's part comes after the part of the process that
+// started it (the reader wants its `process` task first).
+std::vector<std::string> ChildParts(const std::string& threads_path) {
+  const std::filesystem::path base(threads_path);
+  const std::string prefix = base.filename().string() + ".";
+  std::vector<std::pair<long long, std::string>> parts;
+  std::error_code ec;
+  const std::filesystem::path dir = base.has_parent_path() ? base.parent_path() : ".";
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+        name.find_first_not_of("0123456789", prefix.size()) != std::string::npos) {
+      continue;
+    }
+    // The header's time: the last `"t":` of the first line.
+    std::ifstream in(entry.path());
+    std::string header;
+    std::getline(in, header);
+    const std::size_t at = header.rfind("\"t\":");
+    const long long t = at == std::string::npos ? 0 : std::atoll(header.c_str() + at + 4);
+    parts.emplace_back(t, entry.path().string());
+  }
+  std::sort(parts.begin(), parts.end());
+  std::vector<std::string> paths;
+  for (auto& part : parts) paths.push_back(std::move(part.second));
+  return paths;
+}
+
+void RemoveFiles(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) std::remove(path.c_str());
+}
+
+// The trace is written by up to three kinds of writer, each with its own
+// file, and after the run they become the one trace file, so that `--load F`
+// and `tether report F` read what the live run reported:
+//  - the threads' recorder (libtether_threads.so) beside a libtether
+//    program's own trace (threads_path != trace_path): its records first (a
+//    thread names the libtether task that created it, and the one-pass
+//    analysis keeps a task that a thread read before it names);
+//  - the program's own records (trace_path; none when only threads were
+//    recorded: then threads_path is trace_path);
+//  - the parts of the processes it started (children), last.
+// A part's last line, when its writer was killed in the middle of writing it
+// (no newline), is dropped; the loader takes each header for the start of a
+// part. Written whole or not at all (io::AtomicFile); the other files are
+// removed.
+bool MergeParts(const std::string& trace_path, const std::string& threads_path,
+                const std::vector<std::string>& children, std::string* error) {
+  const bool separate_threads = threads_path != trace_path;
+  std::ifstream threads;
+  if (separate_threads) {
+    threads.open(threads_path, std::ios::binary);
+    if (!threads && children.empty()) return true;  // the program wrote no thread records
+  } else if (children.empty()) {
+    return true;  // the threads' file is the trace, and nothing to add
+  }
   std::ifstream program(trace_path, std::ios::binary);  // none: only threads were recorded
   io::AtomicFile out;
   std::optional<io::WriteError> w = io::AtomicFile::Create(trace_path, &out);
@@ -271,14 +316,19 @@ bool MergeThreadsPart(const std::string& trace_path, const std::string& threads_
     }
     if (!w && in.bad()) w = io::WriteError{path, "cannot be read", errno};
   };
-  if (!w) copy(threads, threads_path);
+  if (!w && threads) copy(threads, threads_path);
   if (!w && program) copy(program, trace_path);
+  for (const std::string& child : children) {
+    std::ifstream part(child, std::ios::binary);
+    if (!w && part) copy(part, child);
+  }
   if (!w) w = out.Commit();
   if (w) {
     *error = w->ToString();
     return false;
   }
-  std::remove(threads_path.c_str());
+  if (separate_threads) std::remove(threads_path.c_str());
+  RemoveFiles(children);
   return true;
 }
 
@@ -359,6 +409,7 @@ int RunTraced(const TraceArgs& opt, std::string* trace_path_out, io::RemovedAtEx
   if (!ran) {
     std::cerr << "tether trace: " << error << "\n";
     if (threads_path != trace_path && !threads_path.empty()) std::remove(threads_path.c_str());
+    if (!threads_path.empty()) RemoveFiles(ChildParts(threads_path));
     return kExitError;
   }
   return kExitClean;
@@ -390,11 +441,13 @@ int RunTrace(int argc, char** argv) {
   trace::Trace loaded;
   std::vector<trace::Finding> findings;
   analysis.program_end_ns = input.program.ended_ns;
-  if (!threads_path.empty() && threads_path != trace_path) {
+  if (!threads_path.empty()) {
     std::string error;
-    if (!MergeThreadsPart(trace_path, threads_path, &error)) {
+    const std::vector<std::string> children = ChildParts(threads_path);
+    if (!MergeParts(trace_path, threads_path, children, &error)) {
       std::cerr << "tether trace: cannot add the threads' records to the trace: " << error << "\n";
-      std::remove(threads_path.c_str());
+      if (threads_path != trace_path) std::remove(threads_path.c_str());
+      RemoveFiles(children);
       return kExitError;
     }
   }

@@ -7,6 +7,9 @@
 #pragma once
 
 #include <pthread.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/types.h>
 
 #include <cstdint>
 
@@ -28,6 +31,32 @@ int TracedJoin(JoinFn real, pthread_t thread, void** result);
 int TracedDetach(DetachFn real, std::uintptr_t caller_cfa, pthread_t thread);
 [[noreturn]] void TracedExit(ExitFn real, void* result);
 int TracedSetName(SetNameFn real, pthread_t thread, const char* name);
+
+// Child processes (child_processes.cpp). fork and posix_spawn record the
+// child as a `process` task (process_ids.hpp) of the scope open where it was
+// started, at the caller's site; waitpid, wait and wait4 record its end when
+// they reap it. (vfork is not interposed: a wrapper's frame would be gone
+// when the child returns into it. system() and popen() start theirs inside
+// libc: such a child is traced by its own part only.)
+using ForkFn = pid_t (*)();
+using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*,
+                        const posix_spawnattr_t*, char* const[], char* const[]);
+using WaitPidFn = pid_t (*)(pid_t, int*, int);
+using WaitFn = pid_t (*)(int*);
+using Wait4Fn = pid_t (*)(pid_t, int*, int, struct rusage*);
+
+pid_t TracedFork(ForkFn real, std::uintptr_t caller_cfa);
+int TracedSpawn(SpawnFn real, std::uintptr_t caller_cfa, pid_t* pid, const char* path,
+                const posix_spawn_file_actions_t* actions, const posix_spawnattr_t* attr,
+                char* const argv[], char* const envp[]);
+pid_t TracedWaitPid(WaitPidFn real, pid_t pid, int* status, int options);
+pid_t TracedWait(WaitFn real, int* status);
+pid_t TracedWait4(Wait4Fn real, pid_t pid, int* status, int options, struct rusage* usage);
+
+// threads.cpp: the records of a child's start (its creator's scope and
+// parent task, the caller's return addresses above caller_cfa) and end.
+void RecordProcessStart(std::uintptr_t caller_cfa, pid_t pid, const char* name);
+void RecordProcessEnd(pid_t pid, int status);
 
 // The process is ending without exit's handlers (_exit, _Exit, quick_exit,
 // a fatal or terminating signal): what the rings hold is written now, and the

@@ -24,8 +24,9 @@ Fn Real(const char* name) {
   return reinterpret_cast<Fn>(sym);
 }
 
-// Looked up once per function: the four function types are distinct, so each
-// has its own instance (and its own static).
+// Looked up once per function: the function types are distinct, so each
+// has its own instance (and its own static). posix_spawn and posix_spawnp
+// share a type, so each keeps its own.
 template <class Fn>
 Fn RealOnce(const char* name) {
   static const Fn fn = Real<Fn>(name);
@@ -80,6 +81,40 @@ __attribute__((visibility("default"), noreturn)) void pthread_exit(void* result)
 __attribute__((visibility("default"))) int pthread_setname_np(pthread_t thread,
                                                               const char* name) noexcept {
   return TracedSetName(RealOnce<SetNameFn>("pthread_setname_np"), thread, name);
+}
+
+// The processes it starts and reaps (child_processes.cpp).
+__attribute__((visibility("default"))) pid_t fork() {
+  return TracedFork(RealOnce<ForkFn>("fork"), TETHER_THIS_CFA());
+}
+
+__attribute__((visibility("default"))) int posix_spawn(pid_t* pid, const char* path,
+                                                       const posix_spawn_file_actions_t* actions,
+                                                       const posix_spawnattr_t* attr,
+                                                       char* const argv[], char* const envp[]) {
+  static const SpawnFn real = Real<SpawnFn>("posix_spawn");
+  return TracedSpawn(real, TETHER_THIS_CFA(), pid, path, actions, attr, argv, envp);
+}
+
+__attribute__((visibility("default"))) int posix_spawnp(pid_t* pid, const char* file,
+                                                        const posix_spawn_file_actions_t* actions,
+                                                        const posix_spawnattr_t* attr,
+                                                        char* const argv[], char* const envp[]) {
+  static const SpawnFn real = Real<SpawnFn>("posix_spawnp");
+  return TracedSpawn(real, TETHER_THIS_CFA(), pid, file, actions, attr, argv, envp);
+}
+
+__attribute__((visibility("default"))) pid_t waitpid(pid_t pid, int* status, int options) {
+  return TracedWaitPid(RealOnce<WaitPidFn>("waitpid"), pid, status, options);
+}
+
+__attribute__((visibility("default"))) pid_t wait(int* status) {
+  return TracedWait(RealOnce<WaitFn>("wait"), status);
+}
+
+__attribute__((visibility("default"))) pid_t wait4(pid_t pid, int* status, int options,
+                                                   struct rusage* usage) {
+  return TracedWait4(RealOnce<Wait4Fn>("wait4"), pid, status, options, usage);
 }
 
 // The process ends without exit's handlers: the records first

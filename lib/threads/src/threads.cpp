@@ -25,6 +25,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,6 +43,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tether/error.hpp"
 #include "tether/trace/scope.h"
 
 #include "interpose.hpp"
@@ -49,6 +51,7 @@
 #include "stack_capture.hpp"
 #include "tether/trace_writer/file_sink.hpp"
 #include "tether/trace_writer/loaded_range.hpp"
+#include "tether/trace_writer/process_ids.hpp"
 #include "tether/trace_writer/site_rules.hpp"
 #include "thread_site.hpp"
 
@@ -58,9 +61,11 @@ namespace {
 
 using tether::trace::detail::EventType;
 using tether::trace::detail::FileSink;
+using tether::trace::detail::kSpawnKindProcess;
 using tether::trace::detail::kSpawnKindThread;
 using tether::trace::detail::kStackOfDetach;
 using tether::trace::detail::kStackOfRunning;
+using tether::trace::detail::ProcessTaskId;
 
 const std::source_location kNoSite{};
 
@@ -297,6 +302,21 @@ void RecordRunningStacks(FileSink* sink, const std::vector<pid_t>& tids) {
   }
 }
 
+// This process's pid when it is a child the traced program started (its
+// records are a part of their own, process_ids.hpp); 0 in the program itself.
+pid_t g_child_pid = 0;
+
+// A child's end, as its own `process` task's end: ok for exit status 0,
+// failed for another or a signal (status null). Its parent may record the
+// end too, when it reaps it (the reader keeps the earlier).
+void EndThisProcess(FileSink* sink, const int* status) {
+  if (g_child_pid == 0) return;
+  const auto result =
+      status != nullptr && *status == 0 ? tether::ErrorCode::kOk : tether::ErrorCode::kFailed;
+  sink->Put(EventType::kEnd, static_cast<std::uint32_t>(result), ProcessTaskId(g_child_pid), 0, 0,
+            0, 0, kNoSite);
+}
+
 void* Trampoline(void* p) {
   StartArgs args = *static_cast<StartArgs*>(p);
   delete static_cast<StartArgs*>(p);
@@ -336,8 +356,10 @@ void tether::threads::FlushBeforeEnd(const int* status) {
     // _exit, _Exit, quick_exit: the threads still running are the leaks.
     g_exit_begun.store(true, std::memory_order_release);
     RecordRunningStacks(sink, tether::threads::OtherThreads());
+    EndThisProcess(sink, status);
     sink->Finish(*status);
   } else {
+    EndThisProcess(sink, nullptr);  // killed by a signal
     sink->FlushAll();
   }
 }
@@ -356,10 +378,36 @@ void OnTerminate() {
 // Before main (and before the program's own constructors: a preloaded
 // object's run first).
 __attribute__((constructor)) void StartFromEnvironment() {
-  const char* path = std::getenv("TETHER_THREADS_TRACE");
-  if (path == nullptr || *path == '\0') return;
-  std::string where = path;
-  unsetenv("TETHER_THREADS_TRACE");
+  std::string where;
+  long parent_pid = 0;
+  // TETHER_THREADS_PID: the process whose records a copy of this library
+  // already writes (a program both preloaded and linked with
+  // Tether::threads_wrap has two copies; one records).
+  const std::string self = std::to_string(getpid());
+  const char* traced = std::getenv("TETHER_THREADS_PID");
+  const bool traced_already = traced != nullptr && self == traced;
+  if (const char* path = std::getenv("TETHER_THREADS_TRACE"); path != nullptr && *path != '\0') {
+    where = path;
+    unsetenv("TETHER_THREADS_TRACE");
+    // The processes it starts (fork + exec, posix_spawn) inherit the
+    // variable (and LD_PRELOAD) and write parts of their own beside the
+    // trace, PATH.PID, which `tether trace` adds to it after the run.
+    setenv("TETHER_THREADS_CHILDREN", where.c_str(), 1);
+  } else if (const char* base = std::getenv("TETHER_THREADS_CHILDREN");
+             base != nullptr && *base != '\0' && !traced_already) {
+    // A child of the traced program (or of one of its children): its main
+    // thread is its `process` task, which its parent recorded under the same
+    // id (process_ids.hpp), so the threads it creates are charged where the
+    // parent started it.
+    g_child_pid = getpid();
+    where = std::string(base) + "." + std::to_string(g_child_pid);
+    parent_pid = getppid();
+    g_next_id.store(ProcessTaskId(g_child_pid) + 1, std::memory_order_relaxed);
+    t_task = ProcessTaskId(g_child_pid);
+  } else {
+    return;
+  }
+  setenv("TETHER_THREADS_PID", self.c_str(), 1);
   g_ids = new std::unordered_map<pthread_t, std::uint64_t>();
   g_live = new std::unordered_map<std::uint64_t, LiveThread>();
   g_ignore = new std::vector<std::string>(tether::trace::detail::IgnorePatternsFromEnvironment());
@@ -375,7 +423,7 @@ __attribute__((constructor)) void StartFromEnvironment() {
   FileSink* sink = nullptr;
   // The sink's own flusher thread is created here, before g_sink is set:
   // it is not one of the program's threads.
-  if (tether::Error err = FileSink::Open(where, &sink); !err.ok()) {
+  if (tether::Error err = FileSink::Open(where, &sink, parent_pid); !err.ok()) {
     std::fprintf(stderr, "libtether_threads: TETHER_THREADS_TRACE: %s; threads untraced\n",
                  err.message().c_str());
     return;
@@ -384,10 +432,11 @@ __attribute__((constructor)) void StartFromEnvironment() {
   // Registered after the sink's own on_exit handler, so run before it: where
   // the threads still running at exit are goes into the rings it writes out.
   on_exit(
-      [](int, void*) {
+      [](int status, void*) {
         if (FileSink* sink = g_sink.load(std::memory_order_acquire)) {
           g_exit_begun.store(true, std::memory_order_release);
           RecordRunningStacks(sink, tether::threads::OtherThreads());
+          EndThisProcess(sink, &status);
         }
       },
       nullptr);
@@ -477,6 +526,27 @@ void TracedExit(ExitFn real, void* result) {
   }
   real(result);
   __builtin_unreachable();
+}
+
+void RecordProcessStart(std::uintptr_t caller_cfa, pid_t pid, const char* name) {
+  FileSink* sink = g_sink.load(std::memory_order_acquire);
+  if (sink == nullptr || pid <= 0) return;
+  const std::uint64_t id = ProcessTaskId(pid);
+  const Creator creator = ThisCreator();
+  sink->PutNamed(EventType::kSpawn, kSpawnKindProcess, id, 0, 0, creator.scope, 0, kNoSite,
+                 name != nullptr ? name : "", creator.parent);
+  std::uint64_t pcs[kSitePcs];
+  sink->PutPcs(id, pcs, CaptureSite(caller_cfa, pcs));
+  sink->Put(EventType::kStart, 0, id, static_cast<std::uint64_t>(pid), 0, 0, 0, kNoSite);
+}
+
+void RecordProcessEnd(pid_t pid, int status) {
+  FileSink* sink = g_sink.load(std::memory_order_acquire);
+  if (sink == nullptr || pid <= 0) return;
+  const auto result = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? tether::ErrorCode::kOk
+                                                                    : tether::ErrorCode::kFailed;
+  sink->Put(EventType::kEnd, static_cast<std::uint32_t>(result), ProcessTaskId(pid), 0, 0, 0, 0,
+            kNoSite);
 }
 
 }  // namespace tether::threads

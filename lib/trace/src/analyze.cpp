@@ -7,6 +7,7 @@
 
 #include "tether/trace/model.hpp"
 #include "tether/trace/saturate.hpp"
+#include "tether/trace_writer/process_ids.hpp"
 #include "trace_reader.hpp"
 
 namespace tether::trace {
@@ -85,9 +86,40 @@ std::pair<std::uint64_t, bool> ChargedScope(const Trace& t, const TaskRecord& ta
 // A plain thread that ended and that nobody joined or detached by the time
 // the program exited. Only a complete trace says so: a killed program's
 // threads may have been about to be joined.
-bool FinishedNeverJoined(const Trace& t, const TaskRecord& task) {
-  return task.kind == "thread" && task.end_ns && !task.joined && !task.detached_thread &&
-         !t.truncated && t.end_ns.has_value();
+// (A child process's thread: only a child whose exit was recorded.)
+bool FinishedNeverJoined(const Trace& t, const TaskRecord& task, std::int64_t process) {
+  if (task.kind != "thread" || !task.end_ns || task.joined || task.detached_thread) return false;
+  if (process == 0) return !t.truncated && t.end_ns.has_value();
+  auto p = t.processes.find(process);
+  return p != t.processes.end() && p->second.exit_status.has_value();
+}
+
+// The child process a task ran in (0: the program). A `process` task is the
+// child itself, and ran in the process that started it.
+std::int64_t RanIn(const Trace& t, const TaskRecord& task) {
+  const std::int64_t process = ProcessOfTask(task.id);
+  if (process == 0 || task.kind != "process") return process;
+  auto p = t.processes.find(process);
+  return p == t.processes.end() || p->second.parent_pid == t.pid ? 0 : p->second.parent_pid;
+}
+
+// A child process whose end nothing recorded and that wrote no part of its
+// own: it never exec'd a traced program (a shell's subshell, a forked
+// worker) and nothing traced reaped it (killed with its process group, its
+// parent gone first). Whether it still ran when its scope or the program
+// ended is not known, so it is no finding.
+bool EndUnknown(const Trace& t, const TaskRecord& task) {
+  return task.kind == "process" && !task.end_ns && t.processes.count(ProcessOfTask(task.id)) == 0;
+}
+
+// When a child process ended: its exit record, else its reap by its parent
+// (its `process` task's end); none while it may still have been running.
+std::optional<std::int64_t> ProcessEnd(const Trace& t, std::int64_t process) {
+  auto p = t.processes.find(process);
+  if (p != t.processes.end() && p->second.end_ns) return p->second.end_ns;
+  auto task = t.tasks.find(detail::ProcessTaskId(process));
+  if (task != t.tasks.end() && task->second.end_ns) return task->second.end_ns;
+  return std::nullopt;
 }
 
 // The task or thread that ended its own scope: it ran on the thread that
@@ -124,6 +156,7 @@ std::vector<Finding> detail::AnalyzeUntil(const Trace& trace, const AnalysisOpti
 
   for (const auto& [id, task] : trace.tasks) {
     if (task.spawn_ns == 0 && task.site.file.empty() && task.end_ns) continue;  // spawn lost, ended
+    if (EndUnknown(trace, task)) continue;
     const auto [scope, detached] = ChargedScope(trace, task);
     auto s = scope != 0 ? trace.scopes.find(scope) : trace.scopes.end();
     const bool scope_ended = s != trace.scopes.end() && s->second.end_ns.has_value();
@@ -134,20 +167,25 @@ std::vector<Finding> detail::AnalyzeUntil(const Trace& trace, const AnalysisOpti
     f.scope = scope;
     f.detached = detached;
     f.ended = task.end_ns.has_value();
+    f.process = RanIn(trace, task);
+    // A child's thread still running when its process exited ended there.
+    const std::optional<std::int64_t> process_end =
+        f.process != 0 && !task.end_ns ? ProcessEnd(trace, f.process) : std::nullopt;
     if (scope_ended && task.end_ns &&
         (*task.end_ns <= SaturatingAdd(*s->second.end_ns, options.grace_ns) ||
          ClosedItsScope(task, s->second))) {
-      if (!FinishedNeverJoined(trace, task)) continue;  // ended in time
+      if (!FinishedNeverJoined(trace, task, f.process)) continue;  // ended in time
       f.kind = FindingKind::kUnjoinedThread;
-    } else if (scope_ended) {
+    } else if (scope_ended && !(process_end && *process_end <= SaturatingAdd(*s->second.end_ns,
+                                                                             options.grace_ns))) {
       const std::int64_t scope_end = *s->second.end_ns;
       f.kind = FindingKind::kZombie;
       // A task still running when its scope ended outlived it by at least
       // nothing, whatever the trace's (possibly hostile) times say.
-      f.outlived_ns =
-          std::max<std::int64_t>(0, SaturatingSub(task.end_ns.value_or(trace_end), scope_end));
+      f.outlived_ns = std::max<std::int64_t>(
+          0, SaturatingSub(task.end_ns.value_or(process_end.value_or(trace_end)), scope_end));
     } else if (task.end_ns) {
-      if (!FinishedNeverJoined(trace, task)) continue;
+      if (!FinishedNeverJoined(trace, task, f.process)) continue;
       f.kind = FindingKind::kUnjoinedThread;
     } else {
       f.kind = FindingKind::kLeak;

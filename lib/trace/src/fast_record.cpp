@@ -191,8 +191,10 @@ FastRecord ApplyFast(std::string_view line, Trace* trace) {
     if (!r.Str("result", &result)) return {};
     TaskRecord& t = trace->tasks[out.task];
     t.id = out.task;
-    t.end_ns = out.t;
-    t.result.assign(result);
+    if (!t.end_ns || out.t < *t.end_ns) {  // load.cpp: a process task ends twice
+      t.end_ns = out.t;
+      t.result.assign(result);
+    }
     out.kind = FastKind::kEnd;
   } else {
     return {};

@@ -13,6 +13,7 @@
 #include "tether/io/json.hpp"
 #include "tether/io/read_file.hpp"
 #include "tether/trace/model.hpp"
+#include "tether/trace_writer/process_ids.hpp"
 #include "trace_reader.hpp"
 
 namespace tether::trace {
@@ -102,6 +103,9 @@ bool ApplyTaskEvent(const std::string& ev, const LineReader& r, Trace* trace) {
   if (ev == "end") {
     TaskRecord& t = trace->tasks[r.U64("task")];
     t.id = r.U64("task");
+    // A child's `process` task ends twice (its own exit, its parent's
+    // reap): the earlier is its end.
+    if (t.end_ns && *t.end_ns <= r.I64("t")) return true;
     t.end_ns = r.I64("t");
     t.result = r.Str("result");
     return true;
@@ -175,9 +179,40 @@ bool ApplyGroupOrScopeEvent(const std::string& ev, const LineReader& r, Trace* t
   return false;
 }
 
+// Where the reader is: which process's part (0: the program's), and whether
+// the program's exit record was read.
+struct PartState {
+  bool saw_exit = false;
+  std::int64_t process = 0;
+};
+
+// A child process's header (`ppid`): its part follows. Its pid must name
+// its own ids, and comes once.
+void BeginChildPart(const LineReader& r, Trace* trace, PartState* part) {
+  const std::int64_t pid = r.I64("pid");
+  if (pid <= 0 || pid >= (std::int64_t{1} << 22))
+    throw FieldError{"a child process's header with pid " + std::to_string(pid) +
+                     " (a pid is from 1 to 2^22)"};
+  if (pid == trace->pid || trace->processes.count(pid) != 0)
+    throw FieldError{"a second trace header of process " + std::to_string(pid)};
+  ProcessRecord& p = trace->processes[pid];
+  p.pid = pid;
+  p.parent_pid = r.I64("ppid");
+  p.program = r.OptStr("program");
+  p.start_ns = p.last_ns = r.I64("t");
+  part->process = pid;
+}
+
+// A child's exit record ends its process, not the trace.
+void ChildExited(const LineReader& r, Trace* trace, const PartState& part) {
+  ProcessRecord& p = trace->processes.at(part.process);
+  if (!p.exit_status) p.exit_status = static_cast<int>(r.I64("status"));
+  p.end_ns = std::max(p.end_ns.value_or(r.I64("t")), r.I64("t"));
+}
+
 // Applies one record to the model. Unknown events are ignored (forward
 // compatibility); a known event with a bad field throws FieldError.
-void Apply(const json& obj, Trace* trace, bool* saw_exit) {
+void Apply(const json& obj, Trace* trace, PartState* part) {
   LineReader r(obj);
   std::string ev = r.Str("ev");
   if (ev == "header") {
@@ -186,7 +221,15 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
       throw FieldError{"unsupported trace version " + std::to_string(version) +
                        " (this tether reads version " + std::to_string(kMaxVersion) + ")"};
     }
+    if (trace->version != 0 && r.Has("ppid")) {
+      BeginChildPart(r, trace, part);
+      return;
+    }
     if (trace->version != 0) {
+      if (part->process != 0)
+        throw FieldError{
+            "a part of the program after a child process's part (the program's "
+            "parts come first)"};
       // A second part: `tether trace` appends the threads' recorder's file
       // to a libtether program's trace. Same process, same clock; the first
       // header names the program.
@@ -214,6 +257,13 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
     c.id = r.U64("id");
     c.done_ns = r.I64("t");
     c.done_err = r.Str("err");
+  } else if (ev == "end" && part->process != 0 &&
+             r.U64("task") == detail::ProcessTaskId(part->process) &&
+             trace->tasks.count(r.U64("task")) == 0) {
+    // A child's own end, when its start was not recorded (system() and
+    // popen() start theirs inside libc; a parent that was not traced): no
+    // task. (Its parent's part comes first, so its start is read by now.)
+    return;
   } else if (ApplyTaskEvent(ev, r, trace) || ApplyGroupOrScopeEvent(ev, r, trace)) {
     return;
   } else if (ev == "stack") {
@@ -237,18 +287,23 @@ void Apply(const json& obj, Trace* trace, bool* saw_exit) {
       stack.push_back(pc.get<std::uint64_t>());
     }
   } else if (ev == "module") {
-    trace->modules.push_back(ModuleRecord{r.Str("path"), r.U64("bias"), r.U64("lo"), r.U64("hi")});
+    trace->modules.push_back(
+        ModuleRecord{r.Str("path"), r.U64("bias"), r.U64("lo"), r.U64("hi"), part->process});
   } else if (ev == "terminate") {
-    trace->terminate_called = true;
+    if (part->process == 0) trace->terminate_called = true;
   } else if (ev == "chan_close") {
     trace->closed_channels.push_back(r.U64("id"));
   } else if (ev == "lost") {
     trace->lost_events += r.U64("count");
   } else if (ev == "exit") {
-    // Each part of a trace ends with one (the later one is the end).
+    if (part->process != 0) {
+      ChildExited(r, trace, *part);
+      return;
+    }
+    // Each part of the program ends with one (the later one is the end).
     if (!trace->exit_status) trace->exit_status = static_cast<int>(r.I64("status"));
     trace->end_ns = std::max(trace->end_ns.value_or(r.I64("t")), r.I64("t"));
-    *saw_exit = true;
+    part->saw_exit = true;
   }
 }
 
@@ -288,16 +343,26 @@ class TraceLines {
   bool Handle(std::string_view line, bool complete) {
     ++line_no_;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
-    if (saw_header_ && g_fast_path.load(std::memory_order_relaxed) && ApplyFastRecord(line))
+    // A child's part takes the parser (load.cpp's rule for a child's own end).
+    if (saw_header_ && part_.process == 0 && g_fast_path.load(std::memory_order_relaxed) &&
+        ApplyFastRecord(line))
       return true;
     json obj;
     return Parse(line, complete, &obj) && ApplyRecord(obj);
   }
 
-  bool saw_exit() const { return saw_exit_; }
+  bool saw_exit() const { return part_.saw_exit; }
   const Error& failure() const { return failure_; }
 
  private:
+  // A child's latest time: where a child that was killed ended.
+  void NoteChildTime(const json& obj) {
+    auto t = obj.find("t");
+    if (t == obj.end() || !t->is_number_integer()) return;
+    ProcessRecord& p = out_->processes.at(part_.process);
+    p.last_ns = std::max(p.last_ns, t->get<std::int64_t>());
+  }
+
   // Whether the fast path took the line (a spawn, start or end record).
   bool ApplyFastRecord(std::string_view line) {
     FastRecord fast = ApplyFast(line, out_);
@@ -350,7 +415,8 @@ class TraceLines {
       }
     }
     try {
-      Apply(obj, out_, &saw_exit_);
+      Apply(obj, out_, &part_);
+      if (part_.process != 0) NoteChildTime(obj);
       if (hook_ != nullptr) hook_->AfterRecord(Seen(obj));
     } catch (const FieldError& e) {
       return Fail(1, e.message);
@@ -366,7 +432,7 @@ class TraceLines {
   RecordHook* hook_;
   int line_no_ = 0;
   bool saw_header_ = false;
-  bool saw_exit_ = false;
+  PartState part_;
   Error failure_;
 };
 
@@ -434,12 +500,17 @@ Error ReadTrace(const std::string& path, Trace* out, RecordHook* hook) {
 
 }  // namespace detail
 
+std::int64_t ProcessOfTask(std::uint64_t id) { return detail::ProcessOfId(id); }
+
 Error LoadTrace(const std::string& path, Trace* out) {
   Error err = detail::ReadTrace(path, out, nullptr);
   out->task_count = out->tasks.size();
   out->thread_count = static_cast<std::size_t>(
       std::count_if(out->tasks.begin(), out->tasks.end(),
                     [](const auto& t) { return t.second.kind == "thread"; }));
+  out->process_count = static_cast<std::size_t>(
+      std::count_if(out->tasks.begin(), out->tasks.end(),
+                    [](const auto& t) { return t.second.kind == "process"; }));
   return err;
 }
 

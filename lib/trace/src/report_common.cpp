@@ -5,6 +5,8 @@
 #include <tuple>
 #include <vector>
 
+#include "tether/trace_writer/process_ids.hpp"
+
 namespace tether::trace::detail {
 
 Site SiteOf(const Trace& trace, const Finding& f) {
@@ -54,8 +56,31 @@ const char* KindWord(FindingKind kind) {
 const TaskRecord* CreatingTask(const Trace& trace, const TaskRecord& thread) {
   if (thread.kind != "thread" || thread.parent_task == 0) return nullptr;
   auto parent = trace.tasks.find(thread.parent_task);
-  if (parent == trace.tasks.end() || parent->second.kind == "thread") return nullptr;
+  // A libtether task: not a thread nor a child process, nor the record of
+  // one whose start was not recorded (a child's ids are from 2^48).
+  if (parent == trace.tasks.end() || !parent->second.kind.empty() || parent->first >= kThreadIdBase)
+    return nullptr;
   return &parent->second;
+}
+
+const TaskRecord* ProcessTask(const Trace& trace, std::int64_t pid) {
+  auto it = trace.tasks.find(ProcessTaskId(pid));
+  return it == trace.tasks.end() || it->second.kind != "process" ? nullptr : &it->second;
+}
+
+std::int64_t PidOf(const TaskRecord& process) {
+  return process.thread != 0 ? static_cast<std::int64_t>(process.thread)
+                             : ProcessOfTask(process.id);
+}
+
+std::string ProcessLabel(const Trace& trace, std::int64_t pid) {
+  std::string program;
+  if (auto p = trace.processes.find(pid); p != trace.processes.end()) program = p->second.program;
+  if (program.empty())
+    if (const TaskRecord* task = ProcessTask(trace, pid)) program = task->name;
+  constexpr std::size_t kShown = 60;  // a long command line is cut
+  if (program.size() > kShown) program = program.substr(0, kShown) + "...";
+  return "process " + std::to_string(pid) + (program.empty() ? "" : " (" + program + ")");
 }
 
 }  // namespace tether::trace::detail

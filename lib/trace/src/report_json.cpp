@@ -19,6 +19,34 @@ ordered_json SiteJson(const Site& site, const std::string& dir) {
   return j;
 }
 
+// A child process the program started, as a finding's task: its pid and
+// command line, and how it ended when its end was recorded.
+ordered_json ProcessTaskJson(const Trace& trace, const TaskRecord& task) {
+  const std::int64_t pid = detail::PidOf(task);
+  ordered_json process = {{"pid", pid}, {"finished", task.end_ns.has_value()}};
+  if (auto p = trace.processes.find(pid); p != trace.processes.end()) {
+    process["program"] = p->second.program;
+    if (p->second.exit_status) process["exit_status"] = *p->second.exit_status;
+  }
+  return process;
+}
+
+// The child process a thread ran in, and where that process was started.
+ordered_json ProcessJson(const ReportInput& in, std::int64_t pid) {
+  const Trace& trace = *in.trace;
+  ordered_json process;
+  process["pid"] = pid;
+  if (auto p = trace.processes.find(pid); p != trace.processes.end()) {
+    process["program"] = p->second.program;
+    process["parent_pid"] = p->second.parent_pid;
+    if (p->second.exit_status) process["exit_status"] = *p->second.exit_status;
+  }
+  if (const TaskRecord* started = detail::ProcessTask(trace, pid)) {
+    process["started_at"] = SiteJson(started->site, in.relative_to);
+  }
+  return process;
+}
+
 ordered_json FindingJson(const ReportInput& in, const Finding& f) {
   const Trace& trace = *in.trace;
   ordered_json j;
@@ -53,6 +81,10 @@ ordered_json FindingJson(const ReportInput& in, const Finding& f) {
           for (const Site& s : t->second.running_at) running.push_back(SiteJson(s, in.relative_to));
           task["thread"]["running_at"] = std::move(running);
         }
+      }
+      if (t->second.kind == "process") {
+        task["kind"] = "process";
+        task["process"] = ProcessTaskJson(trace, t->second);
       }
       if (const TaskRecord* creator = detail::CreatingTask(trace, t->second)) {
         task["created_by"] = {{"id", creator->id},
@@ -89,6 +121,7 @@ ordered_json FindingJson(const ReportInput& in, const Finding& f) {
     j["detached"] = f.detached;
     j["ended"] = f.ended;
   }
+  if (f.process != 0) j["process"] = ProcessJson(in, f.process);
   if (f.kind == FindingKind::kZombie) {
     j["outlived_ns"] = f.outlived_ns;
     j["outlived"] = FormatReportDuration(f.outlived_ns);

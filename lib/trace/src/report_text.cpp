@@ -4,6 +4,8 @@
 #include <csignal>
 #include <cstring>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "report_common.hpp"
 #include "tether/trace/report.hpp"
@@ -42,7 +44,7 @@ void WriteChain(std::ostream& out, const ReportInput& in, const Finding& f) {
   const Trace& trace = *in.trace;
   if (f.context_chain.empty()) {
     auto t = trace.tasks.find(f.task);
-    if (t != trace.tasks.end() && t->second.ctx == 0 && t->second.kind != "thread") {
+    if (t != trace.tasks.end() && t->second.ctx == 0 && t->second.kind.empty()) {
       out << "  context: Background() or TODO() itself (a root: nothing can cancel the task)\n";
     }
     return;
@@ -77,6 +79,44 @@ std::string ThreadLabel(const TaskRecord& task) {
   return task.thread_name.empty() ? "thread" : "thread " + Quote(task.thread_name);
 }
 
+// What a finding's task is: a thread, a child process, or a libtether task.
+std::string TaskLabel(const Trace& trace, const TaskRecord& task) {
+  if (task.kind == "thread") return ThreadLabel(task);
+  if (task.kind == "process") return detail::ProcessLabel(trace, detail::PidOf(task));
+  return "task " + Quote(TaskName(task));
+}
+
+// Whose exit a leak was still running at: the program's, or (a child
+// process's thread) that process's.
+std::string ExitedWhat(const Trace& trace, const Finding& f) {
+  if (f.process != 0) return detail::ProcessLabel(trace, f.process) + " exited";
+  return std::string("the program ") + (trace.truncated ? "stopped tracing" : "exited");
+}
+
+// The rest of a leaked thread's first line: its pthread state, and its
+// scope (a child process's thread: the lines below say where the process
+// was started, and in which scope).
+void WriteThreadState(std::ostream& out, const Trace& trace, const Finding& f,
+                      const TaskRecord& task) {
+  if (task.detached_thread) {
+    out << "; it was detached";
+  } else if (task.join_waiting) {
+    out << "; a join was waiting for it (the thread did not stop)";
+  } else if (trace.terminate_called && f.process == 0) {
+    out << "; it was never joined nor detached, and std::terminate ran (a std::thread "
+           "destroyed while joinable terminates the program: join or detach it)";
+  } else {
+    out << "; it was never joined nor detached";
+  }
+  if (f.process != 0) {
+    out << "\n";
+  } else if (f.scope != 0) {
+    out << "; its scope " << ScopeName(trace, f.scope) << " never ended\n";
+  } else {
+    out << "; it belongs to no scope\n";
+  }
+}
+
 // The finding's first line: ZOMBIE or LEAK, what outlived what.
 void WriteTaskHeadline(std::ostream& out, const Trace& trace, const Finding& f,
                        const TaskRecord& task) {
@@ -86,33 +126,27 @@ void WriteTaskHeadline(std::ostream& out, const Trace& trace, const Finding& f,
            "exited (its stack and pthread record stay allocated; ThreadSanitizer calls this a "
            "thread leak): join it, or detach it\n";
   } else if (f.kind == FindingKind::kZombie) {
-    out << "ZOMBIE: "
-        << (task.kind == "thread" ? ThreadLabel(task) : "task " + Quote(TaskName(task)))
-        << " outlived its scope " << ScopeName(trace, f.scope) << " by "
-        << FormatReportDuration(f.outlived_ns);
+    out << "ZOMBIE: " << TaskLabel(trace, task) << " outlived its scope "
+        << ScopeName(trace, f.scope) << " by " << FormatReportDuration(f.outlived_ns);
     if (f.ended) {
       out << " (then ended: " << (task.result.empty() ? "ok" : task.result) << ")\n";
+    } else if (auto p = trace.processes.find(f.process);
+               p != trace.processes.end() && p->second.end_ns) {
+      out << " and never ended (still running when " << ExitedWhat(trace, f) << ")\n";
     } else {
       out << " and never ended (still running when the trace ended)\n";
     }
-  } else if (task.kind == "thread") {
-    out << "LEAK: " << ThreadLabel(task) << " was still running when the program "
-        << (trace.truncated ? "stopped tracing" : "exited");
-    if (task.detached_thread) {
-      out << "; it was detached";
-    } else if (task.join_waiting) {
-      out << "; a join was waiting for it (the thread did not stop)";
-    } else if (trace.terminate_called) {
-      out << "; it was never joined nor detached, and std::terminate ran (a std::thread "
-             "destroyed while joinable terminates the program: join or detach it)";
-    } else {
-      out << "; it was never joined nor detached";
-    }
+  } else if (task.kind == "process") {
+    out << "LEAK: " << TaskLabel(trace, task) << " was still running when " << ExitedWhat(trace, f)
+        << ", and nothing had waited for it (waitpid)";
     if (f.scope != 0) {
       out << "; its scope " << ScopeName(trace, f.scope) << " never ended\n";
     } else {
       out << "; it belongs to no scope\n";
     }
+  } else if (task.kind == "thread") {
+    out << "LEAK: " << ThreadLabel(task) << " was still running when " << ExitedWhat(trace, f);
+    WriteThreadState(out, trace, f, task);
   } else {
     out << "LEAK: task " << Quote(TaskName(task)) << " was still running when the program "
         << (trace.truncated ? "stopped tracing" : "exited");
@@ -167,6 +201,17 @@ void WriteCreatingTask(std::ostream& out, const ReportInput& in, const TaskRecor
       << SiteText(task->site, in.relative_to) << "\n";
 }
 
+// A child process's thread: which process, and where the program (or the
+// child that started it) started that process.
+void WriteInProcess(std::ostream& out, const ReportInput& in, const Finding& f) {
+  if (f.process == 0) return;
+  out << "  in " << detail::ProcessLabel(*in.trace, f.process);
+  if (const TaskRecord* process = detail::ProcessTask(*in.trace, f.process)) {
+    out << ", started at " << SiteText(process->site, in.relative_to);
+  }
+  out << "\n";
+}
+
 // Where the thread was running when its scope ended with it still running
 // (or at exit): goleak's current stack, the program's own frames of it.
 void WriteRunningAt(std::ostream& out, const ReportInput& in, const Finding& f,
@@ -197,6 +242,7 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
     out << "    called from " << SiteText(caller, in.relative_to) << "\n";
   }
   WriteCreatingTask(out, in, task);
+  WriteInProcess(out, in, f);
   // Where it was detached, when that is another line than its creation
   // (`tether check` reports a detached thread at its detach() call).
   if (!task.detach_site.file.empty() &&
@@ -214,7 +260,15 @@ void WriteTaskFinding(std::ostream& out, const ReportInput& in, const FindingGro
     auto s = trace.scopes.find(f.scope);
     const bool after_end =
         s != trace.scopes.end() && s->second.end_ns && task.spawn_ns > *s->second.end_ns;
-    if (task.kind == "thread") {
+    if (task.kind == "process") {
+      out << "  started by a thread charged to scope " << ScopeName(trace, f.scope)
+          << " (wait for the process, or stop it, before the scope ends)\n";
+    } else if (f.process != 0 && f.kind == FindingKind::kLeak) {
+      // Its own process left it running: the first line says so.
+    } else if (f.process != 0) {
+      out << "  in a process started while scope " << ScopeName(trace, f.scope)
+          << " was running (wait for the process, or stop it, before the scope ends)\n";
+    } else if (task.kind == "thread") {
       out << "  created by a thread charged to scope " << ScopeName(trace, f.scope)
           << (after_end ? ", after the scope had ended" : ", while the scope was running")
           << " (stop or join it before the scope ends)\n";
@@ -331,12 +385,17 @@ void WriteTextReport(std::ostream& out, const ReportInput& in) {
   if (groups.empty()) {
     const std::size_t all = std::max(trace.task_count, trace.tasks.size());
     const std::size_t threads = std::min(trace.thread_count, all);
-    // "3 tasks", "2 threads", "3 tasks and 2 threads".
-    const std::string counted = threads == 0 ? Plural(all, "task", "tasks")
-                                : threads == all
-                                    ? Plural(threads, "thread", "threads")
-                                    : Plural(all - threads, "task", "tasks") + " and " +
-                                          Plural(threads, "thread", "threads");
+    const std::size_t processes = std::min(trace.process_count, all - threads);
+    // "3 tasks", "2 threads", "3 tasks and 2 threads", "1 thread and 1 process".
+    std::vector<std::string> parts;
+    if (all - threads - processes > 0 || all == 0)
+      parts.push_back(Plural(all - threads - processes, "task", "tasks"));
+    if (threads > 0) parts.push_back(Plural(threads, "thread", "threads"));
+    if (processes > 0) parts.push_back(Plural(processes, "process", "processes"));
+    std::string counted;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      counted += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+    }
     out << "no zombie tasks, no leaks, no unwaited groups (" << counted << " in "
         << Plural(trace.scopes.size(), "scope", "scopes") << ", grace "
         << FormatReportDuration(in.grace_ns) << ")\n";

@@ -40,7 +40,12 @@ struct WaitingTask {
   std::int64_t spawn_ns, start_ns, end_ns;
   std::uint32_t site, result, name;
   bool detached;  // charged through detached_from (the scope it waits on), not scope
+  // TaskRecord::kind (a libtether task, a thread, a child process) and a
+  // thread's joined / detached (a thread waits here only once it has one).
+  std::uint8_t kind;
+  bool joined, detached_thread;
 };
+static_assert(sizeof(WaitingTask) <= 80);
 
 class StreamAnalysis : public detail::RecordHook {
  public:
@@ -58,6 +63,13 @@ class StreamAnalysis : public detail::RecordHook {
       ++spawns_;
       TaskRecord& task = trace_.tasks.at(id);
       if (task.kind == "thread") ++trace_.thread_count;
+      // A child process: its own part comes later in the file (its threads
+      // name it as their parent, and it ends twice: its exit, its reap), so
+      // it is never dropped; a program starts few.
+      if (task.kind == "process") {
+        ++trace_.process_count;
+        keep_.insert(id);
+      }
       if (auto early = read_early_.find(id); early != read_early_.end()) {
         AddThreadFacts(early->second, &task);
         read_early_.erase(early);
@@ -153,7 +165,8 @@ class StreamAnalysis : public detail::RecordHook {
     }
     waiting_[scope].push_back(WaitingTask{t.id, t.ctx, t.group, t.thread, t.spawn_ns, *t.start_ns,
                                           *t.end_ns, Intern(t.site), Intern(t.result, &results_),
-                                          Intern(t.name, &names_), t.scope == 0});
+                                          Intern(t.name, &names_), t.scope == 0, KindCode(t.kind),
+                                          t.joined, t.detached_thread});
     Drop(it);
   }
 
@@ -213,6 +226,13 @@ class StreamAnalysis : public detail::RecordHook {
     t.site = sites_[w.site];
     t.result = results_.text[w.result];
     t.name = names_.text[w.name];
+    t.kind = w.kind == 1 ? "thread" : w.kind == 2 ? "process" : "";
+    t.joined = w.joined;
+    t.detached_thread = w.detached_thread;
+  }
+
+  static std::uint8_t KindCode(const std::string& kind) {
+    return kind == "thread" ? 1 : kind == "process" ? 2 : 0;
   }
 
   std::uint32_t Intern(const Site& site) {

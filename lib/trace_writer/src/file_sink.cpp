@@ -66,7 +66,7 @@ FileSink::FileSink(int fd)
   exit_ring_ = rings_.back().get();
 }
 
-Error FileSink::Open(const std::string& path, FileSink** out) {
+Error FileSink::Open(const std::string& path, FileSink** out, long parent_pid) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
     return Error(ErrorCode::kIo, "cannot write trace file '" + path + "': " + std::strerror(errno));
@@ -77,6 +77,7 @@ Error FileSink::Open(const std::string& path, FileSink** out) {
   BeginRecord(header, "header");
   AppendField(header, "version", std::uint64_t{1});
   AppendField(header, "pid", static_cast<std::uint64_t>(sink->pid_));
+  if (parent_pid > 0) AppendField(header, "ppid", static_cast<std::uint64_t>(parent_pid));
   AppendField(header, "program", ProgramCommandLine());
   EndRecord(header, MonotonicNs());
   if (!sink->WriteText(header, 0)) {

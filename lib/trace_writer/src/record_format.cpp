@@ -97,6 +97,7 @@ bool FormatTaskRecord(std::string& out, const Slot& s, std::string_view name,
       FormatSpawnIds(out, s, parent);
       AppendSpawnTail(out, name, s.loc);
       if (s.aux == kSpawnKindThread) AppendField(out, "kind", std::string_view("thread"));
+      if (s.aux == kSpawnKindProcess) AppendField(out, "kind", std::string_view("process"));
       return true;
     }
     case EventType::kSpawnSite: {

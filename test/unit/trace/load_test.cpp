@@ -136,6 +136,22 @@ TEST(LoadTrace, TwoPartsOfOneProcessAreOneTrace) {
                        "first was 42)");
 }
 
+TEST(LoadTrace, RejectsMisplacedChildParts) {
+  TempFile f("t.jsonl");
+  Trace t;
+  const std::string child = R"({"ev":"header","version":1,"pid":7,"ppid":42,"program":"c","t":2})";
+  f.Write(Lines({Header(), child, child}));
+  EXPECT_EQ(LoadTrace(f.path(), &t).message(),
+            f.path() + ":3:1: error: a second trace header of process 7");
+  f.Write(Lines({Header(), R"({"ev":"header","version":1,"pid":0,"ppid":42,"t":2})"}));
+  EXPECT_EQ(LoadTrace(f.path(), &t).message(),
+            f.path() + ":2:1: error: a child process's header with pid 0 (a pid is from 1 to 2^22)");
+  f.Write(Lines({Header(), child, Header()}));
+  EXPECT_EQ(LoadTrace(f.path(), &t).message(),
+            f.path() + ":3:1: error: a part of the program after a child process's part (the "
+                       "program's parts come first)");
+}
+
 TEST(LoadTrace, RejectsFilesThatAreNotTraces) {
   TempFile f("t.jsonl");
   Trace t;

@@ -56,6 +56,11 @@ std::string Describe(const std::vector<Finding>& findings) {
 }
 
 // Compares both analyses of the file at path; returns how many findings.
+// A child process's task id (lib/trace_writer's process_ids.hpp).
+std::uint64_t ProcessTaskId(std::int64_t pid) {
+  return (std::uint64_t{1} << 48) + (static_cast<std::uint64_t>(pid) << 24);
+}
+
 std::size_t ExpectSameAnalysis(const std::string& path, std::int64_t grace) {
   AnalysisOptions options;
   options.grace_ns = grace;
@@ -224,6 +229,65 @@ TEST(StreamAnalyze, SameAsAnalyzeForFinishedThreads) {
   cut.Write(testing::Lines({testing::Header(), spawn(20, 1100), event("start", 20, 1110),
                             event("end", 20, 1120)}));
   EXPECT_EQ(ExpectSameAnalysis(cut.path(), 0), 0u);
+}
+
+// The parts of the child processes the program started (tether trace
+// appends them, each with its header's `ppid`): each child is a process of
+// the trace, its exit ends it (not the trace), and its modules are its own.
+TEST(StreamAnalyze, ReadsChildProcessParts) {
+  Trace t;
+  ASSERT_TRUE(LoadTrace(TEST_SOURCE_DIR "/trace/Inputs/child-parts.jsonl", &t).ok());
+  EXPECT_EQ(t.pid, 100);
+  EXPECT_EQ(t.program, "ci-worker run");
+  ASSERT_EQ(t.processes.size(), 3u);
+  const ProcessRecord& step = t.processes.at(200);
+  EXPECT_EQ(step.parent_pid, 100);
+  EXPECT_EQ(step.program, "step-one --leaky");
+  EXPECT_EQ(step.end_ns, 1500);
+  EXPECT_EQ(step.exit_status, 0);
+  EXPECT_EQ(t.end_ns, 9000);  // the program's exit, not a child's
+  EXPECT_FALSE(t.truncated);
+  // A process task ends at the earlier of its own exit and its reap.
+  EXPECT_EQ(t.tasks.at(ProcessTaskId(200)).end_ns, 1500);
+  EXPECT_EQ(ProcessOfTask(ProcessTaskId(200) + 1), 200);
+  // Child 400's start was not recorded (system()): its own end is no task.
+  EXPECT_EQ(t.tasks.count(ProcessTaskId(400)), 0u);
+  EXPECT_EQ(t.process_count, 2u);
+  EXPECT_EQ(t.thread_count, 3u);
+}
+
+// The same fixture analysed: the leak of child 200's thread (it ran until
+// its process exited, before the scope ended), the zombie of child 300's
+// thread (its process exited after the scope), and child 300 itself.
+TEST(StreamAnalyze, ChildProcessFindings) {
+  const std::string path = TEST_SOURCE_DIR "/trace/Inputs/child-parts.jsonl";
+  EXPECT_EQ(ExpectSameAnalysis(path, 0), 3u);
+  Trace t;
+  ASSERT_TRUE(LoadTrace(path, &t).ok());
+  std::vector<Finding> findings = Analyze(t, AnalysisOptions{});
+  ASSERT_EQ(findings.size(), 3u);
+  auto of = [&](std::uint64_t task) {
+    return *std::find_if(findings.begin(), findings.end(),
+                         [&](const Finding& f) { return f.task == task; });
+  };
+  const Finding leak = of(ProcessTaskId(200) + 1);
+  EXPECT_EQ(leak.kind, FindingKind::kLeak);
+  EXPECT_EQ(leak.process, 200);
+  const Finding zombie = of(ProcessTaskId(300) + 1);
+  EXPECT_EQ(zombie.kind, FindingKind::kZombie);
+  EXPECT_EQ(zombie.process, 300);
+  EXPECT_EQ(zombie.outlived_ns, 500);
+  EXPECT_FALSE(zombie.ended);
+  const Finding step = of(ProcessTaskId(300));
+  EXPECT_EQ(step.kind, FindingKind::kZombie);
+  EXPECT_EQ(step.process, 0);  // the program started it
+  EXPECT_TRUE(step.ended);
+  // With a grace past child 300's exit, child 300 is no zombie, and its
+  // thread is a leak of it (still running when it exited), not a zombie.
+  EXPECT_EQ(ExpectSameAnalysis(path, 600), 2u);
+  findings = Analyze(t, AnalysisOptions{600});
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(of(ProcessTaskId(300) + 1).kind, FindingKind::kLeak);
 }
 
 TEST(StreamAnalyze, SameAsAnalyzeOnEveryProbeMode) {

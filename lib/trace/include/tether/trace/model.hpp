@@ -68,7 +68,25 @@ struct ModuleRecord {
   std::string path;
   std::uint64_t bias = 0;
   std::uint64_t lo = 0, hi = 0;  // the addresses it spans
+  std::int64_t process = 0;      // the child process it was loaded in (0: the program)
 };
+
+// A child process the program started (fork + exec, posix_spawn), traced in a
+// part of the trace of its own (a header with `ppid`). Its records' ids are
+// its own (ProcessOfTask); the program's `process` task for it is
+// ProcessTaskId(pid).
+struct ProcessRecord {
+  std::int64_t pid = 0;
+  std::int64_t parent_pid = 0;
+  std::string program;  // its command line, after its exec
+  std::int64_t start_ns = 0;
+  std::optional<std::int64_t> end_ns;  // from its exit record
+  std::optional<int> exit_status;
+  std::int64_t last_ns = 0;  // its part's latest time (the end of one that was killed)
+};
+
+// The child process whose record a task id is (0: the program itself).
+std::int64_t ProcessOfTask(std::uint64_t id);
 
 struct GroupRecord {
   std::uint64_t id = 0;
@@ -123,11 +141,15 @@ struct Trace {
   };
   std::map<std::uint64_t, RunningStack> running_stacks;
   bool terminate_called = false;  // std::terminate ran (libtether_threads.so saw it)
+  // The child processes traced in parts of their own, by pid.
+  std::map<std::int64_t, ProcessRecord> processes;
   // Tasks in the file. LoadTrace keeps them all (tasks.size()); LoadAndAnalyze
   // keeps in `tasks` only those its findings need.
   std::size_t task_count = 0;
-  // Of task_count, the threads (libtether_threads.so's, kind "thread").
+  // Of task_count, the threads (libtether_threads.so's, kind "thread") and
+  // the child processes (kind "process").
   std::size_t thread_count = 0;
+  std::size_t process_count = 0;
 };
 
 // Loads a trace file. A file cut short by a crash loads (truncated = true);
@@ -155,6 +177,9 @@ struct Finding {
   std::vector<std::uint64_t> context_chain;  // task ctx -> ... -> root
   std::optional<std::uint64_t> cut_at;       // the first root on the chain, when the chain
                                              // never reaches the scope's context
+  // A thread of a child process (Trace::processes): kLeak and kZombie say it
+  // was still running when that process exited, not the program.
+  std::int64_t process = 0;
 };
 
 struct AnalysisOptions {

@@ -67,6 +67,9 @@ enum class EventType : std::uint8_t {
 
 // Slot::aux of a kSpawn record made for a pthread (libtether_threads.so).
 constexpr std::uint32_t kSpawnKindThread = 1;
+// ... made for a child process the program started (fork, posix_spawn): its
+// task id is ProcessTaskId(pid) (process_ids.hpp).
+constexpr std::uint32_t kSpawnKindProcess = 2;
 // Slot::aux of a kStack record: whose return addresses they are. The site's
 // (a thread's creation, a scope's begin), where a thread was detached, or
 // where a thread was running when its scope ended or the program exited.

@@ -54,8 +54,10 @@ struct SinkStats {
 class FileSink {
  public:
   // Opens path (truncating it), writes the header line and starts the
-  // flusher. An unwritable path is an Error naming it.
-  static Error Open(const std::string& path, FileSink** out);
+  // flusher. An unwritable path is an Error naming it. parent_pid: the
+  // header's `ppid`, for the part of a child process the traced program
+  // started (0: the traced program itself, no `ppid`).
+  static Error Open(const std::string& path, FileSink** out, long parent_pid = 0);
 
   // Records one event from the calling thread: the hot path, inline. An
   // event with a name (spawn, scope_begin) goes through PutNamed.

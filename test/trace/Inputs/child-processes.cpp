@@ -1,0 +1,139 @@
+// Child processes under `tether trace` (test/trace/child-processes.test): a
+// program that starts others, as a CI worker starts its steps, traced as
+// strace -f follows children. Each child is this program again, in a role:
+//   child-processes leaky      in scope "build 1": fork + exec a child that
+//                              leaves a detached thread running when it exits
+//   child-processes clean      posix_spawn a child that joins its thread
+//   child-processes slow       the scope ends while its child still runs
+//   child-processes orphan     exits without waiting for its child
+//   child-processes nested     a child starts a grandchild that leaks a thread
+//   child-processes system     system() runs a shell that runs a leaky child
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "tether/trace/scope.h"
+
+extern char** environ;
+
+namespace {
+
+std::string g_self;  // this program's path (argv[0])
+
+// fork + exec of this program in role; returns the child's pid.
+pid_t ForkExec(const char* role) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl(g_self.c_str(), g_self.c_str(), role, static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+int Reap(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The children's roles.
+int LeavesThreadRunning() {
+  std::thread([] { std::this_thread::sleep_for(std::chrono::hours(1)); }).detach();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return 0;
+}
+
+int JoinsItsThread() {
+  std::thread worker([] { std::this_thread::sleep_for(std::chrono::milliseconds(5)); });
+  worker.join();
+  return 0;
+}
+
+int RunsAWhile(int ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  return 0;
+}
+
+int StartsLeakyGrandchild() { return Reap(ForkExec("child-leaky")); }
+
+// The parent's scenarios.
+int Leaky() {
+  const std::uint64_t build = tether_scope_begin("build 1");
+  const int rc = Reap(ForkExec("child-leaky"));
+  tether_scope_end(build);
+  return rc;
+}
+
+int Clean() {
+  const std::uint64_t build = tether_scope_begin("build 1");
+  char role[] = "child-clean";
+  char* argv[] = {g_self.data(), role, nullptr};
+  pid_t pid = 0;
+  if (posix_spawn(&pid, g_self.c_str(), nullptr, nullptr, argv, environ) != 0) return 2;
+  const int rc = Reap(pid);
+  tether_scope_end(build);
+  return rc;
+}
+
+int Slow() {
+  const std::uint64_t build = tether_scope_begin("build 1");
+  const pid_t pid = ForkExec("child-slow");
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  tether_scope_end(build);  // the step is still running
+  return Reap(pid);
+}
+
+int Orphan() {
+  const std::uint64_t build = tether_scope_begin("build 1");
+  ForkExec("child-orphan");  // never waited for
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  (void)build;  // the scope never ends either
+  return 0;
+}
+
+int Nested() {
+  const std::uint64_t build = tether_scope_begin("build 1");
+  const int rc = Reap(ForkExec("child-nested"));
+  tether_scope_end(build);
+  return rc;
+}
+
+int System() {
+  const std::uint64_t build = tether_scope_begin("build 1");
+  const std::string command = "'" + g_self + "' child-leaky";
+  const int rc = std::system(command.c_str());
+  tether_scope_end(build);
+  return rc == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  g_self = argv[0];
+  const std::string what = argc > 1 ? argv[1] : "";
+  if (what == "child-leaky") return LeavesThreadRunning();
+  if (what == "child-clean") return JoinsItsThread();
+  if (what == "child-slow") return RunsAWhile(300);
+  if (what == "child-nested") return StartsLeakyGrandchild();
+  if (what == "child-orphan") {
+    // Outlives the program: nothing of it keeps the test's output open.
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    return RunsAWhile(1500);
+  }
+  if (what == "leaky") return Leaky();
+  if (what == "clean") return Clean();
+  if (what == "slow") return Slow();
+  if (what == "orphan") return Orphan();
+  if (what == "nested") return Nested();
+  if (what == "system") return System();
+  std::fprintf(stderr, "usage: child-processes leaky|clean|slow|orphan|nested|system\n");
+  return 2;
+}
