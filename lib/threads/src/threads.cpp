@@ -639,6 +639,11 @@ std::size_t ScopeThreadsRunning(std::uint64_t scope, std::uint32_t grace_ms,
     if (!RecordRunningStack(sink, r.live.tid, r.id, &stack)) continue;
     std::copy(stack.pcs, stack.pcs + stack.count, r.live.running_pcs);
     r.live.running_count = stack.count;
+    std::lock_guard<std::mutex> lock(g_live_mu);  // for ThreadRunningAt
+    if (auto it = g_live->find(r.id); it != g_live->end()) {
+      std::copy(stack.pcs, stack.pcs + stack.count, it->second.running_pcs);
+      it->second.running_count = stack.count;
+    }
   }
   std::size_t count = 0;
   for (const Running& r : running) {
@@ -669,6 +674,23 @@ std::size_t ThreadSite(std::uint64_t id, char* out, std::size_t cap) {
   return tether::threads::DescribeSite(pcs, count, out, cap);
 }
 
+// Writes where a running thread charged to a scope was running when asked
+// (by its task id) to out; 0 when it was never asked or has no frame in the
+// program's code.
+std::size_t ThreadRunningAt(std::uint64_t id, char* out, std::size_t cap) {
+  if (g_sink.load(std::memory_order_acquire) == nullptr) return 0;
+  std::uint64_t pcs[tether::threads::kRunningPcs];
+  int count = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_live_mu);
+    auto it = g_live->find(id);
+    if (it == g_live->end()) return 0;
+    count = it->second.running_count;
+    std::copy(it->second.running_pcs, it->second.running_pcs + count, pcs);
+  }
+  return count == 0 ? 0 : tether::threads::DescribeSite(pcs, count, out, cap);
+}
+
 void CreatingPoolThreads(int on) { t_creating_pool_threads = on != 0; }
 
 // Not const: a const object would have internal linkage in C++.
@@ -681,5 +703,7 @@ tether_scope_threads_v1 tether_scope_threads_v1{ScopeThreadsRunning};
 __attribute__((visibility("default")))
 tether_thread_pool_v1 tether_thread_pool_v1{CreatingPoolThreads};
 __attribute__((visibility("default"))) tether_thread_site_v1 tether_thread_site_v1{ThreadSite};
+__attribute__((visibility("default")))
+tether_thread_running_v1 tether_thread_running_v1{ThreadRunningAt};
 
 }  // extern "C"

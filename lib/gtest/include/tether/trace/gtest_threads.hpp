@@ -54,14 +54,17 @@ inline std::size_t FailForRunningThreads(std::uint64_t scope, std::uint32_t grac
   tether_running_thread left[kMax];
   const std::size_t count = tether_scope_threads_running(scope, grace_ms, left, kMax);
   for (std::size_t i = 0; i < count && i < kMax; ++i) {
-    char site[512];
+    char site[512], running[512];
     const bool known = tether_thread_site(left[i].id, site, sizeof site) > 0;
+    // Where it is now (goleak's current stack): the wait that nothing woke.
+    const bool asked = tether_thread_running_at(left[i].id, running, sizeof running) > 0;
     ADD_FAILURE_AT(file, line) << "tether: a thread this test started (thread " << left[i].id
                                << (known ? std::string(", spawned at ") + site : std::string())
                                << ") is still running "
                                << (grace_ms == 0
                                        ? std::string("when the test ended")
                                        : std::to_string(grace_ms) + " ms after the test ended")
+                               << (asked ? std::string(", running at ") + running : std::string())
                                << " (it began " << left[i].age_ns / 1000000
                                << " ms ago); `tether trace` reports its site as a zombie "
                                << "of scope \"" << scope_name << "\"";

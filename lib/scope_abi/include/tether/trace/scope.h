@@ -121,6 +121,28 @@ static inline size_t tether_thread_site(uint64_t thread, char* out, size_t cap) 
   return api->site(thread, out, cap);
 }
 
+/* Exported under "tether_thread_running_v1": where a running thread charged
+ * to a scope was running when it was asked (its scope ended with it running,
+ * or tether_scope_threads_running asked it), as a person reads it
+ * ("worker.cpp:62 in WaitForWork"): goleak's current stack, for a verdict
+ * given in the process. */
+struct tether_thread_running_v1 {
+  size_t (*running_at)(uint64_t thread, char* out, size_t cap);
+};
+
+/* Writes where thread (a tether_running_thread's id) was running to out,
+ * NUL-terminated, and returns its length; 0 when it is not known (not
+ * traced, never asked: a thread in a sleep, poll or epoll_wait is not, or no
+ * frame is the program's). */
+static inline size_t tether_thread_running_at(uint64_t thread, char* out, size_t cap) {
+  static const void* cached = (const void*)1;
+  const struct tether_thread_running_v1* api =
+      (const struct tether_thread_running_v1*)tether_scope_lookup_(&cached,
+                                                                   "tether_thread_running_v1");
+  if (api == 0 || cap == 0) return 0;
+  return api->running_at(thread, out, cap);
+}
+
 /* Exported under "tether_thread_pool_v1", for a runtime that traces the
  * work on its own threads itself (libtether's thread cache: its tasks are
  * traced as tasks). Between creating(1) and creating(0) on a thread, the
