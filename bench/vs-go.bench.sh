@@ -48,6 +48,8 @@ for r in range(1, rounds + 1):
             name = "/".join(p for p in b["name"].split("/")
                             if p != "real_time" and not p.startswith("iterations:"))
             cpp.setdefault((kind, name), []).append(b["real_time"] * scale[b["time_unit"]])
+            if "cpu_us_a_task" in b:  # the process's user + system time a task
+                cpp.setdefault((kind, name + ":cpu"), []).append(b["cpu_us_a_task"])
     for line in open("%s/go.%d.txt" % (work, r)):
         name, value, unit = line.split()
         go.setdefault(name, []).append(float(value))
@@ -55,7 +57,9 @@ med = lambda xs: statistics.median(xs)
 rows = [
     # shape, libtether ns, go value, unit, factor (ns -> unit)
     ("spawn + task end, 100,000 tasks from 8 threads", ("spawn", "BM_GoTaskEnd"), "spawn_go_task_end", "µs a task", 1e-3 / 1e5),
+    ("the same, CPU (user + system)", ("spawn", "BM_GoTaskEnd:cpu"), "spawn_go_task_end_cpu", "µs a task", 1),
     ("a group's Go + Wait, a group per 1,000, 8 threads", ("spawn", "BM_TaskGroupGoWait"), "spawn_group_go_wait", "µs a task", 1e-3 / 1e5),
+    ("the same, CPU (user + system)", ("spawn", "BM_TaskGroupGoWait:cpu"), "spawn_group_go_wait_cpu", "µs a task", 1),
     ("one group of 1,000 tasks: Go + Wait", ("context", "BM_TaskGroupGoWait"), "group_go_wait_1000", "ms", 1e-6),
     ("WithCancel + cancel", ("context", "BM_WithCancelCancel"), "with_cancel_cancel", "ns", 1),
     ("cancel 1,000 descendants", ("context", "BM_CancelPropagation/1000"), "cancel_propagation_1000", "µs", 1e-3),
@@ -67,7 +71,8 @@ lines = ["# libtether beside Go", "",
          "Made by `bench/vs-go.bench.sh BUILD_DIR RESULTS_DIR %d`: each libtether benchmark of" % rounds,
          "bench/context and its Go twin (bench/go/anchors.go, Go's `testing.Benchmark`; a group is",
          "errgroup's mechanism, a `sync.WaitGroup` and the first error) run alternately, %d rounds;" % rounds,
-         "medians of wall time. Ratio = libtether / Go (below 1: libtether is faster).", "",
+         "medians of wall time (and of the process's CPU time, user + system, where a row says",
+         "CPU). Ratio = libtether / Go (below 1: libtether is faster).", "",
          "- uptime before: `%s`" % before.strip(), "- uptime after: `%s`" % after.strip(), "",
          "| shape | unit | libtether | Go | libtether / Go |", "|---|---|---:|---:|---:|"]
 for shape, key, goname, unit, factor in rows:

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "futex.hpp"
+#include "tether/internal/blocking.hpp"
 #include "tether/select.hpp"
 #include "tether/signal.hpp"
 
@@ -60,6 +61,7 @@ class SignalState {
   void Wait() {
     if (!Fired()) {
       sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      BlockingRegion asleep;
       while (fired_.load(std::memory_order_seq_cst) == 0) FutexWait(&fired_, 0);
       sleepers_.fetch_sub(1, std::memory_order_relaxed);
     }
@@ -69,6 +71,7 @@ class SignalState {
   bool WaitUntil(std::chrono::steady_clock::time_point deadline) {
     if (!Fired()) {
       sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      BlockingRegion asleep;
       while (fired_.load(std::memory_order_seq_cst) == 0 &&
              std::chrono::steady_clock::now() < deadline) {
         FutexWaitUntil(&fired_, 0, deadline);

@@ -10,6 +10,7 @@
 
 #include "context_node.hpp"
 #include "tether/hooks.hpp"
+#include "tether/internal/blocking.hpp"
 #include "tether/scope.hpp"
 
 namespace tether {
@@ -118,6 +119,7 @@ class GroupState {
     if (TryReserve()) return;
     std::unique_lock<std::mutex> lock(mu);
     AddWaiter(&slot_waiters, kSlotWaiter);
+    BlockingRegion asleep;  // (thread_cache.cpp: the tasks it waits for run meanwhile)
     // Set before this test: a task ending from here on takes mu and notifies.
     // Like errgroup's Go at its limit, this waits for a slot whatever the
     // context: a cancelled group's tasks end, and each end frees a slot.
@@ -187,6 +189,7 @@ class GroupState {
     for (;;) {
       if (Count(s) != 0) {
         AddWaiter(&join_waiters, kJoinWaiter);
+        BlockingRegion asleep;  // (thread_cache.cpp: the tasks it waits for run meanwhile)
         // Wait joins every task whatever the context (its contract): ctx only asks tasks to end.
         // NOLINTNEXTLINE(tether-loop-without-context): joining must not stop on cancellation
         cv.wait(lock, [&] { return Count(state.load(std::memory_order_acquire)) == 0; });

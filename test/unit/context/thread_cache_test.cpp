@@ -6,8 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <latch>
 #include <memory>
 #include <thread>
@@ -57,6 +59,63 @@ TEST(ThreadCache, ABlockingTaskNeverStarvesAnother) {
   auto [group, gctx] = TaskGroup::WithContext(Background());
   for (int i = 0; i < kTasks; ++i) group.Go([&] { all_started.arrive_and_wait(); });
   EXPECT_TRUE(group.Wait().ok());
+}
+
+// Restores the queue's bound when a test that changed it ends.
+struct MaxQueueWait {
+  explicit MaxQueueWait(std::chrono::microseconds wait) {
+    detail::SetThreadCacheMaxQueueWait(wait);
+  }
+  ~MaxQueueWait() { detail::SetThreadCacheMaxQueueWait(std::chrono::microseconds(100)); }
+};
+
+// Every core busy with a task that blocks outside libtether (a latch): the
+// tasks queued behind them are given threads of their own by the monitor,
+// so all of them start (the test above, with many more tasks than cores).
+// Here tasks that libtether sees sleeping (a TaskGroup::Wait inside a
+// task, nested deeper than there are cores) free their place for the tasks
+// they wait for at once: with the monitor's bound an hour, only that lets
+// this finish.
+TEST(ThreadCache, ATaskWaitingInLibtetherFreesItsPlace) {
+  MaxQueueWait hour(std::chrono::hours(1));
+  std::function<int(int)> nest = [&](int depth) -> int {
+    if (depth == 0) return 1;
+    auto [group, gctx] = TaskGroup::WithContext(Background());
+    std::atomic<int> below{0};
+    for (int i = 0; i < 2; ++i) group.Go([&] { below += nest(depth - 1); });
+    EXPECT_TRUE(group.Wait().ok());
+    return below.load();
+  };
+  int leaves = 0;
+  auto [group, gctx] = TaskGroup::WithContext(Background());
+  group.Go([&] { leaves = nest(6); });
+  ASSERT_TRUE(group.Wait().ok());
+  EXPECT_EQ(leaves, 64);
+}
+
+// A task queued while every thread runs is taken by the first thread that
+// finishes, with no monitor to fall back on: the thread that goes idle looks
+// at the queue after it stops counting as running, and the spawner after it
+// queued, so neither misses the other (a lost hand-over hangs here).
+TEST(ThreadCache, AQueuedTaskIsTakenByAThreadThatFinishes) {
+  MaxQueueWait hour(std::chrono::hours(1));
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  for (int round = 0; round < 200; ++round) {
+    std::atomic<bool> go{false};
+    auto [busy, bctx] = TaskGroup::WithContext(Background());
+    for (unsigned i = 0; i < cores; ++i) {
+      busy.Go([&] {
+        while (!go.load()) std::this_thread::yield();
+      });
+    }
+    std::atomic<bool> ran{false};
+    auto [queued, qctx] = TaskGroup::WithContext(Background());
+    queued.Go([&] { ran = true; });
+    go = true;  // the busy tasks end as the last one is queued (or before)
+    ASSERT_TRUE(queued.Wait().ok());
+    ASSERT_TRUE(busy.Wait().ok());
+    EXPECT_TRUE(ran.load());
+  }
 }
 
 TEST(ThreadCache, CapturesAreDestroyedBeforeWaitReturns) {
@@ -123,7 +182,8 @@ TEST(ThreadCache, AnAfterFuncAfterAScopedTaskSeesNoScope) {
 
 TEST(ThreadCache, AForkChildStartsTasks) {
 #ifdef TETHER_UNDER_TSAN
-  GTEST_SKIP() << "ThreadSanitizer does not support threads in a multi-threaded process's fork child";
+  GTEST_SKIP()
+      << "ThreadSanitizer does not support threads in a multi-threaded process's fork child";
 #else
   // Leave idle threads behind in the parent: the child has none of them.
   {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tether/context.hpp"
+#include "tether/internal/blocking.hpp"
 #include "tether/signal.hpp"
 
 namespace tether {
@@ -64,6 +65,7 @@ class Waiter {
   // Waits for a Notify (or the deadline); clears the flag. Returns false on timeout.
   bool WaitUntil(std::optional<std::chrono::steady_clock::time_point> deadline) {
     std::unique_lock<std::mutex> lock(mu_);
+    BlockingRegion asleep;
     if (deadline) {
       if (!cv_.wait_until(lock, *deadline, [&] { return notified_; })) return false;
     } else {

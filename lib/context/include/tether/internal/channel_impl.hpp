@@ -43,6 +43,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "tether/internal/blocking.hpp"
+
 namespace tether {
 
 template <class T>
@@ -284,6 +286,7 @@ Error Channel<T>::Send(const Context& ctx, T value) {
       Push pushed = e.ok() ? s.TryPush(value) : Push::kFull;
       if (e.ok() && pushed == Push::kFull) {
         ++s.send_sleepers;
+        detail::BlockingRegion asleep;
         s.send_cv.wait(lock);
         --s.send_sleepers;
       }
@@ -324,7 +327,10 @@ Error Channel<T>::Send(const Context& ctx, T value) {
       continue;
     }
     ++s.send_sleepers;
-    s.send_cv.wait(lock);
+    {
+      detail::BlockingRegion asleep;
+      s.send_cv.wait(lock);
+    }
     --s.send_sleepers;
   }
 }
@@ -364,6 +370,7 @@ std::optional<T> Channel<T>::Recv(const Context& ctx, Error* err) {
     }
     if (!v && result.ok()) {
       ++s.recv_sleepers;
+      detail::BlockingRegion asleep;
       s.recv_cv.wait(lock);
       --s.recv_sleepers;
     }
