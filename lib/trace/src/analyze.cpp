@@ -112,14 +112,33 @@ bool EndUnknown(const Trace& t, const TaskRecord& task) {
   return task.kind == "process" && !task.end_ns && t.processes.count(ProcessOfTask(task.id)) == 0;
 }
 
-// When a child process ended: its exit record, else its reap by its parent
-// (its `process` task's end); none while it may still have been running.
-std::optional<std::int64_t> ProcessEnd(const Trace& t, std::int64_t process) {
+// A child process's end is recorded when a wait reaps it, which may be a
+// scheduling delay after it died (another thread's waitpid returns, then
+// writes): one reaped within this of its scope's end is taken to have ended
+// in time (a 9 µs "zombie" was seen: a service killed before its build's
+// scope ended, reaped by a waiting task that wrote after the end).
+constexpr std::int64_t kProcessEndSlackNs = 10'000'000;  // 10 ms
+
+std::int64_t GraceOf(const TaskRecord& task, const AnalysisOptions& options) {
+  return task.kind == "process" ? SaturatingAdd(options.grace_ns, kProcessEndSlackNs)
+                                : options.grace_ns;
+}
+
+// When a child process ended (*end): its exit record, else its reap by its
+// parent (its `process` task's end); false while it may still have been
+// running.
+bool ProcessEnd(const Trace& t, std::int64_t process, std::int64_t* end) {
   auto p = t.processes.find(process);
-  if (p != t.processes.end() && p->second.end_ns) return p->second.end_ns;
+  if (p != t.processes.end() && p->second.end_ns) {
+    *end = *p->second.end_ns;
+    return true;
+  }
   auto task = t.tasks.find(detail::ProcessTaskId(process));
-  if (task != t.tasks.end() && task->second.end_ns) return task->second.end_ns;
-  return std::nullopt;
+  if (task != t.tasks.end() && task->second.end_ns) {
+    *end = *task->second.end_ns;
+    return true;
+  }
+  return false;
 }
 
 // The task or thread that ended its own scope: it ran on the thread that
@@ -169,21 +188,24 @@ std::vector<Finding> detail::AnalyzeUntil(const Trace& trace, const AnalysisOpti
     f.ended = task.end_ns.has_value();
     f.process = RanIn(trace, task);
     // A child's thread still running when its process exited ended there.
-    const std::optional<std::int64_t> process_end =
-        f.process != 0 && !task.end_ns ? ProcessEnd(trace, f.process) : std::nullopt;
+    std::int64_t process_end = 0;
+    const bool ended_with_process =
+        f.process != 0 && !task.end_ns && ProcessEnd(trace, f.process, &process_end);
+    const std::int64_t grace = GraceOf(task, options);
     if (scope_ended && task.end_ns &&
-        (*task.end_ns <= SaturatingAdd(*s->second.end_ns, options.grace_ns) ||
+        (*task.end_ns <= SaturatingAdd(*s->second.end_ns, grace) ||
          ClosedItsScope(task, s->second))) {
       if (!FinishedNeverJoined(trace, task, f.process)) continue;  // ended in time
       f.kind = FindingKind::kUnjoinedThread;
-    } else if (scope_ended && !(process_end && *process_end <= SaturatingAdd(*s->second.end_ns,
-                                                                             options.grace_ns))) {
+    } else if (scope_ended &&
+               !(ended_with_process && process_end <= SaturatingAdd(*s->second.end_ns, grace))) {
       const std::int64_t scope_end = *s->second.end_ns;
       f.kind = FindingKind::kZombie;
       // A task still running when its scope ended outlived it by at least
       // nothing, whatever the trace's (possibly hostile) times say.
       f.outlived_ns = std::max<std::int64_t>(
-          0, SaturatingSub(task.end_ns.value_or(process_end.value_or(trace_end)), scope_end));
+          0, SaturatingSub(task.end_ns.value_or(ended_with_process ? process_end : trace_end),
+                           scope_end));
     } else if (task.end_ns) {
       if (!FinishedNeverJoined(trace, task, f.process)) continue;
       f.kind = FindingKind::kUnjoinedThread;

@@ -245,7 +245,7 @@ TEST(StreamAnalyze, ReadsChildProcessParts) {
   EXPECT_EQ(step.program, "step-one --leaky");
   EXPECT_EQ(step.end_ns, 1500);
   EXPECT_EQ(step.exit_status, 0);
-  EXPECT_EQ(t.end_ns, 9000);  // the program's exit, not a child's
+  EXPECT_EQ(t.end_ns, 90000000);  // the program's exit, not a child's
   EXPECT_FALSE(t.truncated);
   // A process task ends at the earlier of its own exit and its reap.
   EXPECT_EQ(t.tasks.at(ProcessTaskId(200)).end_ns, 1500);
@@ -276,7 +276,7 @@ TEST(StreamAnalyze, ChildProcessFindings) {
   const Finding zombie = of(ProcessTaskId(300) + 1);
   EXPECT_EQ(zombie.kind, FindingKind::kZombie);
   EXPECT_EQ(zombie.process, 300);
-  EXPECT_EQ(zombie.outlived_ns, 500);
+  EXPECT_EQ(zombie.outlived_ns, 20'000'000);
   EXPECT_FALSE(zombie.ended);
   const Finding step = of(ProcessTaskId(300));
   EXPECT_EQ(step.kind, FindingKind::kZombie);
@@ -284,10 +284,32 @@ TEST(StreamAnalyze, ChildProcessFindings) {
   EXPECT_TRUE(step.ended);
   // With a grace past child 300's exit, child 300 is no zombie, and its
   // thread is a leak of it (still running when it exited), not a zombie.
-  EXPECT_EQ(ExpectSameAnalysis(path, 600), 2u);
-  findings = Analyze(t, AnalysisOptions{600});
+  EXPECT_EQ(ExpectSameAnalysis(path, 30'000'000), 2u);
+  findings = Analyze(t, AnalysisOptions{30'000'000});
   ASSERT_EQ(findings.size(), 2u);
   EXPECT_EQ(of(ProcessTaskId(300) + 1).kind, FindingKind::kLeak);
+}
+
+// A child process's end is its reap, written a scheduling delay after its
+// death: one reaped up to 10 ms after its scope ended is no zombie; 15 ms is.
+TEST(StreamAnalyze, AProcessReapedJustAfterItsScopeIsNoZombie) {
+  for (const auto& [reaped_after_ns, findings] :
+       {std::pair{5'000'000, 0u}, std::pair{15'000'000, 1u}}) {
+    const std::uint64_t process = ProcessTaskId(200);
+    const std::string id = std::to_string(process);
+    TempFile f("reaped.jsonl");
+    f.Write(testing::Lines(
+        {testing::Header(),
+         R"({"ev":"scope_begin","id":5,"ctx":0,"name":"build","file":"w.cpp","line":1,"func":"f","t":1000})",
+         R"({"ev":"spawn","task":)" + id +
+             R"(,"ctx":0,"group":0,"scope":5,"detached_from":0,"parent":0,"name":"","file":"w.cpp","line":2,"func":"f","kind":"process","t":1100})",
+         R"({"ev":"start","task":)" + id + R"(,"tid":200,"t":1101})",
+         R"({"ev":"scope_end","id":5,"t":2000})",
+         R"({"ev":"end","task":)" + id + R"(,"result":"failed","t":)" +
+             std::to_string(2000 + reaped_after_ns) + "}",
+         R"({"ev":"exit","status":0,"t":90000000})"}));
+    EXPECT_EQ(ExpectSameAnalysis(f.path(), 0), findings) << reaped_after_ns;
+  }
 }
 
 TEST(StreamAnalyze, SameAsAnalyzeOnEveryProbeMode) {
