@@ -419,7 +419,9 @@ class ThreadCache {
   void ForgetThreadsInChild() {
     idle_head_ = nullptr;
     idle_count_.store(0, std::memory_order_relaxed);
-    running_.store(0, std::memory_order_relaxed);
+    // The forking thread, when it is a cache thread, is the child's one
+    // running task (its waits leave and re-enter running_).
+    running_.store(t_cache_thread && !t_blocking ? 1 : 0, std::memory_order_relaxed);
     queue_ = new TaskQueue();
     monitor_started_.store(false, std::memory_order_relaxed);
     monitor_state_.store(kMonitorAwake, std::memory_order_relaxed);

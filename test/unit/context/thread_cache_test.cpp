@@ -207,5 +207,37 @@ TEST(ThreadCache, AForkChildStartsTasks) {
 #endif
 }
 
+// A task that forks: in the child its thread is the one running task (the
+// parent's other threads and queued tasks are not there), and the child can
+// start and wait for tasks of its own before it exits.
+TEST(ThreadCache, ATaskThatForksIsTheChildsOneRunningTask) {
+#ifdef TETHER_UNDER_TSAN
+  GTEST_SKIP()
+      << "ThreadSanitizer does not support threads in a multi-threaded process's fork child";
+#else
+  pid_t pid = -1;
+  auto [group, gctx] = TaskGroup::WithContext(Background());
+  group.Go([&pid] {
+    const pid_t forked = fork();
+    if (forked != 0) {
+      pid = forked;
+      return;
+    }
+    bool ok = detail::GetThreadCacheStats().running == 1;
+    auto [inner, ictx] = TaskGroup::WithContext(Background());
+    std::atomic<int> ran{0};
+    for (int i = 0; i < 4; ++i) inner.Go([&] { ran.fetch_add(1); });
+    ok = ok && inner.Wait().ok() && ran.load() == 4;
+    _exit(ok ? 0 : 1);
+  });
+  ASSERT_TRUE(group.Wait().ok());
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+#endif
+}
+
 }  // namespace
 }  // namespace tether
