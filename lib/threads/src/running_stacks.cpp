@@ -56,8 +56,42 @@ std::uint64_t InterruptedPc(const void* context) {
 #endif
 }
 
+// The QuietCall registry: a thread's slot says whether it is in a wrapped
+// interruptible call (depth), readable by the asking thread by tid. Slots
+// are claimed on a thread's first QuietCall and freed when a traced thread
+// ends; a full table, or a lookup that an emptied slot cuts short, only
+// means a thread is not asked (as before the wrappers).
+constexpr int kQuietSlots = 4096;
+struct QuietSlot {
+  std::atomic<pid_t> tid{0};
+  std::atomic<int> depth{0};
+};
+QuietSlot g_quiet_slots[kQuietSlots];
+thread_local QuietSlot* t_quiet_slot = nullptr;
+thread_local bool t_quiet_looked = false;
+// Set by the handler on the thread it interrupted: the EINTR the wrapper is
+// about to see is the asking's, not the program's.
+thread_local volatile sig_atomic_t t_asked_interrupt = 0;
+
+QuietSlot* ThisQuietSlot() {
+  if (t_quiet_looked) return t_quiet_slot;
+  t_quiet_looked = true;
+  const auto tid = static_cast<pid_t>(syscall(SYS_gettid));
+  for (int i = 0; i < kQuietSlots; ++i) {
+    QuietSlot& slot = g_quiet_slots[(static_cast<unsigned>(tid) + i) % kQuietSlots];
+    pid_t seen = slot.tid.load(std::memory_order_acquire);
+    if (seen == tid || (seen == 0 && slot.tid.compare_exchange_strong(seen, tid))) {
+      slot.depth.store(0, std::memory_order_relaxed);
+      t_quiet_slot = &slot;
+      break;
+    }
+  }
+  return t_quiet_slot;
+}
+
 void OnRunningStackSignal(int, siginfo_t*, void* context) {
   const int saved_errno = errno;
+  t_asked_interrupt = 1;
   int asked = kAsked;
   if (g_request.tid.load(std::memory_order_acquire) == static_cast<pid_t>(syscall(SYS_gettid)) &&
       g_request.state.compare_exchange_strong(asked, kAnswering, std::memory_order_acq_rel)) {
@@ -116,6 +150,23 @@ std::string SyscallState(pid_t tid) {
 // EINTR would stop because it was asked: those are not asked. (The thread may
 // enter such a call between this read and the signal: a window of
 // microseconds, taken; at exit a thread's end after that is not recorded.)
+// The calls a QuietCall wrapper takes the asking's EINTR for (what glibc's
+// nanosleep, sleep, usleep, poll, epoll_wait and pause enter).
+bool QuietSyscall(long nr) {
+  switch (nr) {
+    case SYS_nanosleep:
+    case SYS_clock_nanosleep:
+    case SYS_poll:
+    case SYS_ppoll:
+    case SYS_epoll_wait:
+    case SYS_epoll_pwait:
+    case SYS_pause:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool ResumesTransparently(pid_t tid) {
   std::string state = SyscallState(tid);
   // A thread seen running may be on its way into such a call (one just
@@ -151,7 +202,9 @@ bool ResumesTransparently(pid_t tid) {
     case SYS_fcntl:
       return true;
     default:
-      return false;  // -1 (stopped), or a call a signal cuts short
+      // -1 (stopped), or a call a signal cuts short: asked only inside a
+      // wrapper that goes on after the asking's EINTR.
+      return QuietSyscall(nr) && InQuietCall(tid);
   }
 }
 
@@ -199,6 +252,38 @@ bool CaptureRunningStack(pid_t tid, RunningStack* out) {
   std::memcpy(out->pcs, g_request.pcs, sizeof out->pcs);
   g_request.state.store(kIdle, std::memory_order_release);
   return out->id != 0 && out->count > 0;
+}
+
+QuietCall::QuietCall() : slot_(ThisQuietSlot()) {
+  t_asked_interrupt = 0;
+  if (slot_ != nullptr)
+    static_cast<QuietSlot*>(slot_)->depth.fetch_add(1, std::memory_order_seq_cst);
+}
+
+QuietCall::~QuietCall() {
+  if (slot_ != nullptr)
+    static_cast<QuietSlot*>(slot_)->depth.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+bool QuietCall::AskedMeanwhile() {
+  if (t_asked_interrupt == 0) return false;
+  t_asked_interrupt = 0;
+  return true;
+}
+
+bool InQuietCall(pid_t tid) {
+  for (int i = 0; i < kQuietSlots; ++i) {
+    const QuietSlot& slot = g_quiet_slots[(static_cast<unsigned>(tid) + i) % kQuietSlots];
+    const pid_t seen = slot.tid.load(std::memory_order_acquire);
+    if (seen == tid) return slot.depth.load(std::memory_order_seq_cst) > 0;
+    if (seen == 0) return false;
+  }
+  return false;
+}
+
+void ForgetQuietCallSlot() {
+  if (t_quiet_slot != nullptr) t_quiet_slot->tid.store(0, std::memory_order_release);
+  t_quiet_slot = nullptr;
 }
 
 std::vector<pid_t> OtherThreads() {

@@ -40,6 +40,27 @@ bool CaptureRunningStack(pid_t tid, RunningStack* out);
 // The process's other threads (/proc/self/task) that do not block the signal.
 std::vector<pid_t> OtherThreads();
 
+// A call that a handled signal cuts short (a sleep, poll, epoll_wait,
+// pause) made through the shim's wrapper (quiet_calls.cpp): while a thread
+// is in one, asking it is safe, since the wrapper takes the EINTR that the
+// asking caused and goes on with the rest of the wait.
+class QuietCall {
+ public:
+  QuietCall();
+  ~QuietCall();
+  QuietCall(const QuietCall&) = delete;
+  QuietCall& operator=(const QuietCall&) = delete;
+  // After an EINTR: whether the running-stack signal caused it (cleared).
+  bool AskedMeanwhile();
+
+ private:
+  void* slot_;
+};
+// Whether thread tid is in a QuietCall now.
+bool InQuietCall(pid_t tid);
+// A traced thread ends: its QuietCall slot is free for another thread.
+void ForgetQuietCallSlot();
+
 // Set by threads.cpp: the task id of the calling (traced) thread, the first
 // time it is asked; 0 for a thread that is not traced or was captured before.
 // Called from the signal handler: async-signal-safe.

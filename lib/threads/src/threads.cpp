@@ -334,6 +334,7 @@ void* Trampoline(void* p) {
       sink != nullptr && !g_exit_begun.load(std::memory_order_acquire)) {
     EndThisTask(sink, args.id);
   }
+  tether::threads::ForgetQuietCallSlot();
   return result;
 }
 
@@ -524,6 +525,7 @@ void TracedExit(ExitFn real, void* result) {
       sink != nullptr && t_task != 0 && !g_exit_begun.load(std::memory_order_acquire)) {
     EndThisTask(sink, t_task);
   }
+  ForgetQuietCallSlot();
   real(result);
   __builtin_unreachable();
 }

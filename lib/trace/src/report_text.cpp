@@ -223,7 +223,8 @@ void WriteRunningAt(std::ostream& out, const ReportInput& in, const Finding& f,
     out << ", " << FormatReportDuration(task.running_ns - *s->second.end_ns) << " after scope "
         << ScopeName(*in.trace, f.scope) << " ended";
   } else {
-    out << ", when the program ended";
+    out << (f.process != 0 ? ", when " + detail::ProcessLabel(*in.trace, f.process) + " exited"
+                           : std::string(", when the program ended"));
   }
   out << "\n";
   for (std::size_t i = 1; i < task.running_at.size(); ++i) {

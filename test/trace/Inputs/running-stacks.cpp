@@ -1,9 +1,9 @@
-// Threads that outlive their scope or the program, for "running at": where
-// each thread was when its scope ended (or at exit), asked of the thread
-// itself by a signal. Each mode also checks that asking changed nothing the
-// program can see: an interrupted read() or wait goes on as if never asked.
-// Not linked with libtether; traced through libtether_threads.so.
+// Threads that outlive their scope or the program, for "running at", asked of the thread by a
+// signal; each mode checks that asking changed nothing the program sees (an interrupted read(),
+// wait, poll or sleep goes on as if never asked). Traced through libtether_threads.so alone.
+#include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -154,6 +154,35 @@ int Pause() {
   return 0;
 }
 
+std::atomic<bool> g_in_wait{false};
+std::atomic<int> g_cut_short{0};  // waits that ended early (EINTR)
+
+void PollForAWhile() {
+  g_in_wait = true;
+  if (poll(nullptr, 0, 400) != 0) g_cut_short.fetch_add(1);  // 0: it timed out, as asked
+}
+
+void SleepForAWhile() {
+  g_in_wait = true;
+  const timespec nap{0, 400'000'000};
+  if (nanosleep(&nap, nullptr) != 0) g_cut_short.fetch_add(1);
+}
+
+// A zombie in poll() or nanosleep(): asked where it runs inside the shim's
+// wrapper, which takes the asking's EINTR and goes on waiting, so the call
+// still returns as it would have (timed out, after the whole wait).
+int InterruptibleWait(void (*wait)()) {
+  {
+    TETHER_SCOPE("waiting");
+    std::thread(wait).detach();
+    while (!g_in_wait) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::printf("waits cut short: %d\n", g_cut_short.load());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -164,6 +193,10 @@ int main(int argc, char** argv) {
   if (what == "quick-exit") return QuickExit();
   if (what == "own-handler") return OwnHandler();
   if (what == "pause") return Pause();
-  std::fprintf(stderr, "usage: running-stacks blocked-read|wait|busy|quick-exit|own-handler|pause\n");
+  if (what == "poll") return InterruptibleWait(PollForAWhile);
+  if (what == "nanosleep") return InterruptibleWait(SleepForAWhile);
+  std::fprintf(
+      stderr,
+      "usage: running-stacks blocked-read|wait|busy|quick-exit|own-handler|pause|poll|nanosleep\n");
   return 2;
 }

@@ -1,0 +1,175 @@
+// The interruptible waits a thread is most often found in (a sleep, poll,
+// epoll_wait, pause), interposed so that asking a thread in one where it runs
+// (running_stacks.cpp) changes nothing the program sees: a handled signal
+// ends these calls with EINTR whatever SA_RESTART says (signal(7)), so the
+// wrapper takes the EINTR the asking caused and goes on with the rest of the
+// wait; an EINTR from any other signal is the program's, returned as it
+// was. Without them, a thread in such a call was not asked, and its zombie
+// or leak had no "running at". (select and the sigwait family are not
+// wrapped: a thread in one is not asked.)
+#include <dlfcn.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+
+#include "running_stacks.hpp"
+
+namespace {
+
+using tether::threads::QuietCall;
+
+template <class Fn>
+Fn Next(const char* name) {
+  void* sym = dlsym(RTLD_NEXT, name);
+  if (sym == nullptr) {
+    std::fprintf(stderr, "libtether_threads: cannot find the real %s: %s\n", name, dlerror());
+    std::abort();
+  }
+  return reinterpret_cast<Fn>(sym);
+}
+
+using Clock = std::chrono::steady_clock;
+
+// What is left of a wait of timeout_ms (negative: no bound) begun at start.
+int RemainingMs(int timeout_ms, Clock::time_point start) {
+  if (timeout_ms < 0) return timeout_ms;
+  const auto left = std::chrono::milliseconds(timeout_ms) - (Clock::now() - start);
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+  return ms <= 0 ? 0 : static_cast<int>(ms);
+}
+
+// The same for a relative timespec (null: no bound), into *left.
+const timespec* Remaining(const timespec* timeout, Clock::time_point start, timespec* left) {
+  if (timeout == nullptr) return nullptr;
+  const auto total =
+      std::chrono::seconds(timeout->tv_sec) + std::chrono::nanoseconds(timeout->tv_nsec);
+  auto rest = std::chrono::duration_cast<std::chrono::nanoseconds>(total - (Clock::now() - start));
+  if (rest.count() < 0) rest = std::chrono::nanoseconds(0);
+  left->tv_sec = static_cast<time_t>(rest.count() / 1'000'000'000);
+  left->tv_nsec = static_cast<long>(rest.count() % 1'000'000'000);
+  return left;
+}
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) int nanosleep(const timespec* req, timespec* rem) {
+  static const auto real = Next<int (*)(const timespec*, timespec*)>("nanosleep");
+  QuietCall quiet;
+  timespec left{};
+  for (;;) {
+    const int rc = real(req, &left);
+    if (rc == 0 || errno != EINTR || !quiet.AskedMeanwhile()) {
+      if (rc != 0 && rem != nullptr) *rem = left;
+      return rc;
+    }
+    req = &left;  // the kernel wrote what was left of the sleep
+  }
+}
+
+__attribute__((visibility("default"))) int clock_nanosleep(clockid_t clock, int flags,
+                                                           const timespec* req, timespec* rem) {
+  static const auto real =
+      Next<int (*)(clockid_t, int, const timespec*, timespec*)>("clock_nanosleep");
+  QuietCall quiet;
+  timespec left{};
+  for (;;) {
+    // Returns the error (not -1 and errno).
+    const int rc = real(clock, flags, req, (flags & TIMER_ABSTIME) != 0 ? nullptr : &left);
+    if (rc != EINTR || !quiet.AskedMeanwhile()) {
+      if (rc == EINTR && rem != nullptr && (flags & TIMER_ABSTIME) == 0) *rem = left;
+      return rc;
+    }
+    if ((flags & TIMER_ABSTIME) == 0) req = &left;  // an absolute end stays
+  }
+}
+
+__attribute__((visibility("default"))) unsigned int sleep(unsigned int seconds) {
+  static const auto real = Next<unsigned int (*)(unsigned int)>("sleep");
+  QuietCall quiet;
+  for (;;) {
+    const unsigned int left = real(seconds);
+    if (left == 0 || !quiet.AskedMeanwhile()) return left;
+    seconds = left;
+  }
+}
+
+__attribute__((visibility("default"))) int usleep(useconds_t usec) {
+  static const auto real = Next<int (*)(useconds_t)>("usleep");
+  QuietCall quiet;
+  const auto end = Clock::now() + std::chrono::microseconds(usec);
+  for (;;) {
+    const int rc = real(usec);
+    if (rc == 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
+    const auto left = std::chrono::ceil<std::chrono::microseconds>(end - Clock::now()).count();
+    if (left <= 0) return 0;
+    usec = static_cast<useconds_t>(left);
+  }
+}
+
+__attribute__((visibility("default"))) int poll(pollfd* fds, nfds_t count, int timeout_ms) {
+  static const auto real = Next<int (*)(pollfd*, nfds_t, int)>("poll");
+  QuietCall quiet;
+  const auto start = timeout_ms > 0 ? Clock::now() : Clock::time_point{};
+  for (;;) {
+    const int rc = real(fds, count, RemainingMs(timeout_ms, start));
+    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
+  }
+}
+
+__attribute__((visibility("default"))) int ppoll(pollfd* fds, nfds_t count, const timespec* timeout,
+                                                 const sigset_t* mask) {
+  static const auto real =
+      Next<int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*)>("ppoll");
+  QuietCall quiet;
+  const auto start = Clock::now();
+  timespec left{};
+  for (;;) {
+    const int rc = real(fds, count, Remaining(timeout, start, &left), mask);
+    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
+  }
+}
+
+__attribute__((visibility("default"))) int epoll_wait(int epfd, epoll_event* events, int max,
+                                                      int timeout_ms) {
+  static const auto real = Next<int (*)(int, epoll_event*, int, int)>("epoll_wait");
+  QuietCall quiet;
+  const auto start = timeout_ms > 0 ? Clock::now() : Clock::time_point{};
+  for (;;) {
+    const int rc = real(epfd, events, max, RemainingMs(timeout_ms, start));
+    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
+  }
+}
+
+__attribute__((visibility("default"))) int epoll_pwait(int epfd, epoll_event* events, int max,
+                                                       int timeout_ms, const sigset_t* mask) {
+  static const auto real =
+      Next<int (*)(int, epoll_event*, int, int, const sigset_t*)>("epoll_pwait");
+  QuietCall quiet;
+  const auto start = timeout_ms > 0 ? Clock::now() : Clock::time_point{};
+  for (;;) {
+    const int rc = real(epfd, events, max, RemainingMs(timeout_ms, start), mask);
+    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
+  }
+}
+
+// pause() returns only when a handled signal arrives: the asking's is not
+// one the program waits for.
+__attribute__((visibility("default"))) int pause() {
+  static const auto real = Next<int (*)()>("pause");
+  QuietCall quiet;
+  for (;;) {
+    const int rc = real();
+    if (errno != EINTR || !quiet.AskedMeanwhile()) return rc;
+  }
+}
+
+}  // extern "C"
