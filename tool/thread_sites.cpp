@@ -140,14 +140,10 @@ void SymbolizeThreadSites(trace::Trace* trace) {
   };
   auto frames_of = [&](std::uint64_t id,
                        const std::vector<std::uint64_t>& stack) -> const std::vector<trace::Site>& {
-    std::int64_t process = trace::ProcessOfTask(id);
-    if (auto t = trace->tasks.find(id); t != trace->tasks.end() && t->second.kind == "process") {
-      auto p = trace->processes.find(process);
-      process = p == trace->processes.end() || p->second.parent_pid == trace->pid
-                    ? 0
-                    : p->second.parent_pid;
-    }
-    return frames_in(process, stack);
+    auto t = trace->tasks.find(id);
+    return frames_in(
+        t != trace->tasks.end() ? trace::RanIn(*trace, t->second) : trace::ProcessOfTask(id),
+        stack);
   };
   for (const auto& [id, stack] : trace->stacks) {
     if (auto t = trace->tasks.find(id); t != trace->tasks.end() && t->second.site.file.empty()) {

@@ -6,18 +6,35 @@
 // CFA, so that the recorded stack starts at the entry point's caller.
 #pragma once
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include "tether/trace/scope.h"
 
 #define TETHER_THIS_CFA() reinterpret_cast<std::uintptr_t>(__builtin_dwarf_cfa())
 
 namespace tether::threads {
+
+// The next definition of name in the loader's search order after the shim's
+// (libc's): the real function a preloaded wrapper calls. Aborts, saying
+// which, when there is none.
+template <class Fn>
+Fn NextDefinition(const char* name) {
+  static_assert(sizeof(Fn) == sizeof(void*));
+  void* sym = dlsym(RTLD_NEXT, name);
+  if (sym == nullptr) {
+    std::fprintf(stderr, "libtether_threads: cannot find the real %s: %s\n", name, dlerror());
+    std::abort();
+  }
+  return reinterpret_cast<Fn>(sym);
+}
 
 using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 using JoinFn = int (*)(pthread_t, void**);

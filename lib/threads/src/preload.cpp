@@ -13,23 +13,12 @@ namespace {
 
 using namespace tether::threads;
 
-template <class Fn>
-Fn Real(const char* name) {
-  static_assert(sizeof(Fn) == sizeof(void*));
-  void* sym = dlsym(RTLD_NEXT, name);
-  if (sym == nullptr) {
-    std::fprintf(stderr, "libtether_threads: cannot find the real %s: %s\n", name, dlerror());
-    std::abort();
-  }
-  return reinterpret_cast<Fn>(sym);
-}
-
 // Looked up once per function: the function types are distinct, so each
 // has its own instance (and its own static). posix_spawn and posix_spawnp
 // share a type, so each keeps its own.
 template <class Fn>
 Fn RealOnce(const char* name) {
-  static const Fn fn = Real<Fn>(name);
+  static const Fn fn = NextDefinition<Fn>(name);
   return fn;
 }
 
@@ -38,15 +27,15 @@ Fn RealOnce(const char* name) {
 // fails, and dlsym there could wait on a loader lock that another thread of
 // the parent held at the fork.
 using EndFn = void (*)(int);
-const EndFn g_real_exit = Real<EndFn>("_exit");
-const EndFn g_real_Exit = Real<EndFn>("_Exit");
-const EndFn g_real_quick_exit = Real<EndFn>("quick_exit");
+const EndFn g_real_exit = NextDefinition<EndFn>("_exit");
+const EndFn g_real_Exit = NextDefinition<EndFn>("_Exit");
+const EndFn g_real_quick_exit = NextDefinition<EndFn>("quick_exit");
 
 // Writes the records, then ends the process with the real call (looked up
 // now when called before this file's initializers ran).
 [[noreturn]] void EndWith(EndFn loaded, const char* name, int status) {
   FlushBeforeEnd(&status);
-  (loaded != nullptr ? loaded : Real<EndFn>(name))(status);
+  (loaded != nullptr ? loaded : NextDefinition<EndFn>(name))(status);
   __builtin_unreachable();
 }
 
@@ -92,7 +81,7 @@ __attribute__((visibility("default"))) int posix_spawn(pid_t* pid, const char* p
                                                        const posix_spawn_file_actions_t* actions,
                                                        const posix_spawnattr_t* attr,
                                                        char* const argv[], char* const envp[]) {
-  static const SpawnFn real = Real<SpawnFn>("posix_spawn");
+  static const SpawnFn real = NextDefinition<SpawnFn>("posix_spawn");
   return TracedSpawn(real, TETHER_THIS_CFA(), pid, path, actions, attr, argv, envp);
 }
 
@@ -100,7 +89,7 @@ __attribute__((visibility("default"))) int posix_spawnp(pid_t* pid, const char* 
                                                         const posix_spawn_file_actions_t* actions,
                                                         const posix_spawnattr_t* attr,
                                                         char* const argv[], char* const envp[]) {
-  static const SpawnFn real = Real<SpawnFn>("posix_spawnp");
+  static const SpawnFn real = NextDefinition<SpawnFn>("posix_spawnp");
   return TracedSpawn(real, TETHER_THIS_CFA(), pid, file, actions, attr, argv, envp);
 }
 

@@ -7,7 +7,6 @@
 // was. Without them, a thread in such a call was not asked, and its zombie
 // or leak had no "running at". (select and the sigwait family are not
 // wrapped: a thread in one is not asked.)
-#include <dlfcn.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <time.h>
@@ -16,24 +15,14 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
-#include <cstdio>
-#include <cstdlib>
 
+#include "interpose.hpp"
 #include "running_stacks.hpp"
 
 namespace {
 
+using tether::threads::NextDefinition;
 using tether::threads::QuietCall;
-
-template <class Fn>
-Fn Next(const char* name) {
-  void* sym = dlsym(RTLD_NEXT, name);
-  if (sym == nullptr) {
-    std::fprintf(stderr, "libtether_threads: cannot find the real %s: %s\n", name, dlerror());
-    std::abort();
-  }
-  return reinterpret_cast<Fn>(sym);
-}
 
 using Clock = std::chrono::steady_clock;
 
@@ -62,7 +51,7 @@ const timespec* Remaining(const timespec* timeout, Clock::time_point start, time
 extern "C" {
 
 __attribute__((visibility("default"))) int nanosleep(const timespec* req, timespec* rem) {
-  static const auto real = Next<int (*)(const timespec*, timespec*)>("nanosleep");
+  static const auto real = NextDefinition<int (*)(const timespec*, timespec*)>("nanosleep");
   QuietCall quiet;
   timespec left{};
   for (;;) {
@@ -78,7 +67,7 @@ __attribute__((visibility("default"))) int nanosleep(const timespec* req, timesp
 __attribute__((visibility("default"))) int clock_nanosleep(clockid_t clock, int flags,
                                                            const timespec* req, timespec* rem) {
   static const auto real =
-      Next<int (*)(clockid_t, int, const timespec*, timespec*)>("clock_nanosleep");
+      NextDefinition<int (*)(clockid_t, int, const timespec*, timespec*)>("clock_nanosleep");
   QuietCall quiet;
   timespec left{};
   for (;;) {
@@ -93,7 +82,7 @@ __attribute__((visibility("default"))) int clock_nanosleep(clockid_t clock, int 
 }
 
 __attribute__((visibility("default"))) unsigned int sleep(unsigned int seconds) {
-  static const auto real = Next<unsigned int (*)(unsigned int)>("sleep");
+  static const auto real = NextDefinition<unsigned int (*)(unsigned int)>("sleep");
   QuietCall quiet;
   for (;;) {
     const unsigned int left = real(seconds);
@@ -103,7 +92,7 @@ __attribute__((visibility("default"))) unsigned int sleep(unsigned int seconds) 
 }
 
 __attribute__((visibility("default"))) int usleep(useconds_t usec) {
-  static const auto real = Next<int (*)(useconds_t)>("usleep");
+  static const auto real = NextDefinition<int (*)(useconds_t)>("usleep");
   QuietCall quiet;
   const auto end = Clock::now() + std::chrono::microseconds(usec);
   for (;;) {
@@ -116,7 +105,7 @@ __attribute__((visibility("default"))) int usleep(useconds_t usec) {
 }
 
 __attribute__((visibility("default"))) int poll(pollfd* fds, nfds_t count, int timeout_ms) {
-  static const auto real = Next<int (*)(pollfd*, nfds_t, int)>("poll");
+  static const auto real = NextDefinition<int (*)(pollfd*, nfds_t, int)>("poll");
   QuietCall quiet;
   const auto start = timeout_ms > 0 ? Clock::now() : Clock::time_point{};
   for (;;) {
@@ -128,7 +117,7 @@ __attribute__((visibility("default"))) int poll(pollfd* fds, nfds_t count, int t
 __attribute__((visibility("default"))) int ppoll(pollfd* fds, nfds_t count, const timespec* timeout,
                                                  const sigset_t* mask) {
   static const auto real =
-      Next<int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*)>("ppoll");
+      NextDefinition<int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*)>("ppoll");
   QuietCall quiet;
   const auto start = Clock::now();
   timespec left{};
@@ -140,7 +129,7 @@ __attribute__((visibility("default"))) int ppoll(pollfd* fds, nfds_t count, cons
 
 __attribute__((visibility("default"))) int epoll_wait(int epfd, epoll_event* events, int max,
                                                       int timeout_ms) {
-  static const auto real = Next<int (*)(int, epoll_event*, int, int)>("epoll_wait");
+  static const auto real = NextDefinition<int (*)(int, epoll_event*, int, int)>("epoll_wait");
   QuietCall quiet;
   const auto start = timeout_ms > 0 ? Clock::now() : Clock::time_point{};
   for (;;) {
@@ -152,7 +141,7 @@ __attribute__((visibility("default"))) int epoll_wait(int epfd, epoll_event* eve
 __attribute__((visibility("default"))) int epoll_pwait(int epfd, epoll_event* events, int max,
                                                        int timeout_ms, const sigset_t* mask) {
   static const auto real =
-      Next<int (*)(int, epoll_event*, int, int, const sigset_t*)>("epoll_pwait");
+      NextDefinition<int (*)(int, epoll_event*, int, int, const sigset_t*)>("epoll_pwait");
   QuietCall quiet;
   const auto start = timeout_ms > 0 ? Clock::now() : Clock::time_point{};
   for (;;) {
@@ -164,7 +153,7 @@ __attribute__((visibility("default"))) int epoll_pwait(int epfd, epoll_event* ev
 // pause() returns only when a handled signal arrives: the asking's is not
 // one the program waits for.
 __attribute__((visibility("default"))) int pause() {
-  static const auto real = Next<int (*)()>("pause");
+  static const auto real = NextDefinition<int (*)()>("pause");
   QuietCall quiet;
   for (;;) {
     const int rc = real();

@@ -94,15 +94,6 @@ bool FinishedNeverJoined(const Trace& t, const TaskRecord& task, std::int64_t pr
   return p != t.processes.end() && p->second.exit_status.has_value();
 }
 
-// The child process a task ran in (0: the program). A `process` task is the
-// child itself, and ran in the process that started it.
-std::int64_t RanIn(const Trace& t, const TaskRecord& task) {
-  const std::int64_t process = ProcessOfTask(task.id);
-  if (process == 0 || task.kind != "process") return process;
-  auto p = t.processes.find(process);
-  return p == t.processes.end() || p->second.parent_pid == t.pid ? 0 : p->second.parent_pid;
-}
-
 // A child process whose end nothing recorded and that wrote no part of its
 // own: it never exec'd a traced program (a shell's subshell, a forked
 // worker) and nothing traced reaped it (killed with its process group, its

@@ -199,7 +199,7 @@ void BeginChildPart(const LineReader& r, Trace* trace, PartState* part) {
   p.pid = pid;
   p.parent_pid = r.I64("ppid");
   p.program = r.OptStr("program");
-  p.start_ns = p.last_ns = r.I64("t");
+  p.start_ns = r.I64("t");
   part->process = pid;
 }
 
@@ -355,14 +355,6 @@ class TraceLines {
   const Error& failure() const { return failure_; }
 
  private:
-  // A child's latest time: where a child that was killed ended.
-  void NoteChildTime(const json& obj) {
-    auto t = obj.find("t");
-    if (t == obj.end() || !t->is_number_integer()) return;
-    ProcessRecord& p = out_->processes.at(part_.process);
-    p.last_ns = std::max(p.last_ns, t->get<std::int64_t>());
-  }
-
   // Whether the fast path took the line (a spawn, start or end record).
   bool ApplyFastRecord(std::string_view line) {
     FastRecord fast = ApplyFast(line, out_);
@@ -416,7 +408,6 @@ class TraceLines {
     }
     try {
       Apply(obj, out_, &part_);
-      if (part_.process != 0) NoteChildTime(obj);
       if (hook_ != nullptr) hook_->AfterRecord(Seen(obj));
     } catch (const FieldError& e) {
       return Fail(1, e.message);
@@ -501,6 +492,13 @@ Error ReadTrace(const std::string& path, Trace* out, RecordHook* hook) {
 }  // namespace detail
 
 std::int64_t ProcessOfTask(std::uint64_t id) { return detail::ProcessOfId(id); }
+
+std::int64_t RanIn(const Trace& trace, const TaskRecord& task) {
+  const std::int64_t process = ProcessOfTask(task.id);
+  if (process == 0 || task.kind != "process") return process;
+  auto p = trace.processes.find(process);
+  return p == trace.processes.end() || p->second.parent_pid == trace.pid ? 0 : p->second.parent_pid;
+}
 
 Error LoadTrace(const std::string& path, Trace* out) {
   Error err = detail::ReadTrace(path, out, nullptr);

@@ -82,7 +82,6 @@ struct ProcessRecord {
   std::int64_t start_ns = 0;
   std::optional<std::int64_t> end_ns;  // from its exit record
   std::optional<int> exit_status;
-  std::int64_t last_ns = 0;  // its part's latest time (the end of one that was killed)
 };
 
 // The child process whose record a task id is (0: the program itself).
@@ -151,6 +150,11 @@ struct Trace {
   std::size_t thread_count = 0;
   std::size_t process_count = 0;
 };
+
+// The process a task ran in (0: the program): a child's records are that
+// child's, and a `process` task (the child itself) ran in the process that
+// started it (0 when that one wrote no part, or is the program).
+std::int64_t RanIn(const Trace& trace, const TaskRecord& task);
 
 // Loads a trace file. A file cut short by a crash loads (truncated = true);
 // a malformed record is an error naming "path:line:col: problem".
