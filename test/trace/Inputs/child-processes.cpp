@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -44,8 +45,17 @@ int Reap(pid_t pid) {
 }
 
 // The children's roles.
+// The thread is asleep at its line when the child exits (the report says
+// where it was running): the child waits until the thread has begun, then
+// gives it time to enter its sleep. Without the wait, a loaded machine that
+// had not yet run the new thread left it nowhere to be found (a CI flake).
 int LeavesThreadRunning() {
-  std::thread([] { std::this_thread::sleep_for(std::chrono::hours(1)); }).detach();
+  static std::atomic<bool> begun{false};
+  std::thread([] {
+    begun.store(true);
+    std::this_thread::sleep_for(std::chrono::hours(1));
+  }).detach();
+  while (!begun.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   return 0;
 }
