@@ -4,15 +4,7 @@
 
 namespace tether::trace::detail {
 namespace {
-// Reads the two clocks as close together as possible.
-ClockPoint ReadPair() {
-  ClockPoint p;
-  std::uint64_t before = NowTicks();
-  p.ns = MonotonicNs();
-  std::uint64_t after = NowTicks();
-  p.ticks = before + (after - before) / 2;
-  return p;
-}
+ClockPoint ReadPair() { return ReadTightPair(NowTicks, MonotonicNs); }
 
 std::int64_t Interpolate(const ClockPoint& a, const ClockPoint& b, std::uint64_t ticks) {
   const double rate = static_cast<double>(b.ns - a.ns) / static_cast<double>(b.ticks - a.ticks);

@@ -42,6 +42,38 @@ struct ClockPoint {
   std::int64_t ns;
 };
 
+// The two clocks read together, as close as can be: ticks, ns, ticks, the
+// point at the middle of the ticks. A read the scheduler cuts into (the
+// thread preempted between them, milliseconds on a loaded machine) puts the
+// point off by up to half the cut, and two writers' records (a program's
+// and its threads' recorder's, each with its own clock) out of order by
+// that much: a thread's start came 5 ms after the scope end the thread
+// itself made, under load. So the read is repeated, and the one with the
+// fewest ticks between its two tick reads kept: at once when that is at most
+// kTightPairTicks (about a microsecond; a read takes ~40 ns), else the best
+// of kPairTries (each try cut into is unlikely: it is ~50 ns of a
+// millisecond-long slice).
+constexpr std::uint64_t kTightPairTicks = 4096;
+constexpr int kPairTries = 16;
+
+template <typename ReadTicks, typename ReadNs>
+ClockPoint ReadTightPair(ReadTicks read_ticks, ReadNs read_ns) {
+  ClockPoint best{0, 0};
+  std::uint64_t best_span = ~std::uint64_t{0};
+  for (int i = 0; i < kPairTries; ++i) {
+    const std::uint64_t before = read_ticks();
+    const std::int64_t ns = read_ns();
+    const std::uint64_t after = read_ticks();
+    if (after < before) continue;  // no order between them: not a pair
+    if (after - before < best_span) {
+      best_span = after - before;
+      best = ClockPoint{before + (after - before) / 2, ns};
+    }
+    if (best_span <= kTightPairTicks) break;
+  }
+  return best;
+}
+
 // A tick -> nanosecond conversion: linear between the calibration points
 // around a tick. Points are only ever added (one per conversion made, taken
 // after the events to convert were read), so a tick converts to the same
