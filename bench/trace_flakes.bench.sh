@@ -5,18 +5,30 @@
 # `timeout`, and the per-test pass counts written to RESULTS/trace-flakes.md.
 # A repeated run, so it belongs to ./run bench, never to ./run test.
 #
-# usage: bench/trace_flakes.bench.sh BUILD_DIR RESULTS_DIR [RUNS] [TIMEOUT_S]
+# usage: bench/trace_flakes.bench.sh BUILD_DIR RESULTS_DIR [RUNS] [TIMEOUT_S] [BUSY]
+#
+# BUSY (default 0): busy loops run beside the tests, and a loop that starts
+# processes when BUSY > 0. CI runs lit with a worker a core beside the
+# tests' own processes; a quiet machine hid two timing flakes that a loaded
+# one showed (a thread not yet run at its process's exit; a clock
+# calibration read cut by the scheduler), so the check is run loaded too.
 set -euo pipefail
 build="$(cd "${1:?usage: $0 BUILD_DIR RESULTS_DIR [RUNS] [TIMEOUT_S]}" && pwd)"
 results="${2:?usage: $0 BUILD_DIR RESULTS_DIR [RUNS] [TIMEOUT_S]}"
 mkdir -p "$results"
 runs="${3:-20}"
 limit="${4:-120}"
+busy="${5:-0}"
 src="$(cd "$(dirname "$0")/.." && pwd)"
 lit="$(llvm-config-16 --prefix)/build/utils/lit/lit.py"
 out="$results/trace-flakes.md"
+if [[ "${5:-0}" != 0 ]]; then out="$results/trace-flakes-loaded.md"; fi
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+hogs=()
+stop_hogs() { if ((${#hogs[@]})); then kill "${hogs[@]}" 2>/dev/null || true; fi; }
+trap 'stop_hogs; rm -rf "$work"' EXIT
+for ((i = 0; i < busy; i++)); do (while :; do :; done) & hogs+=($!); done
+if ((busy > 0)); then (while :; do /bin/true; done) & hogs+=($!); fi
 
 tests=()
 for t in "$src"/test/trace/*.test; do tests+=("$(basename "$t")"); done
@@ -42,11 +54,17 @@ for name in "${tests[@]}"; do
 done
 seconds=$(($(date +%s) - start))
 after="$(uptime)"
+stop_hogs
+hogs=()
 
 {
   echo "# The tracer's flake check: every test/trace case, $runs runs each under timeout"
   echo
-  echo "Made by \`bash bench/trace_flakes.bench.sh $1 $2 $runs $limit\` (each run of each test:"
+  if ((busy > 0)); then
+    echo "Loaded: $busy busy loops and a loop that starts processes ran beside the tests."
+    echo
+  fi
+  echo "Made by \`bash bench/trace_flakes.bench.sh $1 $2 $runs $limit $busy\` (each run of each test:"
   echo "\`timeout $limit lit.py -v build/test/trace/NAME\`), at $(git -C "$src" rev-parse --short HEAD)"
   echo "on $(date -u +%Y-%m-%d), in ${seconds} s."
   echo

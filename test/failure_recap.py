@@ -44,8 +44,21 @@ def lit_recap(lines):
 
 
 def lit_causes(block):
-    """Each cause (FileCheck's error and note, with the check and input lines
-    it shows; a command's error; the exit code), or the block's last lines."""
+    """What lit's internal shell printed for the command that failed: from
+    its `RUN: at line N` to lit's "command failed" (FileCheck's error with
+    the check and input lines it shows, a script's message), the last lines
+    of that when long. Else each cause line (an external shell prints no RUN
+    lines), else the block's last lines."""
+    failed_at = next((i for i in range(len(block) - 1, -1, -1)
+                      if block[i].startswith("error: command failed")), None)
+    if failed_at is not None:
+        run_at = next((i for i in range(failed_at, -1, -1)
+                       if block[i].startswith('$ ":" "RUN: at line')), 0)
+        picked = [l.rstrip() for l in block[run_at:failed_at + 1] if l.strip()]
+        if len(picked) > MAX_LINES:
+            picked = picked[:2] + [f"... ({len(picked) - MAX_LINES} lines)"] + \
+                picked[-(MAX_LINES - 2):]
+        return picked
     keep = set()
     for i, line in enumerate(block):
         if LIT_CAUSE.search(line):
