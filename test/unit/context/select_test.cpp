@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -107,8 +110,9 @@ TEST(Select, ReadyReceiveBeatsExpiredTimer) {
   EXPECT_TRUE(ch.Send(Background(), 3).ok());
   int got = 0;
   Select sel;
-  sel.OnDeadline(Clock::now() - milliseconds(1), [] {})
-      .OnRecv(ch, [&](std::optional<int> v) { got = *v; });
+  sel.OnDeadline(Clock::now() - milliseconds(1), [] {}).OnRecv(ch, [&](std::optional<int> v) {
+    got = *v;
+  });
   EXPECT_EQ(sel.Wait(), 1u);
   EXPECT_EQ(got, 3);
 }
@@ -150,7 +154,7 @@ TEST(Select, DoesNotPollWhileBlocked) {
   Signal sig = Signal::Make();
   std::atomic<int> looks{0};
   std::atomic<bool> attached{false};
-  detail::SelectCase c;
+  detail::FunctionCase c;
   c.try_ready = [&] {
     looks.fetch_add(1);
     return sig.Fired();
@@ -200,8 +204,10 @@ TEST(Select, SelectAndRecvShareBufferedChannelsWithoutLosingAWake) {
       bool a_open = true, b_open = true;
       while ((a_open || b_open) && ctx.Err().ok()) {
         Select sel;
-        if (a_open) sel.OnRecv(a, [&](std::optional<int> v) { v ? keep(*v) : void(a_open = false); });
-        if (b_open) sel.OnRecv(b, [&](std::optional<int> v) { v ? keep(*v) : void(b_open = false); });
+        if (a_open)
+          sel.OnRecv(a, [&](std::optional<int> v) { v ? keep(*v) : void(a_open = false); });
+        if (b_open)
+          sel.OnRecv(b, [&](std::optional<int> v) { v ? keep(*v) : void(b_open = false); });
         sel.OnDone(ctx, [] {});
         sel.Wait();
       }
@@ -239,6 +245,65 @@ TEST(Signal, FireOnceWaitAndWaitFor) {
   EXPECT_FALSE(never.CanFire());
   EXPECT_FALSE(never.Fire());
   EXPECT_FALSE(never.WaitFor(milliseconds(1)));
+}
+
+// A Select keeps its first few cases in its own storage and the rest (more
+// cases, or a case too big for the room) on the heap: every case works, and
+// each is destroyed exactly once (ASan: no leak, no double destruction).
+TEST(Select, CasesPastTheInlineRoomWorkAndAreDestroyedOnce) {
+  auto alive = std::make_shared<int>(0);
+  std::vector<Channel<int>> channels;
+  for (int i = 0; i < 10; ++i) channels.emplace_back(1);
+  ASSERT_TRUE(channels[8].Send(Background(), 42).ok());
+  int got = -1;
+  std::size_t which = 99;
+  {
+    Select sel;
+    for (auto& ch : channels)
+      sel.OnRecv(ch, [&got, alive](std::optional<int> v) { got = v.value_or(-2); });
+    EXPECT_EQ(alive.use_count(), 11);
+    which = sel.Wait();
+  }
+  EXPECT_EQ(which, 8u);
+  EXPECT_EQ(got, 42);
+  EXPECT_EQ(alive.use_count(), 1);
+}
+
+TEST(Select, ACaseTooBigForTheInlineRoomLivesOnTheHeap) {
+  Channel<int> small(1), big(1);
+  ASSERT_TRUE(big.Send(Background(), 7).ok());
+  std::array<int, 512> table{};  // 2 KiB in the handler: more than the room
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<int>(i);
+  auto alive = std::make_shared<int>(0);
+  int sum = 0;
+  {
+    Select sel;
+    sel.OnRecv(small, [&sum, alive](std::optional<int>) { sum = -1; });
+    sel.OnRecv(big, [&sum, table, alive](std::optional<int> v) { sum = table[511] + *v; });
+    EXPECT_EQ(sel.Wait(), 1u);
+  }
+  EXPECT_EQ(sum, 518);
+  EXPECT_EQ(alive.use_count(), 1);
+}
+
+// A case whose construction throws (its handler's move, inside the Select)
+// leaves the Select as it was: its earlier cases still work, nothing leaks.
+TEST(Select, ACaseThatThrowsWhileBuiltLeavesTheSelectUsable) {
+  struct ThrowsOnMove {
+    ThrowsOnMove() = default;
+    ThrowsOnMove(const ThrowsOnMove&) = default;
+    ThrowsOnMove(ThrowsOnMove&&) { throw std::runtime_error("move"); }
+    void operator()(std::optional<int>) const {}
+  };
+  Channel<int> a(1), b(1);
+  ASSERT_TRUE(a.Send(Background(), 1).ok());
+  Select sel;
+  int got = 0;
+  sel.OnRecv(a, [&got](std::optional<int> v) { got = *v; });
+  const ThrowsOnMove bad;
+  EXPECT_THROW(sel.OnRecv(b, bad), std::runtime_error);
+  EXPECT_EQ(sel.Wait(), 0u);
+  EXPECT_EQ(got, 1);
 }
 
 // A callback waiter (what a poll(2) on an eventfd uses) is called by the

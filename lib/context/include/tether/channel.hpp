@@ -50,10 +50,10 @@ class Channel {
   std::size_t capacity() const;
   std::size_t size() const;  // buffered values
 
-  // For Select::OnRecv: handler(std::optional<T>) gets the value, or nullopt
-  // when the channel is closed and drained.
+  // Select::OnRecv's case: handler(std::optional<T>) gets the value, or
+  // nullopt when the channel is closed and drained.
   template <class F>
-  detail::SelectCase MakeRecvCase(F handler);
+  class RecvCase;
 
  private:
   struct State;

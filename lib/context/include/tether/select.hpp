@@ -17,8 +17,12 @@
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "tether/context.hpp"
@@ -85,37 +89,108 @@ class Waiter {
   void* target_arg_ = nullptr;
 };
 
-// A case of Select: TryFire() attempts to complete the case without blocking
-// (returns true and runs nothing yet if it did); Register/Unregister attach
-// the waiter to the source.
-struct SelectCase {
+// A case of Select, as its source implements it (a channel's receive, a
+// signal, a timer): TryReady() completes the case without blocking when it
+// can (true: taken, and Run() then runs its handler); Attach() registers the
+// waiter with the source (false when the case is ready already); Detach()
+// removes it. Select builds its cases in its own storage: a select loop
+// builds one Select a message, and allocating its cases (four functions
+// each) was most of its cost.
+class SelectCase {
+ public:
+  virtual ~SelectCase() = default;
+  virtual bool TryReady() = 0;
+  virtual bool Attach(Waiter* w) = 0;
+  virtual void Detach(Waiter* w) = 0;
+  virtual void Run() = 0;
+  std::optional<std::chrono::steady_clock::time_point> deadline;  // timers only
+};
+
+// A case made of functions: a source outside libtether (Select::AddCase).
+struct FunctionCase final : SelectCase {
   std::function<bool()> try_ready;      // non-blocking; true when this case completed
   std::function<bool(Waiter*)> attach;  // false if already ready
   std::function<void(Waiter*)> detach;
-  std::function<void()> run;  // the handler, run after try_ready succeeded
-  std::optional<std::chrono::steady_clock::time_point> deadline;  // timers only
+  std::function<void()> run;  // the handler, run after try_ready succeeded (may be empty)
+
+  bool TryReady() override { return try_ready(); }
+  bool Attach(Waiter* w) override { return attach(w); }
+  void Detach(Waiter* w) override { detach(w); }
+  void Run() override {
+    if (run) run();
+  }
 };
 
 }  // namespace detail
 
+// Built, waited on once, dropped: neither copied nor moved (its cases live
+// in it).
 class Select {
  public:
+  Select() = default;
+  Select(const Select&) = delete;
+  Select& operator=(const Select&) = delete;
+  ~Select();
+
   Select& OnDone(const Context& ctx, std::function<void()> handler);
   Select& OnSignal(const Signal& signal, std::function<void()> handler);
   Select& OnTimer(Duration after, std::function<void()> handler);
   Select& OnDeadline(TimePoint at, std::function<void()> handler);
-  // Channels add themselves through this (see channel.hpp).
-  Select& AddCase(detail::SelectCase c);
+  // A source outside libtether, as functions.
+  Select& AddCase(detail::FunctionCase c);
   template <class Ch, class F>
   Select& OnRecv(Ch& channel, F handler) {
-    return AddCase(channel.MakeRecvCase(std::move(handler)));
+    return Emplace<typename Ch::template RecvCase<F>>(channel, std::move(handler));
   }
+  // Builds a case of type Case (a detail::SelectCase) from args: in the
+  // Select's own storage while it has room, else on the heap.
+  template <class Case, class... Args>
+  Select& Emplace(Args&&... args);
 
   // Blocks until one case is ready, runs its handler, returns its index.
   std::size_t Wait();
 
  private:
-  std::vector<detail::SelectCase> cases_;
+  struct Entry {
+    detail::SelectCase* c = nullptr;
+    bool on_heap = false;
+  };
+  // Room for the usual few cases without an allocation.
+  static constexpr std::size_t kInlineCases = 4;
+  static constexpr std::size_t kInlineBytes = 4 * 128;
+
+  // Where a case of size and align fits in storage_ (taken), or nullptr.
+  void* InlineSpace(std::size_t size, std::size_t align);
+  void Push(detail::SelectCase* c, bool on_heap);
+  std::size_t size() const { return count_; }
+  detail::SelectCase& at(std::size_t i) {
+    return *(i < kInlineCases ? entries_[i] : more_[i - kInlineCases]).c;
+  }
+
+  alignas(std::max_align_t) unsigned char storage_[kInlineBytes];
+  std::size_t storage_used_ = 0;
+  Entry entries_[kInlineCases];
+  std::vector<Entry> more_;  // the cases past kInlineCases
+  std::size_t count_ = 0;
 };
+
+template <class Case, class... Args>
+Select& Select::Emplace(Args&&... args) {
+  static_assert(std::is_base_of_v<detail::SelectCase, Case>);
+  if (void* space = InlineSpace(sizeof(Case), alignof(Case))) {
+    Case* c = new (space) Case(std::forward<Args>(args)...);
+    try {
+      Push(c, false);
+    } catch (...) {
+      c->~Case();
+      throw;
+    }
+    return *this;
+  }
+  auto owned = std::make_unique<Case>(std::forward<Args>(args)...);
+  Push(owned.get(), true);
+  owned.release();
+  return *this;
+}
 
 }  // namespace tether

@@ -454,55 +454,61 @@ std::size_t Channel<T>::size() const {
 
 template <class T>
 template <class F>
-detail::SelectCase Channel<T>::MakeRecvCase(F handler) {
-  // slot holds what try_ready took: a value, or an empty optional (closed).
-  auto slot = std::make_shared<std::optional<std::optional<T>>>();
-  std::shared_ptr<State> st = state_;
-  detail::SelectCase c;
-  c.try_ready = [st, slot] {
-    if (st->capacity > 0) {
-      if (auto v = st->TryPop()) {
-        st->AfterPop();
-        slot->emplace(std::move(v));
+class Channel<T>::RecvCase final : public detail::SelectCase {
+ public:
+  RecvCase(const Channel& channel, F handler) : st_(channel.state_), handler_(std::move(handler)) {}
+
+  bool TryReady() override {
+    if (st_->capacity > 0) {
+      if (auto v = st_->TryPop()) {
+        st_->AfterPop();
+        slot_.emplace(std::move(v));
         return true;
       }
-      if (!st->ClosedAndDrained()) return false;
-      slot->emplace(std::nullopt);
+      if (!st_->ClosedAndDrained()) return false;
+      slot_.emplace(std::nullopt);
       return true;
     }
     bool wake_senders = false;
     bool ready = false;
     {
-      std::lock_guard<std::mutex> lock(st->mu);
-      if (auto v = st->TakeOfferLocked(&wake_senders)) {
-        slot->emplace(std::move(v));
+      std::lock_guard<std::mutex> lock(st_->mu);
+      if (auto v = st_->TakeOfferLocked(&wake_senders)) {
+        slot_.emplace(std::move(v));
         ready = true;
-      } else if (st->closed) {
-        slot->emplace(std::nullopt);
+      } else if (st_->closed) {
+        slot_.emplace(std::nullopt);
         ready = true;
       }
     }
-    if (wake_senders) st->send_cv.notify_all();
+    if (wake_senders) st_->send_cv.notify_all();
     return ready;
-  };
-  c.attach = [st](detail::Waiter* w) {
-    std::lock_guard<std::mutex> lock(st->mu);
-    st->recv_waiters.push_back(w);
-    st->Announce(st->recv_waiting);
-    if (!st->RecvReadyLocked()) return true;
-    st->recv_waiters.pop_back();
-    st->recv_waiting.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+  bool Attach(detail::Waiter* w) override {
+    std::lock_guard<std::mutex> lock(st_->mu);
+    st_->recv_waiters.push_back(w);
+    st_->Announce(st_->recv_waiting);
+    if (!st_->RecvReadyLocked()) return true;
+    st_->recv_waiters.pop_back();
+    st_->recv_waiting.fetch_sub(1, std::memory_order_relaxed);
     return false;
-  };
-  c.detach = [st](detail::Waiter* w) {
-    std::lock_guard<std::mutex> lock(st->mu);
-    auto it = std::find(st->recv_waiters.begin(), st->recv_waiters.end(), w);
-    if (it == st->recv_waiters.end()) return;  // notified (and removed) already
-    st->recv_waiters.erase(it);
-    st->recv_waiting.fetch_sub(1, std::memory_order_relaxed);
-  };
-  c.run = [slot, handler = std::move(handler)]() mutable { handler(std::move(**slot)); };
-  return c;
-}
+  }
+
+  void Detach(detail::Waiter* w) override {
+    std::lock_guard<std::mutex> lock(st_->mu);
+    auto it = std::find(st_->recv_waiters.begin(), st_->recv_waiters.end(), w);
+    if (it == st_->recv_waiters.end()) return;  // notified (and removed) already
+    st_->recv_waiters.erase(it);
+    st_->recv_waiting.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+  void Run() override { handler_(std::move(*slot_)); }
+
+ private:
+  std::shared_ptr<State> st_;
+  std::optional<std::optional<T>> slot_;  // what TryReady took: a value, or nullopt (closed)
+  F handler_;
+};
 
 }  // namespace tether
