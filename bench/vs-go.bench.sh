@@ -3,8 +3,9 @@
 # group's Go + Wait, WithCancel + cancel, cancel propagation, a buffered
 # channel) and its Go twin (bench/go/anchors.go), run alternately ROUNDS
 # times in one run; medians and the ratio libtether / Go, with `uptime`
-# before and after, go to RESULTS_DIR/vs-go.md. Go (Debian's golang-go) is a
-# benchmark dependency only.
+# before and after, go to RESULTS_DIR/vs-go.md as a new dated section on top
+# (the sections of earlier runs, with what was written of them, are kept).
+# Go (Debian's golang-go) is a benchmark dependency only.
 # Usage: bench/vs-go.bench.sh BUILD_DIR RESULTS_DIR [ROUNDS]
 set -euo pipefail
 build="$(cd "${1:?usage: vs-go.bench.sh BUILD_DIR RESULTS_DIR [ROUNDS]}" && pwd)"
@@ -34,9 +35,12 @@ for ((r = 1; r <= rounds; r++)); do
 done
 after="$(uptime)"
 
-python3 - "$work" "$rounds" "$results/vs-go.md" "$before" "$after" <<'PY'
-import json, statistics, sys
+commit="$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+python3 - "$work" "$rounds" "$results/vs-go.md" "$before" "$after" "$commit" <<'PY'
+import datetime, json, os, statistics, sys
 work, rounds, out, before, after = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+commit = sys.argv[6]
+title = "# libtether beside Go"
 scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 cpp, go = {}, {}
 for r in range(1, rounds + 1):
@@ -67,7 +71,7 @@ rows = [
     ("100,000 ints through a 128-slot channel", ("context", "BM_ChannelSendRecv"), "channel_send_recv", "ms", 1e-6),
     ("Select over two 128-slot channels, 50,000 ints each", ("context", "BM_SelectTwoChannels"), "select_two_channels", "ms", 1e-6),
 ]
-lines = ["# libtether beside Go", "",
+lines = ["## %s at %s: bench/vs-go.bench.sh" % (datetime.date.today().isoformat(), commit), "",
          "Made by `bench/vs-go.bench.sh BUILD_DIR RESULTS_DIR %d`: each libtether benchmark of" % rounds,
          "bench/context and its Go twin (bench/go/anchors.go, Go's `testing.Benchmark`; a group is",
          "errgroup's mechanism, a `sync.WaitGroup` and the first error) run alternately, %d rounds;" % rounds,
@@ -84,6 +88,13 @@ if ("context", "BM_MutexCvQueue") in cpp and ("context", "BM_ChannelSendRecv") i
     q, c = med(cpp[("context", "BM_MutexCvQueue")]) * 1e-6, med(cpp[("context", "BM_ChannelSendRecv")]) * 1e-6
     lines += ["", "The C++ baseline of the channel, a mutex and two condition variables around a deque:",
               "%.3g ms for the same 100,000 ints (libtether's channel / it: %.2f)." % (q, c / q)]
-open(out, "w").write("\n".join(lines) + "\n")
+# The new section goes on top; the earlier ones stay below it.
+earlier = open(out).read() if os.path.exists(out) else ""
+if earlier.startswith(title):
+    earlier = earlier[len(title):].lstrip("\n")
+tmp = out + ".tmp"
+with open(tmp, "w") as f:
+    f.write(title + "\n\n" + "\n".join(lines) + "\n" + ("\n" + earlier if earlier else ""))
+os.replace(tmp, out)
 print("\n".join(lines))
 PY
