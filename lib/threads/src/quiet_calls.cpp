@@ -1,14 +1,15 @@
 // The interruptible waits a thread is most often found in (a sleep, poll,
-// epoll_wait, pause), interposed so that asking a thread in one where it runs
+// select, epoll_wait, pause), interposed so that asking a thread in one where it runs
 // (running_stacks.cpp) changes nothing the program sees: a handled signal
 // ends these calls with EINTR whatever SA_RESTART says (signal(7)), so the
 // wrapper takes the EINTR the asking caused and goes on with the rest of the
 // wait; an EINTR from any other signal is the program's, returned as it
 // was. Without them, a thread in such a call was not asked, and its zombie
-// or leak had no "running at". (select and the sigwait family are not
-// wrapped: a thread in one is not asked.)
+// or leak had no "running at". (The sigwait family is not wrapped: a thread
+// in one is not asked.)
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/select.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,6 +44,17 @@ const timespec* Remaining(const timespec* timeout, Clock::time_point start, time
   if (rest.count() < 0) rest = std::chrono::nanoseconds(0);
   left->tv_sec = static_cast<time_t>(rest.count() / 1'000'000'000);
   left->tv_nsec = static_cast<long>(rest.count() % 1'000'000'000);
+  return left;
+}
+
+// The same for a timeval, from a copy of the whole wait.
+timeval RemainingTimeval(const timeval& total, Clock::time_point start) {
+  const auto whole = std::chrono::seconds(total.tv_sec) + std::chrono::microseconds(total.tv_usec);
+  auto rest = std::chrono::duration_cast<std::chrono::microseconds>(whole - (Clock::now() - start));
+  if (rest.count() < 0) rest = std::chrono::microseconds(0);
+  timeval left{};
+  left.tv_sec = static_cast<time_t>(rest.count() / 1'000'000);
+  left.tv_usec = static_cast<suseconds_t>(rest.count() % 1'000'000);
   return left;
 }
 
@@ -123,6 +135,39 @@ __attribute__((visibility("default"))) int ppoll(pollfd* fds, nfds_t count, cons
   timespec left{};
   for (;;) {
     const int rc = real(fds, count, Remaining(timeout, start, &left), mask);
+    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
+  }
+}
+
+// select(2) leaves the sets as they were when it fails, so the asked wait
+// is made again with them; the timeout (which Linux lowers by the time
+// waited, and leaves undefined on an error) is what was left of the whole.
+__attribute__((visibility("default"))) int select(int count, fd_set* read_fds, fd_set* write_fds,
+                                                  fd_set* except_fds, timeval* timeout) {
+  static const auto real =
+      NextDefinition<int (*)(int, fd_set*, fd_set*, fd_set*, timeval*)>("select");
+  QuietCall quiet;
+  const auto start = timeout != nullptr ? Clock::now() : Clock::time_point{};
+  const timeval total = timeout != nullptr ? *timeout : timeval{};
+  for (;;) {
+    const int rc = real(count, read_fds, write_fds, except_fds, timeout);
+    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
+    if (timeout != nullptr) *timeout = RemainingTimeval(total, start);
+  }
+}
+
+__attribute__((visibility("default"))) int pselect(int count, fd_set* read_fds, fd_set* write_fds,
+                                                   fd_set* except_fds, const timespec* timeout,
+                                                   const sigset_t* mask) {
+  static const auto real =
+      NextDefinition<int (*)(int, fd_set*, fd_set*, fd_set*, const timespec*, const sigset_t*)>(
+          "pselect");
+  QuietCall quiet;
+  const auto start = timeout != nullptr ? Clock::now() : Clock::time_point{};
+  timespec left{};
+  for (;;) {
+    const int rc =
+        real(count, read_fds, write_fds, except_fds, Remaining(timeout, start, &left), mask);
     if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
   }
 }

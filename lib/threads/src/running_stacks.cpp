@@ -146,18 +146,20 @@ std::string SyscallState(pid_t tid) {
 // thread runs in user space, or sleeps in a system call that SA_RESTART
 // resumes as if nothing happened (/proc/self/task/TID/syscall names it).
 // Others end early with EINTR whatever the handler's flags (pause, sleep,
-// poll, epoll_wait, sigwait: signal(7)), and a thread that ends its loop on
+// poll, select, epoll_wait, sigwait: signal(7)), and a thread that ends its loop on
 // EINTR would stop because it was asked: those are not asked. (The thread may
 // enter such a call between this read and the signal: a window of
 // microseconds, taken; at exit a thread's end after that is not recorded.)
 // The calls a QuietCall wrapper takes the asking's EINTR for (what glibc's
-// nanosleep, sleep, usleep, poll, epoll_wait and pause enter).
+// nanosleep, sleep, usleep, poll, select, epoll_wait and pause enter).
 bool QuietSyscall(long nr) {
   switch (nr) {
     case SYS_nanosleep:
     case SYS_clock_nanosleep:
     case SYS_poll:
     case SYS_ppoll:
+    case SYS_select:
+    case SYS_pselect6:
     case SYS_epoll_wait:
     case SYS_epoll_pwait:
     case SYS_pause:

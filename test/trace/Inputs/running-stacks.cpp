@@ -168,6 +168,18 @@ void SleepForAWhile() {
   if (nanosleep(&nap, nullptr) != 0) g_cut_short.fetch_add(1);
 }
 
+void SelectForAWhile() {
+  g_in_wait = true;
+  timeval wait{0, 400'000};
+  if (select(0, nullptr, nullptr, nullptr, &wait) != 0) g_cut_short.fetch_add(1);
+}
+
+void PselectForAWhile() {
+  g_in_wait = true;
+  const timespec wait{0, 400'000'000};
+  if (pselect(0, nullptr, nullptr, nullptr, &wait, nullptr) != 0) g_cut_short.fetch_add(1);
+}
+
 // A zombie in poll() or nanosleep(): asked where it runs inside the shim's
 // wrapper, which takes the asking's EINTR and goes on waiting, so the call
 // still returns as it would have (timed out, after the whole wait).
@@ -195,8 +207,11 @@ int main(int argc, char** argv) {
   if (what == "pause") return Pause();
   if (what == "poll") return InterruptibleWait(PollForAWhile);
   if (what == "nanosleep") return InterruptibleWait(SleepForAWhile);
-  std::fprintf(
-      stderr,
-      "usage: running-stacks blocked-read|wait|busy|quick-exit|own-handler|pause|poll|nanosleep\n");
+  if (what == "select") return InterruptibleWait(SelectForAWhile);
+  if (what == "pselect") return InterruptibleWait(PselectForAWhile);
+  std::fprintf(stderr,
+               "usage: running-stacks "
+               "blocked-read|wait|busy|quick-exit|own-handler|pause|poll|nanosleep|select|"
+               "pselect\n");
   return 2;
 }
