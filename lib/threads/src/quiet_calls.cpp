@@ -1,13 +1,13 @@
 // The interruptible waits a thread is most often found in (a sleep, poll,
-// select, epoll_wait, pause), interposed so that asking a thread in one where it runs
+// select, epoll_wait, pause, sigwait), interposed so that asking a thread in one where it runs
 // (running_stacks.cpp) changes nothing the program sees: a handled signal
 // ends these calls with EINTR whatever SA_RESTART says (signal(7)), so the
 // wrapper takes the EINTR the asking caused and goes on with the rest of the
 // wait; an EINTR from any other signal is the program's, returned as it
 // was. Without them, a thread in such a call was not asked, and its zombie
-// or leak had no "running at". (The sigwait family is not wrapped: a thread
-// in one is not asked.)
+// or leak had no "running at".
 #include <poll.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <time.h>
@@ -203,6 +203,38 @@ __attribute__((visibility("default"))) int pause() {
   for (;;) {
     const int rc = real();
     if (errno != EINTR || !quiet.AskedMeanwhile()) return rc;
+  }
+}
+
+// The sigwait family: a thread waits for signals it blocks, and the asking's
+// signal (never one it waits for: a thread that blocks it is not asked)
+// ends sigwaitinfo and sigtimedwait with EINTR. sigwait goes on by itself
+// (glibc retries it); it is wrapped so that a thread in it is asked.
+__attribute__((visibility("default"))) int sigwait(const sigset_t* set, int* sig) {
+  static const auto real = NextDefinition<int (*)(const sigset_t*, int*)>("sigwait");
+  QuietCall quiet;
+  return real(set, sig);
+}
+
+__attribute__((visibility("default"))) int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
+  static const auto real = NextDefinition<int (*)(const sigset_t*, siginfo_t*)>("sigwaitinfo");
+  QuietCall quiet;
+  for (;;) {
+    const int rc = real(set, info);
+    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
+  }
+}
+
+__attribute__((visibility("default"))) int sigtimedwait(const sigset_t* set, siginfo_t* info,
+                                                        const timespec* timeout) {
+  static const auto real =
+      NextDefinition<int (*)(const sigset_t*, siginfo_t*, const timespec*)>("sigtimedwait");
+  QuietCall quiet;
+  const auto start = timeout != nullptr ? Clock::now() : Clock::time_point{};
+  timespec left{};
+  for (;;) {
+    const int rc = real(set, info, Remaining(timeout, start, &left));
+    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
   }
 }
 

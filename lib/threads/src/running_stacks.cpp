@@ -151,7 +151,8 @@ std::string SyscallState(pid_t tid) {
 // enter such a call between this read and the signal: a window of
 // microseconds, taken; at exit a thread's end after that is not recorded.)
 // The calls a QuietCall wrapper takes the asking's EINTR for (what glibc's
-// nanosleep, sleep, usleep, poll, select, epoll_wait and pause enter).
+// nanosleep, sleep, usleep, poll, select, epoll_wait, pause and the sigwait
+// family enter).
 bool QuietSyscall(long nr) {
   switch (nr) {
     case SYS_nanosleep:
@@ -160,6 +161,7 @@ bool QuietSyscall(long nr) {
     case SYS_ppoll:
     case SYS_select:
     case SYS_pselect6:
+    case SYS_rt_sigtimedwait:
     case SYS_epoll_wait:
     case SYS_epoll_pwait:
     case SYS_pause:

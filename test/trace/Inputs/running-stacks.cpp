@@ -180,6 +180,17 @@ void PselectForAWhile() {
   if (pselect(0, nullptr, nullptr, nullptr, &wait, nullptr) != 0) g_cut_short.fetch_add(1);
 }
 
+// A signal-handling thread: it blocks SIGUSR1 and waits for it, 400 ms.
+void SigtimedwaitForAWhile() {
+  sigset_t usr1;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &usr1, nullptr);
+  g_in_wait = true;
+  const timespec wait{0, 400'000'000};
+  if (sigtimedwait(&usr1, nullptr, &wait) != -1 || errno != EAGAIN) g_cut_short.fetch_add(1);
+}
+
 // A zombie in poll() or nanosleep(): asked where it runs inside the shim's
 // wrapper, which takes the asking's EINTR and goes on waiting, so the call
 // still returns as it would have (timed out, after the whole wait).
@@ -209,9 +220,10 @@ int main(int argc, char** argv) {
   if (what == "nanosleep") return InterruptibleWait(SleepForAWhile);
   if (what == "select") return InterruptibleWait(SelectForAWhile);
   if (what == "pselect") return InterruptibleWait(PselectForAWhile);
+  if (what == "sigtimedwait") return InterruptibleWait(SigtimedwaitForAWhile);
   std::fprintf(stderr,
                "usage: running-stacks "
                "blocked-read|wait|busy|quick-exit|own-handler|pause|poll|nanosleep|select|"
-               "pselect\n");
+               "pselect|sigtimedwait\n");
   return 2;
 }
