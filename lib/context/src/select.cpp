@@ -47,7 +47,7 @@ class DeadlineCase final : public detail::SelectCase {
 
 Select::~Select() {
   for (std::size_t i = 0; i < size(); ++i) {
-    const Entry& e = i < kInlineCases ? entries_[i] : more_[i - kInlineCases];
+    const Entry& e = entry(i);
     if (e.on_heap)
       delete e.c;
     else

@@ -58,6 +58,18 @@ timeval RemainingTimeval(const timeval& total, Clock::time_point start) {
   return left;
 }
 
+// The wait of a call that fails with -1 and EINTR when a handled signal
+// cuts it short: made again (wait() computes what is left of it) while the
+// EINTR was the asking's; returns what the call returned otherwise.
+template <typename Wait>
+int WaitAgainWhileAsked(Wait wait) {
+  QuietCall quiet;
+  for (;;) {
+    const int rc = wait();
+    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -118,25 +130,18 @@ __attribute__((visibility("default"))) int usleep(useconds_t usec) {
 
 __attribute__((visibility("default"))) int poll(pollfd* fds, nfds_t count, int timeout_ms) {
   static const auto real = NextDefinition<int (*)(pollfd*, nfds_t, int)>("poll");
-  QuietCall quiet;
   const auto start = timeout_ms > 0 ? Clock::now() : Clock::time_point{};
-  for (;;) {
-    const int rc = real(fds, count, RemainingMs(timeout_ms, start));
-    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
-  }
+  return WaitAgainWhileAsked([&] { return real(fds, count, RemainingMs(timeout_ms, start)); });
 }
 
 __attribute__((visibility("default"))) int ppoll(pollfd* fds, nfds_t count, const timespec* timeout,
                                                  const sigset_t* mask) {
   static const auto real =
       NextDefinition<int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*)>("ppoll");
-  QuietCall quiet;
-  const auto start = Clock::now();
+  const auto start = timeout != nullptr ? Clock::now() : Clock::time_point{};
   timespec left{};
-  for (;;) {
-    const int rc = real(fds, count, Remaining(timeout, start, &left), mask);
-    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
-  }
+  return WaitAgainWhileAsked(
+      [&] { return real(fds, count, Remaining(timeout, start, &left), mask); });
 }
 
 // select(2) leaves the sets as they were when it fails, so the asked wait
@@ -162,37 +167,28 @@ __attribute__((visibility("default"))) int pselect(int count, fd_set* read_fds, 
   static const auto real =
       NextDefinition<int (*)(int, fd_set*, fd_set*, fd_set*, const timespec*, const sigset_t*)>(
           "pselect");
-  QuietCall quiet;
   const auto start = timeout != nullptr ? Clock::now() : Clock::time_point{};
   timespec left{};
-  for (;;) {
-    const int rc =
-        real(count, read_fds, write_fds, except_fds, Remaining(timeout, start, &left), mask);
-    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
-  }
+  return WaitAgainWhileAsked([&] {
+    return real(count, read_fds, write_fds, except_fds, Remaining(timeout, start, &left), mask);
+  });
 }
 
 __attribute__((visibility("default"))) int epoll_wait(int epfd, epoll_event* events, int max,
                                                       int timeout_ms) {
   static const auto real = NextDefinition<int (*)(int, epoll_event*, int, int)>("epoll_wait");
-  QuietCall quiet;
   const auto start = timeout_ms > 0 ? Clock::now() : Clock::time_point{};
-  for (;;) {
-    const int rc = real(epfd, events, max, RemainingMs(timeout_ms, start));
-    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
-  }
+  return WaitAgainWhileAsked(
+      [&] { return real(epfd, events, max, RemainingMs(timeout_ms, start)); });
 }
 
 __attribute__((visibility("default"))) int epoll_pwait(int epfd, epoll_event* events, int max,
                                                        int timeout_ms, const sigset_t* mask) {
   static const auto real =
       NextDefinition<int (*)(int, epoll_event*, int, int, const sigset_t*)>("epoll_pwait");
-  QuietCall quiet;
   const auto start = timeout_ms > 0 ? Clock::now() : Clock::time_point{};
-  for (;;) {
-    const int rc = real(epfd, events, max, RemainingMs(timeout_ms, start), mask);
-    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
-  }
+  return WaitAgainWhileAsked(
+      [&] { return real(epfd, events, max, RemainingMs(timeout_ms, start), mask); });
 }
 
 // pause() returns only when a handled signal arrives: the asking's is not
@@ -218,24 +214,16 @@ __attribute__((visibility("default"))) int sigwait(const sigset_t* set, int* sig
 
 __attribute__((visibility("default"))) int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
   static const auto real = NextDefinition<int (*)(const sigset_t*, siginfo_t*)>("sigwaitinfo");
-  QuietCall quiet;
-  for (;;) {
-    const int rc = real(set, info);
-    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
-  }
+  return WaitAgainWhileAsked([&] { return real(set, info); });
 }
 
 __attribute__((visibility("default"))) int sigtimedwait(const sigset_t* set, siginfo_t* info,
                                                         const timespec* timeout) {
   static const auto real =
       NextDefinition<int (*)(const sigset_t*, siginfo_t*, const timespec*)>("sigtimedwait");
-  QuietCall quiet;
   const auto start = timeout != nullptr ? Clock::now() : Clock::time_point{};
   timespec left{};
-  for (;;) {
-    const int rc = real(set, info, Remaining(timeout, start, &left));
-    if (rc >= 0 || errno != EINTR || !quiet.AskedMeanwhile()) return rc;
-  }
+  return WaitAgainWhileAsked([&] { return real(set, info, Remaining(timeout, start, &left)); });
 }
 
 }  // extern "C"

@@ -40,10 +40,10 @@ bool CaptureRunningStack(pid_t tid, RunningStack* out);
 // The process's other threads (/proc/self/task) that do not block the signal.
 std::vector<pid_t> OtherThreads();
 
-// A call that a handled signal cuts short (a sleep, poll, epoll_wait,
-// pause) made through the shim's wrapper (quiet_calls.cpp): while a thread
-// is in one, asking it is safe, since the wrapper takes the EINTR that the
-// asking caused and goes on with the rest of the wait.
+// A call that a handled signal cuts short (a sleep, poll, select,
+// epoll_wait, pause, the sigwait family) made through the shim's wrapper (quiet_calls.cpp): while a
+// thread is in one, asking it is safe, since the wrapper takes the EINTR that the asking caused and
+// goes on with the rest of the wait.
 class QuietCall {
  public:
   QuietCall();

@@ -163,9 +163,8 @@ class Select {
   void* InlineSpace(std::size_t size, std::size_t align);
   void Push(detail::SelectCase* c, bool on_heap);
   std::size_t size() const { return count_; }
-  detail::SelectCase& at(std::size_t i) {
-    return *(i < kInlineCases ? entries_[i] : more_[i - kInlineCases]).c;
-  }
+  Entry& entry(std::size_t i) { return i < kInlineCases ? entries_[i] : more_[i - kInlineCases]; }
+  detail::SelectCase& at(std::size_t i) { return *entry(i).c; }
 
   alignas(std::max_align_t) unsigned char storage_[kInlineBytes];
   std::size_t storage_used_ = 0;
