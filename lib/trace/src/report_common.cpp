@@ -78,8 +78,14 @@ std::string ProcessLabel(const Trace& trace, std::int64_t pid) {
   if (auto p = trace.processes.find(pid); p != trace.processes.end()) program = p->second.program;
   if (program.empty())
     if (const TaskRecord* task = ProcessTask(trace, pid)) program = task->name;
-  constexpr std::size_t kShown = 60;  // a long command line is cut
-  if (program.size() > kShown) program = program.substr(0, kShown) + "...";
+  // The program's path is shown whole: it says which program this is, and a
+  // cut that counted it made what was shown depend on where the program was
+  // installed (a longer build path cut the arguments that told two children
+  // apart). Only a long list of arguments is cut.
+  constexpr std::size_t kShownArguments = 60;
+  const std::size_t path_end = std::min(program.find(' '), program.size());
+  if (program.size() - path_end > kShownArguments)
+    program = program.substr(0, path_end + kShownArguments) + "...";
   return "process " + std::to_string(pid) + (program.empty() ? "" : " (" + program + ")");
 }
 
