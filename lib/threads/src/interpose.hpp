@@ -53,8 +53,10 @@ int TracedSetName(SetNameFn real, pthread_t thread, const char* name);
 // child as a `process` task (process_ids.hpp) of the scope open where it was
 // started, at the caller's site; waitpid, wait and wait4 record its end when
 // they reap it. (vfork is not interposed: a wrapper's frame would be gone
-// when the child returns into it. system() and popen() start theirs inside
-// libc: such a child is traced by its own part only.)
+// when the child returns into it. popen() starts its shell inside libc: such
+// a child is traced by its own part only.) system() is done here, as glibc
+// does it, through the traced posix_spawn and waitpid: its shell is a
+// process of the scope open where system() was called.
 using ForkFn = pid_t (*)();
 using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*,
                         const posix_spawnattr_t*, char* const[], char* const[]);
@@ -67,6 +69,8 @@ int TracedSpawn(SpawnFn real, std::uintptr_t caller_cfa, pid_t* pid, const char*
                 const posix_spawn_file_actions_t* actions, const posix_spawnattr_t* attr,
                 char* const argv[], char* const envp[]);
 pid_t TracedWaitPid(WaitPidFn real, pid_t pid, int* status, int options);
+int TracedSystem(SpawnFn real_spawn, WaitPidFn real_wait, std::uintptr_t caller_cfa,
+                 const char* command);
 pid_t TracedWait(WaitFn real, int* status);
 pid_t TracedWait4(Wait4Fn real, pid_t pid, int* status, int options, struct rusage* usage);
 

@@ -93,6 +93,15 @@ __attribute__((visibility("default"))) int posix_spawnp(pid_t* pid, const char* 
   return TracedSpawn(real, TETHER_THIS_CFA(), pid, file, actions, attr, argv, envp);
 }
 
+// system(command) through the two above; system(NULL) asks only whether a
+// shell is there, and starts none to record.
+__attribute__((visibility("default"))) int system(const char* command) {
+  using SystemFn = int (*)(const char*);
+  if (command == nullptr) return RealOnce<SystemFn>("system")(nullptr);
+  static const SpawnFn spawn = NextDefinition<SpawnFn>("posix_spawn");
+  return TracedSystem(spawn, RealOnce<WaitPidFn>("waitpid"), TETHER_THIS_CFA(), command);
+}
+
 __attribute__((visibility("default"))) pid_t waitpid(pid_t pid, int* status, int options) {
   return TracedWaitPid(RealOnce<WaitPidFn>("waitpid"), pid, status, options);
 }

@@ -184,6 +184,10 @@ bool ApplyGroupOrScopeEvent(const std::string& ev, const LineReader& r, Trace* t
 struct PartState {
   bool saw_exit = false;
   std::int64_t process = 0;
+  // The `process` task the last header made for a child whose start its
+  // parent did not record (0: none): the reader tells its hook of it as of a
+  // spawn.
+  std::uint64_t made_process_task = 0;
 };
 
 // A child process's header (`ppid`): its part follows. Its pid must name
@@ -201,6 +205,22 @@ void BeginChildPart(const LineReader& r, Trace* trace, PartState* part) {
   p.program = r.OptStr("program");
   p.start_ns = r.I64("t");
   part->process = pid;
+  // A traced child's own child that its parent started without a record (a
+  // shell's vfork: the shell system() runs starts its command so): a
+  // `process` task of its parent's, as a fork in the parent would have made
+  // it, so it and its threads are charged to the scope its parent is in.
+  const std::uint64_t id = detail::ProcessTaskId(pid);
+  if (p.parent_pid != trace->pid && trace->processes.count(p.parent_pid) != 0 &&
+      trace->tasks.count(id) == 0) {
+    TaskRecord& task = trace->tasks[id];
+    task.id = id;
+    task.kind = "process";
+    task.parent_task = detail::ProcessTaskId(p.parent_pid);
+    task.thread = static_cast<std::uint64_t>(pid);
+    task.spawn_ns = p.start_ns;
+    task.start_ns = p.start_ns;
+    part->made_process_task = id;
+  }
 }
 
 // A child's exit record ends its process, not the trace.
@@ -260,9 +280,10 @@ void Apply(const json& obj, Trace* trace, PartState* part) {
   } else if (ev == "end" && part->process != 0 &&
              r.U64("task") == detail::ProcessTaskId(part->process) &&
              trace->tasks.count(r.U64("task")) == 0) {
-    // A child's own end, when its start was not recorded (system() and
-    // popen() start theirs inside libc; a parent that was not traced): no
-    // task. (Its parent's part comes first, so its start is read by now.)
+    // A child's own end, when its start was not recorded and its parent is
+    // the program (popen() starts its shell inside libc; a parent that was
+    // not traced): no task. (Its parent's part comes first, so its start is
+    // read by now.)
     return;
   } else if (ApplyTaskEvent(ev, r, trace) || ApplyGroupOrScopeEvent(ev, r, trace)) {
     return;
@@ -408,6 +429,11 @@ class TraceLines {
     }
     try {
       Apply(obj, out_, &part_);
+      if (hook_ != nullptr && part_.made_process_task != 0) {
+        const TaskRecord& made = out_->tasks.at(part_.made_process_task);
+        hook_->AfterRecord(detail::RecordSeen{"spawn", made.id, made.spawn_ns});
+      }
+      part_.made_process_task = 0;
       if (hook_ != nullptr) hook_->AfterRecord(Seen(obj));
     } catch (const FieldError& e) {
       return Fail(1, e.message);

@@ -78,14 +78,18 @@ std::string ProcessLabel(const Trace& trace, std::int64_t pid) {
   if (auto p = trace.processes.find(pid); p != trace.processes.end()) program = p->second.program;
   if (program.empty())
     if (const TaskRecord* task = ProcessTask(trace, pid)) program = task->name;
-  // The program's path is shown whole: it says which program this is, and a
-  // cut that counted it made what was shown depend on where the program was
-  // installed (a longer build path cut the arguments that told two children
-  // apart). Only a long list of arguments is cut.
-  constexpr std::size_t kShownArguments = 60;
+  // The program's path is shown whole: it says which program this is. A long
+  // list of arguments loses its middle: its start and its end are what tell
+  // two children apart (`sh -c -- '/a/long/path/helper' --role`), and a cut
+  // that kept only the start made what was shown depend on where a program
+  // was installed.
+  constexpr std::size_t kShownArguments = 100, kArgumentsEnd = 47;
   const std::size_t path_end = std::min(program.find(' '), program.size());
-  if (program.size() - path_end > kShownArguments)
-    program = program.substr(0, path_end + kShownArguments) + "...";
+  if (program.size() - path_end > kShownArguments) {
+    const std::size_t end_from = program.size() - kArgumentsEnd;
+    program = program.substr(0, path_end + kShownArguments - kArgumentsEnd - 3) + "..." +
+              program.substr(end_from);
+  }
   return "process " + std::to_string(pid) + (program.empty() ? "" : " (" + program + ")");
 }
 

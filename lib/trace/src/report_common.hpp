@@ -37,8 +37,8 @@ const TaskRecord* CreatingTask(const Trace& trace, const TaskRecord& thread);
 // A child process the program started: its `process` task (null when its
 // start was not recorded: system(), popen()), its pid, and how reports name
 // it, `process 4242 (helper --once)` (its command line after its exec, else
-// what started it). The path is shown whole; arguments past 60 characters are
-// cut, ending in "...".
+// what started it). The path is shown whole; arguments past 100 characters
+// lose their middle to "...".
 const TaskRecord* ProcessTask(const Trace& trace, std::int64_t pid);
 std::int64_t PidOf(const TaskRecord& process);
 std::string ProcessLabel(const Trace& trace, std::int64_t pid);

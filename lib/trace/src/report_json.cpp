@@ -41,7 +41,10 @@ ordered_json ProcessJson(const ReportInput& in, std::int64_t pid) {
     process["parent_pid"] = p->second.parent_pid;
     if (p->second.exit_status) process["exit_status"] = *p->second.exit_status;
   }
-  if (const TaskRecord* started = detail::ProcessTask(trace, pid)) {
+  // Absent when its start has no site (its parent started it without a
+  // record, as a shell's vfork, or has no symbols): parent_pid says who did.
+  if (const TaskRecord* started = detail::ProcessTask(trace, pid);
+      started != nullptr && !started->site.file.empty()) {
     process["started_at"] = SiteJson(started->site, in.relative_to);
   }
   return process;

@@ -207,7 +207,19 @@ void WriteInProcess(std::ostream& out, const ReportInput& in, const Finding& f) 
   if (f.process == 0) return;
   out << "  in " << detail::ProcessLabel(*in.trace, f.process);
   if (const TaskRecord* process = detail::ProcessTask(*in.trace, f.process)) {
-    out << ", started at " << SiteText(process->site, in.relative_to);
+    const auto p = in.trace->processes.find(f.process);
+    if (process->site.file.empty() && p != in.trace->processes.end() &&
+        in.trace->processes.count(p->second.parent_pid) != 0) {
+      // No site of its start: its parent started it without a record (a
+      // shell's vfork) or has no symbols (a shell). The parent, and where
+      // that one was started.
+      out << ", started by " << detail::ProcessLabel(*in.trace, p->second.parent_pid);
+      if (const TaskRecord* parent = detail::ProcessTask(*in.trace, p->second.parent_pid);
+          parent != nullptr && !parent->site.file.empty())
+        out << " that was started at " << SiteText(parent->site, in.relative_to);
+    } else {
+      out << ", started at " << SiteText(process->site, in.relative_to);
+    }
   }
   out << "\n";
 }

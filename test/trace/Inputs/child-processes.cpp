@@ -8,11 +8,16 @@
 //   child-processes orphan     exits without waiting for its child
 //   child-processes nested     a child starts a grandchild that leaks a thread
 //   child-processes system     system() runs a shell that runs a leaky child
+//   child-processes system-background
+//                              system() runs a shell that leaves its command
+//                              running (`&`) after the scope ends
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -123,6 +128,50 @@ int System() {
   return rc == 0 ? 0 : 1;
 }
 
+// The shell returns at once; its command runs on after the scope's end and
+// ends before the program's (nothing of the program waits for it).
+int SystemBackground() {
+  const std::uint64_t build = tether_scope_begin("build 1");
+  const std::string command = "'" + g_self + "' child-slow &";
+  const int rc = std::system(command.c_str());
+  tether_scope_end(build);
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  return rc == 0 ? 0 : 1;
+}
+
+void OnInterrupt(int) {}
+
+// What system() returns, and that the caller's SIGINT action and signal mask
+// are as they were after it (the shell ran with SIGINT ignored here).
+int SystemStatus() {
+  std::printf("system(NULL): %s\n", std::system(nullptr) != 0 ? "a shell is there" : "no shell");
+  auto describe = [](const char* command) {
+    const int status = std::system(command);
+    if (WIFEXITED(status))
+      std::printf("system(\"%s\"): exited %d\n", command, WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+      std::printf("system(\"%s\"): killed by signal %d\n", command, WTERMSIG(status));
+  };
+  struct sigaction own {};
+  own.sa_handler = OnInterrupt;
+  sigemptyset(&own.sa_mask);
+  sigaction(SIGINT, &own, nullptr);
+  describe("exit 3");
+  describe("kill -INT $$");
+  describe("no-such-command-here 2>/dev/null");
+  struct sigaction after {};
+  sigaction(SIGINT, nullptr, &after);
+  std::printf("SIGINT's action after: %s\n",
+              after.sa_handler == OnInterrupt ? "the caller's own" : "changed");
+  sigset_t mask;
+  sigprocmask(SIG_SETMASK, nullptr, &mask);
+  std::printf("SIGCHLD blocked after: %s\n", sigismember(&mask, SIGCHLD) ? "yes" : "no");
+  errno = 42;
+  std::system("true");
+  std::printf("errno kept: %s\n", errno == 42 ? "yes" : "no");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -144,6 +193,10 @@ int main(int argc, char** argv) {
   if (what == "orphan") return Orphan();
   if (what == "nested") return Nested();
   if (what == "system") return System();
-  std::fprintf(stderr, "usage: child-processes leaky|clean|slow|orphan|nested|system\n");
+  if (what == "system-background") return SystemBackground();
+  if (what == "system-status") return SystemStatus();
+  std::fprintf(stderr,
+               "usage: child-processes leaky|clean|slow|orphan|nested|system|system-background|"
+               "system-status\n");
   return 2;
 }

@@ -30,10 +30,17 @@ TEST(ProcessLabel, NeverCutsTheProgramPath) {
   EXPECT_EQ(detail::ProcessLabel(WithProcess(7, path), 7), "process 7 (" + path + ")");
 }
 
-TEST(ProcessLabel, CutsALongListOfArguments) {
-  const std::string arguments = " " + std::string(100, 'a');
-  const std::string label = detail::ProcessLabel(WithProcess(9, "/bin/p" + arguments), 9);
-  EXPECT_EQ(label, "process 9 (/bin/p" + arguments.substr(0, 60) + "...)");
+TEST(ProcessLabel, ALongListOfArgumentsLosesItsMiddle) {
+  // sh -c -- '<a long path>' --role: the start and the role are shown.
+  const std::string arguments = " -c -- '/" + std::string(150, 'p') + "/helper' --role";
+  const std::string label = detail::ProcessLabel(WithProcess(9, "/bin/sh" + arguments), 9);
+  EXPECT_EQ(label, "process 9 (/bin/sh" + arguments.substr(0, 50) + "..." +
+                       arguments.substr(arguments.size() - 47) + ")");
+  EXPECT_EQ(label.size(), std::string("process 9 (/bin/sh)").size() + 100);
+  // At the limit, nothing is cut.
+  const std::string at_limit = " " + std::string(99, 'a');
+  EXPECT_EQ(detail::ProcessLabel(WithProcess(9, "/bin/p" + at_limit), 9),
+            "process 9 (/bin/p" + at_limit + ")");
 }
 
 TEST(ProcessLabel, WithoutACommandLine) {
