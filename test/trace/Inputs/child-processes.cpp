@@ -129,13 +129,20 @@ int System() {
 }
 
 // The shell returns at once; its command runs on after the scope's end and
-// ends before the program's (nothing of the program waits for it).
+// ends before the program's: the program does not wait for it, but reads a
+// pipe the command holds open until it exits (no timing to miss on a loaded
+// machine).
 int SystemBackground() {
+  int ended[2];
+  if (pipe(ended) != 0) return 2;
   const std::uint64_t build = tether_scope_begin("build 1");
   const std::string command = "'" + g_self + "' child-slow &";
   const int rc = std::system(command.c_str());
   tether_scope_end(build);
-  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  close(ended[1]);
+  char byte;
+  while (read(ended[0], &byte, 1) > 0) {
+  }
   return rc == 0 ? 0 : 1;
 }
 
