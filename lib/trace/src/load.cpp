@@ -205,11 +205,20 @@ void BeginChildPart(const LineReader& r, Trace* trace, PartState* part) {
   p.program = r.OptStr("program");
   p.start_ns = r.I64("t");
   part->process = pid;
+  const std::uint64_t id = detail::ProcessTaskId(pid);
+  // The header's ppid is the parent when the child's library started, which
+  // is init (or a subreaper) once the parent had exited: a shell that left
+  // its command running in the background (`cmd &`) and returned. The
+  // process whose part recorded the child's start started it.
+  if (auto started = trace->tasks.find(id);
+      started != trace->tasks.end() && started->second.kind == "process") {
+    if (const std::int64_t starter = detail::ProcessOfId(started->second.parent_task); starter != 0)
+      p.parent_pid = starter;
+  }
   // A traced child's own child that its parent started without a record (a
   // shell's vfork: the shell system() runs starts its command so): a
   // `process` task of its parent's, as a fork in the parent would have made
   // it, so it and its threads are charged to the scope its parent is in.
-  const std::uint64_t id = detail::ProcessTaskId(pid);
   if (p.parent_pid != trace->pid && trace->processes.count(p.parent_pid) != 0 &&
       trace->tasks.count(id) == 0) {
     TaskRecord& task = trace->tasks[id];

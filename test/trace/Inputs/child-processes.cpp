@@ -131,12 +131,14 @@ int System() {
 // The shell returns at once; its command runs on after the scope's end and
 // ends before the program's: the program does not wait for it, but reads a
 // pipe the command holds open until it exits (no timing to miss on a loaded
-// machine).
+// machine). The command starts only once the shell is gone (reaped by
+// system()), so its parent is init by then, as a daemon's is.
 int SystemBackground() {
   int ended[2];
   if (pipe(ended) != 0) return 2;
   const std::uint64_t build = tether_scope_begin("build 1");
-  const std::string command = "'" + g_self + "' child-slow &";
+  const std::string command =
+      "( while kill -0 $$ 2>/dev/null; do :; done; exec '" + g_self + "' child-slow ) &";
   const int rc = std::system(command.c_str());
   tether_scope_end(build);
   close(ended[1]);
