@@ -290,6 +290,45 @@ TEST(StreamAnalyze, ChildProcessFindings) {
   EXPECT_EQ(of(ProcessTaskId(300) + 1).kind, FindingKind::kLeak);
 }
 
+// What a shell does with the commands system() gives it (shell-parts.jsonl):
+// child 400 was vforked by the shell (200) with no record of its start, and
+// child 300 was left running in the background, its header written after the
+// shell exited (ppid 1). Both are charged to the scope the shell ran in, and
+// both ran in the shell.
+TEST(StreamAnalyze, AShellsChildrenAreChargedThroughTheShell) {
+  const std::string path = TEST_SOURCE_DIR "/trace/Inputs/shell-parts.jsonl";
+  EXPECT_EQ(ExpectSameAnalysis(path, 0), 2u);
+  Trace t;
+  ASSERT_TRUE(LoadTrace(path, &t).ok());
+  EXPECT_EQ(t.processes.at(300).parent_pid, 200);  // the shell recorded its start
+  EXPECT_EQ(t.processes.at(400).parent_pid, 200);
+  const TaskRecord& vforked = t.tasks.at(ProcessTaskId(400));
+  EXPECT_EQ(vforked.kind, "process");
+  EXPECT_EQ(vforked.parent_task, ProcessTaskId(200));
+  EXPECT_EQ(vforked.end_ns, 1400);
+  EXPECT_EQ(t.process_count, 3u);
+  Trace streamed;
+  std::vector<Finding> unused;
+  ASSERT_TRUE(LoadAndAnalyze(path, AnalysisOptions{}, &streamed, &unused).ok());
+  EXPECT_EQ(streamed.process_count, 3u);
+  const std::vector<Finding> findings = Analyze(t, AnalysisOptions{});
+  ASSERT_EQ(findings.size(), 2u);
+  auto of = [&](std::uint64_t task) {
+    return *std::find_if(findings.begin(), findings.end(),
+                         [&](const Finding& f) { return f.task == task; });
+  };
+  const std::uint64_t build = 281474976710656;
+  const Finding leak = of(ProcessTaskId(400) + 1);
+  EXPECT_EQ(leak.kind, FindingKind::kLeak);
+  EXPECT_EQ(leak.process, 400);
+  EXPECT_EQ(leak.scope, build);
+  const Finding background = of(ProcessTaskId(300));
+  EXPECT_EQ(background.kind, FindingKind::kZombie);
+  EXPECT_EQ(background.process, 200);  // not init
+  EXPECT_EQ(background.scope, build);
+  EXPECT_EQ(background.outlived_ns, 20'000'000);
+}
+
 // A child process's end is its reap, written a scheduling delay after its
 // death: one reaped up to 10 ms after its scope ended is no zombie; 15 ms is.
 TEST(StreamAnalyze, AProcessReapedJustAfterItsScopeIsNoZombie) {
