@@ -53,10 +53,10 @@ int TracedSetName(SetNameFn real, pthread_t thread, const char* name);
 // child as a `process` task (process_ids.hpp) of the scope open where it was
 // started, at the caller's site; waitpid, wait and wait4 record its end when
 // they reap it. (vfork is not interposed: a wrapper's frame would be gone
-// when the child returns into it. popen() starts its shell inside libc: such
-// a child is traced by its own part only.) system() is done here, as glibc
-// does it, through the traced posix_spawn and waitpid: its shell is a
-// process of the scope open where system() was called.
+// when the child returns into it.) system(), popen() and pclose() are done
+// here (shell_commands.cpp), as glibc does them, through the traced
+// posix_spawn and waitpid: their shell is a process of the scope open where
+// they were called.
 using ForkFn = pid_t (*)();
 using SpawnFn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*,
                         const posix_spawnattr_t*, char* const[], char* const[]);
@@ -71,6 +71,9 @@ int TracedSpawn(SpawnFn real, std::uintptr_t caller_cfa, pid_t* pid, const char*
 pid_t TracedWaitPid(WaitPidFn real, pid_t pid, int* status, int options);
 int TracedSystem(SpawnFn real_spawn, WaitPidFn real_wait, std::uintptr_t caller_cfa,
                  const char* command);
+FILE* TracedPopen(SpawnFn real_spawn, WaitPidFn real_wait, std::uintptr_t caller_cfa,
+                  const char* command, const char* mode);
+int TracedPclose(WaitPidFn real_wait, FILE* stream);
 pid_t TracedWait(WaitFn real, int* status);
 pid_t TracedWait4(Wait4Fn real, pid_t pid, int* status, int options, struct rusage* usage);
 

@@ -93,13 +93,23 @@ __attribute__((visibility("default"))) int posix_spawnp(pid_t* pid, const char* 
   return TracedSpawn(real, TETHER_THIS_CFA(), pid, file, actions, attr, argv, envp);
 }
 
-// system(command) through the two above; system(NULL) asks only whether a
-// shell is there, and starts none to record.
+// system(command), popen() and pclose() through the two above
+// (shell_commands.cpp); system(NULL) asks only whether a shell is there, and
+// starts none to record.
 __attribute__((visibility("default"))) int system(const char* command) {
   using SystemFn = int (*)(const char*);
   if (command == nullptr) return RealOnce<SystemFn>("system")(nullptr);
   static const SpawnFn spawn = NextDefinition<SpawnFn>("posix_spawn");
   return TracedSystem(spawn, RealOnce<WaitPidFn>("waitpid"), TETHER_THIS_CFA(), command);
+}
+
+__attribute__((visibility("default"))) FILE* popen(const char* command, const char* mode) {
+  static const SpawnFn spawn = NextDefinition<SpawnFn>("posix_spawn");
+  return TracedPopen(spawn, RealOnce<WaitPidFn>("waitpid"), TETHER_THIS_CFA(), command, mode);
+}
+
+__attribute__((visibility("default"))) int pclose(FILE* stream) {
+  return TracedPclose(RealOnce<WaitPidFn>("waitpid"), stream);
 }
 
 __attribute__((visibility("default"))) pid_t waitpid(pid_t pid, int* status, int options) {

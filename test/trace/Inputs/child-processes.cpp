@@ -11,6 +11,9 @@
 //   child-processes system-background
 //                              system() runs a shell that leaves its command
 //                              running (`&`) after the scope ends
+//   child-processes popen      popen() runs a shell that runs a leaky child
+//   child-processes system-status, popen-status
+//                              what the calls return, traced as untraced
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -148,6 +151,48 @@ int SystemBackground() {
   return rc == 0 ? 0 : 1;
 }
 
+// popen() in a scope: the shell it starts runs a leaky child; the program
+// reads what the command printed, then pclose() waits for it.
+int Popen() {
+  const std::uint64_t build = tether_scope_begin("build 1");
+  const std::string command = "'" + g_self + "' child-leaky; echo done";
+  FILE* out = popen(command.c_str(), "r");
+  if (out == nullptr) return 2;
+  char line[64] = {};
+  const bool read = std::fgets(line, sizeof line, out) != nullptr;
+  const int status = pclose(out);
+  tether_scope_end(build);
+  return read && std::strcmp(line, "done\n") == 0 && status == 0 ? 0 : 1;
+}
+
+// What popen() and pclose() return and do, as libc's.
+int PopenStatus() {
+  FILE* out = popen("echo hello; exit 4", "r");
+  char line[64] = {};
+  if (out != nullptr && std::fgets(line, sizeof line, out) != nullptr)
+    std::printf("popen(\"echo hello; exit 4\", \"r\") read: %s", line);
+  const int status = out != nullptr ? pclose(out) : -1;
+  std::printf("its pclose: exited %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  FILE* in = popen("read word; test \"$word\" = hi", "we");
+  if (in != nullptr) std::fputs("hi\n", in);
+  const int written = in != nullptr ? pclose(in) : -1;
+  std::printf("popen(..., \"we\") read what was written: %s\n", written == 0 ? "yes" : "no");
+  errno = 0;
+  FILE* bad = popen("true", "rw");
+  std::printf("popen(\"true\", \"rw\"): %s\n",
+              bad == nullptr && errno == EINVAL ? "EINVAL" : "accepted");
+  // Two at once: the second shell must not hold the first's stream, or the
+  // first cat never sees its input end and pclose() waits for ever (the
+  // alarm ends the program then).
+  alarm(20);
+  FILE* both[2] = {popen("cat", "w"), nullptr};
+  both[1] = popen("cat", "w");
+  const int first = both[0] != nullptr ? pclose(both[0]) : -1;
+  std::printf("two streams: first closed %s\n", first == 0 ? "ok" : "failed");
+  if (both[1] != nullptr) pclose(both[1]);
+  return 0;
+}
+
 void OnInterrupt(int) {}
 
 // What system() returns, and that the caller's SIGINT action and signal mask
@@ -204,8 +249,10 @@ int main(int argc, char** argv) {
   if (what == "system") return System();
   if (what == "system-background") return SystemBackground();
   if (what == "system-status") return SystemStatus();
+  if (what == "popen") return Popen();
+  if (what == "popen-status") return PopenStatus();
   std::fprintf(stderr,
                "usage: child-processes leaky|clean|slow|orphan|nested|system|system-background|"
-               "system-status\n");
+               "system-status|popen|popen-status\n");
   return 2;
 }
