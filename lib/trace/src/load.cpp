@@ -290,9 +290,9 @@ void Apply(const json& obj, Trace* trace, PartState* part) {
              r.U64("task") == detail::ProcessTaskId(part->process) &&
              trace->tasks.count(r.U64("task")) == 0) {
     // A child's own end, when its start was not recorded and its parent is
-    // the program (popen() starts its shell inside libc; a parent that was
-    // not traced): no task. (Its parent's part comes first, so its start is
-    // read by now.)
+    // the program (a vfork, a child started by an untraced library's raw
+    // clone, a trace from before system() and popen() were traced): no task.
+    // (Its parent's part comes first, so its start is read by now.)
     return;
   } else if (ApplyTaskEvent(ev, r, trace) || ApplyGroupOrScopeEvent(ev, r, trace)) {
     return;

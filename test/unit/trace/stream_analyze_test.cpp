@@ -250,7 +250,8 @@ TEST(StreamAnalyze, ReadsChildProcessParts) {
   // A process task ends at the earlier of its own exit and its reap.
   EXPECT_EQ(t.tasks.at(ProcessTaskId(200)).end_ns, 1500);
   EXPECT_EQ(ProcessOfTask(ProcessTaskId(200) + 1), 200);
-  // Child 400's start was not recorded (system()): its own end is no task.
+  // Child 400's start was not recorded (a vfork of the program's): its own
+  // end is no task.
   EXPECT_EQ(t.tasks.count(ProcessTaskId(400)), 0u);
   EXPECT_EQ(t.process_count, 2u);
   EXPECT_EQ(t.thread_count, 3u);
