@@ -208,12 +208,14 @@ void BeginChildPart(const LineReader& r, Trace* trace, PartState* part) {
   const std::uint64_t id = detail::ProcessTaskId(pid);
   // The header's ppid is the parent when the child's library started, which
   // is init (or a subreaper) once the parent had exited: a shell that left
-  // its command running in the background (`cmd &`) and returned. The
-  // process whose part recorded the child's start started it.
+  // its command running in the background (`cmd &`) and returned, a program
+  // that started a daemon and exited. The process whose part recorded the
+  // child's start started it (a start the program recorded names no child's
+  // task as its parent).
   if (auto started = trace->tasks.find(id);
       started != trace->tasks.end() && started->second.kind == "process") {
-    if (const std::int64_t starter = detail::ProcessOfId(started->second.parent_task); starter != 0)
-      p.parent_pid = starter;
+    const std::int64_t starter = detail::ProcessOfId(started->second.parent_task);
+    p.parent_pid = starter != 0 ? starter : trace->pid;
   }
   // A traced child's own child that its parent started without a record (a
   // shell's vfork: the shell system() runs starts its command so): a

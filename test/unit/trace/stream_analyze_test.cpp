@@ -332,6 +332,27 @@ TEST(StreamAnalyze, AShellsChildrenAreChargedThroughTheShell) {
 
 // A child process's end is its reap, written a scheduling delay after its
 // death: one reaped up to 10 ms after its scope ended is no zombie; 15 ms is.
+// A program that starts a child and exits before the child's library
+// writes its header: the header names init, but the program started it.
+TEST(StreamAnalyze, AChildWhoseParentExitedFirstIsStillItsParents) {
+  const std::string id = std::to_string(ProcessTaskId(200));
+  TempFile f("daemon.jsonl");
+  f.Write(testing::Lines(
+      {testing::Header(),
+       R"({"ev":"spawn","task":)" + id +
+           R"(,"ctx":0,"group":0,"scope":0,"detached_from":0,"parent":0,"name":"","file":"w.cpp","line":2,"func":"f","kind":"process","t":1100})",
+       R"({"ev":"start","task":)" + id + R"(,"tid":200,"t":1101})",
+       R"({"ev":"exit","status":0,"t":1200})",
+       R"({"ev":"header","version":1,"pid":200,"ppid":1,"program":"daemon","t":1300})",
+       R"({"ev":"end","task":)" + id + R"(,"result":"ok","t":1400})",
+       R"({"ev":"exit","status":0,"t":1400})"}));
+  Trace t;
+  ASSERT_TRUE(LoadTrace(f.path(), &t).ok());
+  EXPECT_EQ(t.processes.at(200).parent_pid, t.pid);
+  EXPECT_EQ(RanIn(t, t.tasks.at(ProcessTaskId(200))), 0);  // ran in the program
+  ExpectSameAnalysis(f.path(), 0);
+}
+
 TEST(StreamAnalyze, AProcessReapedJustAfterItsScopeIsNoZombie) {
   for (const auto& [reaped_after_ns, findings] :
        {std::pair{5'000'000, 0u}, std::pair{15'000'000, 1u}}) {
