@@ -50,6 +50,58 @@ void RestoreInterrupts() {
   }
 }
 
+// One system() call's hold on the caller's signals, as POSIX specifies and
+// glibc does it: SIGINT and SIGQUIT ignored and SIGCHLD blocked while the
+// shell runs; the shell gets the caller's mask and the default actions of
+// those the caller did not ignore. Given back however the call ends: its
+// return, or the unwinding of a pthread_cancel in its wait, when (as glibc
+// does) the shell is killed and reaped first.
+class ShellSignals {
+ public:
+  ShellSignals() {
+    struct sigaction intr;
+    struct sigaction quit;
+    IgnoreInterrupts(&intr, &quit);
+    sigset_t child_ended;
+    sigemptyset(&child_ended);
+    sigaddset(&child_ended, SIGCHLD);
+    pthread_sigmask(SIG_BLOCK, &child_ended, &caller_mask_);
+    sigemptyset(&shell_defaults_);
+    if (intr.sa_handler != SIG_IGN) sigaddset(&shell_defaults_, SIGINT);
+    if (quit.sa_handler != SIG_IGN) sigaddset(&shell_defaults_, SIGQUIT);
+  }
+  ShellSignals(const ShellSignals&) = delete;
+  ShellSignals& operator=(const ShellSignals&) = delete;
+
+  ~ShellSignals() {
+    if (shell_ > 0) {  // cancelled while waiting for it
+      int cancel_state = 0;
+      pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+      kill(shell_, SIGKILL);
+      int status = 0;
+      while (tether::threads::TracedWaitPid(real_wait_, shell_, &status, 0) < 0 && errno == EINTR) {
+      }
+      pthread_setcancelstate(cancel_state, nullptr);
+    }
+    RestoreInterrupts();
+    pthread_sigmask(SIG_SETMASK, &caller_mask_, nullptr);
+  }
+
+  const sigset_t& caller_mask() const { return caller_mask_; }
+  const sigset_t& shell_defaults() const { return shell_defaults_; }
+  void Waiting(pid_t shell, tether::threads::WaitPidFn real_wait) {
+    shell_ = shell;
+    real_wait_ = real_wait;
+  }
+  void Reaped() { shell_ = 0; }
+
+ private:
+  sigset_t caller_mask_;
+  sigset_t shell_defaults_;
+  pid_t shell_ = 0;  // the shell being waited for (0: none)
+  tether::threads::WaitPidFn real_wait_ = nullptr;
+};
+
 // sh -c -- command, through the traced posix_spawn.
 int SpawnShell(tether::threads::SpawnFn real_spawn, std::uintptr_t caller_cfa, pid_t* pid,
                const posix_spawn_file_actions_t* actions, const posix_spawnattr_t* attr,
@@ -77,43 +129,27 @@ namespace tether::threads {
 
 int TracedSystem(SpawnFn real_spawn, WaitPidFn real_wait, std::uintptr_t caller_cfa,
                  const char* command) {
-  // As POSIX specifies and glibc does it: SIGCHLD blocked and SIGINT, SIGQUIT
-  // ignored in the caller while the shell runs; the shell gets the caller's
-  // mask and the default actions of those it did not ignore already.
-  struct sigaction intr;
-  struct sigaction quit;
-  IgnoreInterrupts(&intr, &quit);
-  sigset_t child_ended, caller_mask;
-  sigemptyset(&child_ended);
-  sigaddset(&child_ended, SIGCHLD);
-  pthread_sigmask(SIG_BLOCK, &child_ended, &caller_mask);
-  sigset_t reset;
-  sigemptyset(&reset);
-  if (intr.sa_handler != SIG_IGN) sigaddset(&reset, SIGINT);
-  if (quit.sa_handler != SIG_IGN) sigaddset(&reset, SIGQUIT);
+  ShellSignals held;
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  posix_spawnattr_setsigmask(&attr, &caller_mask);
-  posix_spawnattr_setsigdefault(&attr, &reset);
+  posix_spawnattr_setsigmask(&attr, &held.caller_mask());
+  posix_spawnattr_setsigdefault(&attr, &held.shell_defaults());
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
   int status = 0;
-  int error = SpawnShell(real_spawn, caller_cfa, &pid, nullptr, &attr, command);
+  const int error = SpawnShell(real_spawn, caller_cfa, &pid, nullptr, &attr, command);
   posix_spawnattr_destroy(&attr);
-  if (error == 0) {
-    while (TracedWaitPid(real_wait, pid, &status, 0) != pid) {
-      if (errno != EINTR) {
-        error = errno;
-        status = -1;
-        break;
-      }
+  if (error != 0) return 127 << 8;  // as if the shell had run and called _exit(127)
+  held.Waiting(pid, real_wait);
+  while (TracedWaitPid(real_wait, pid, &status, 0) != pid) {
+    if (errno != EINTR) {
+      const int why = errno;
+      held.Reaped();
+      errno = why;
+      return -1;
     }
-  } else {
-    status = 127 << 8;  // as if the shell had run and called _exit(127)
   }
-  RestoreInterrupts();
-  pthread_sigmask(SIG_SETMASK, &caller_mask, nullptr);
-  if (status == -1) errno = error;
+  held.Reaped();
   return status;
 }
 

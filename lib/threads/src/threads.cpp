@@ -317,6 +317,27 @@ void EndThisProcess(FileSink* sink, const int* status) {
             0, 0, kNoSite);
 }
 
+// Set once this thread's task has its end recorded (pthread_exit records it
+// before unwinding the thread).
+thread_local bool t_task_ended = false;
+
+// Records the end of a thread's task however its function is left: a return,
+// or the unwinding of a pthread_cancel (which skips anything after the call;
+// the thread was then reported still running, its join still waiting).
+struct TaskEndsOnLeaving {
+  std::uint64_t id;
+  ~TaskEndsOnLeaving() {
+    if (!t_task_ended) {
+      t_task_ended = true;
+      if (FileSink* sink = g_sink.load(std::memory_order_acquire);
+          sink != nullptr && !g_exit_begun.load(std::memory_order_acquire)) {
+        EndThisTask(sink, id);
+      }
+    }
+    tether::threads::ForgetQuietCallSlot();
+  }
+};
+
 void* Trampoline(void* p) {
   StartArgs args = *static_cast<StartArgs*>(p);
   delete static_cast<StartArgs*>(p);
@@ -329,13 +350,8 @@ void* Trampoline(void* p) {
     sink->Put(EventType::kStart, 0, args.id, tid, 0, 0, 0, kNoSite);
     if (args.scope != 0) LiveRunsAs(args.id, static_cast<pid_t>(tid));
   }
-  void* result = args.fn(args.arg);
-  if (FileSink* sink = g_sink.load(std::memory_order_acquire);
-      sink != nullptr && !g_exit_begun.load(std::memory_order_acquire)) {
-    EndThisTask(sink, args.id);
-  }
-  tether::threads::ForgetQuietCallSlot();
-  return result;
+  const TaskEndsOnLeaving ends{args.id};
+  return args.fn(args.arg);
 }
 
 // Each traced thread is asked where it runs once: at its scope's end if it
@@ -522,9 +538,11 @@ int TracedSetName(SetNameFn real, pthread_t thread, const char* name) {
 
 void TracedExit(ExitFn real, void* result) {
   if (FileSink* sink = g_sink.load(std::memory_order_acquire);
-      sink != nullptr && t_task != 0 && !g_exit_begun.load(std::memory_order_acquire)) {
+      sink != nullptr && t_task != 0 && !t_task_ended &&
+      !g_exit_begun.load(std::memory_order_acquire)) {
     EndThisTask(sink, t_task);
   }
+  t_task_ended = true;  // pthread_exit unwinds through the trampoline
   ForgetQuietCallSlot();
   real(result);
   __builtin_unreachable();

@@ -223,6 +223,24 @@ int SystemStatus() {
   errno = 42;
   std::system("true");
   std::printf("errno kept: %s\n", errno == 42 ? "yes" : "no");
+  // A thread cancelled in its system(): the shell is killed (the join
+  // returns long before its 30 s), and the caller's signals are given back.
+  pthread_t runner;
+  pthread_create(
+      &runner, nullptr,
+      [](void*) -> void* {
+        std::system("exec sleep 30");
+        return nullptr;
+      },
+      nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  pthread_cancel(runner);
+  void* result = nullptr;
+  pthread_join(runner, &result);
+  sigaction(SIGINT, nullptr, &after);
+  std::printf("a cancelled system(): %s; SIGINT's action after: %s\n",
+              result == PTHREAD_CANCELED ? "cancelled" : "returned",
+              after.sa_handler == OnInterrupt ? "the caller's own" : "changed");
   return 0;
 }
 
