@@ -15,7 +15,8 @@ using namespace tether::threads;
 
 // Looked up once per function: the function types are distinct, so each
 // has its own instance (and its own static). posix_spawn and posix_spawnp
-// share a type, so each keeps its own.
+// share a type, so neither comes from here: posix_spawn's is RealPosixSpawn,
+// posix_spawnp keeps its own.
 template <class Fn>
 Fn RealOnce(const char* name) {
   static const Fn fn = NextDefinition<Fn>(name);
@@ -37,6 +38,13 @@ const EndFn g_real_quick_exit = NextDefinition<EndFn>("quick_exit");
   FlushBeforeEnd(&status);
   (loaded != nullptr ? loaded : NextDefinition<EndFn>(name))(status);
   __builtin_unreachable();
+}
+
+// libc's posix_spawn: posix_spawn's own, and what system() and popen() start
+// their shell with.
+SpawnFn RealPosixSpawn() {
+  static const SpawnFn fn = NextDefinition<SpawnFn>("posix_spawn");
+  return fn;
 }
 
 }  // namespace
@@ -81,8 +89,7 @@ __attribute__((visibility("default"))) int posix_spawn(pid_t* pid, const char* p
                                                        const posix_spawn_file_actions_t* actions,
                                                        const posix_spawnattr_t* attr,
                                                        char* const argv[], char* const envp[]) {
-  static const SpawnFn real = NextDefinition<SpawnFn>("posix_spawn");
-  return TracedSpawn(real, TETHER_THIS_CFA(), pid, path, actions, attr, argv, envp);
+  return TracedSpawn(RealPosixSpawn(), TETHER_THIS_CFA(), pid, path, actions, attr, argv, envp);
 }
 
 __attribute__((visibility("default"))) int posix_spawnp(pid_t* pid, const char* file,
@@ -99,13 +106,12 @@ __attribute__((visibility("default"))) int posix_spawnp(pid_t* pid, const char* 
 __attribute__((visibility("default"))) int system(const char* command) {
   using SystemFn = int (*)(const char*);
   if (command == nullptr) return RealOnce<SystemFn>("system")(nullptr);
-  static const SpawnFn spawn = NextDefinition<SpawnFn>("posix_spawn");
-  return TracedSystem(spawn, RealOnce<WaitPidFn>("waitpid"), TETHER_THIS_CFA(), command);
+  return TracedSystem(RealPosixSpawn(), RealOnce<WaitPidFn>("waitpid"), TETHER_THIS_CFA(), command);
 }
 
 __attribute__((visibility("default"))) FILE* popen(const char* command, const char* mode) {
-  static const SpawnFn spawn = NextDefinition<SpawnFn>("posix_spawn");
-  return TracedPopen(spawn, RealOnce<WaitPidFn>("waitpid"), TETHER_THIS_CFA(), command, mode);
+  return TracedPopen(RealPosixSpawn(), RealOnce<WaitPidFn>("waitpid"), TETHER_THIS_CFA(), command,
+                     mode);
 }
 
 __attribute__((visibility("default"))) int pclose(FILE* stream) {

@@ -50,6 +50,16 @@ void RestoreInterrupts() {
   }
 }
 
+// Waits for the shell pid to end, through the traced waitpid (which records
+// its end), again when a signal cut the wait short; false on another error
+// (errno says which).
+bool ReapShell(tether::threads::WaitPidFn real_wait, pid_t pid, int* status) {
+  while (tether::threads::TracedWaitPid(real_wait, pid, status, 0) != pid) {
+    if (errno != EINTR) return false;
+  }
+  return true;
+}
+
 // One system() call's hold on the caller's signals, as POSIX specifies and
 // glibc does it: SIGINT and SIGQUIT ignored and SIGCHLD blocked while the
 // shell runs; the shell gets the caller's mask and the default actions of
@@ -79,8 +89,7 @@ class ShellSignals {
       pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
       kill(shell_, SIGKILL);
       int status = 0;
-      while (tether::threads::TracedWaitPid(real_wait_, shell_, &status, 0) < 0 && errno == EINTR) {
-      }
+      ReapShell(real_wait_, shell_, &status);
       pthread_setcancelstate(cancel_state, nullptr);
     }
     RestoreInterrupts();
@@ -141,16 +150,9 @@ int TracedSystem(SpawnFn real_spawn, WaitPidFn real_wait, std::uintptr_t caller_
   posix_spawnattr_destroy(&attr);
   if (error != 0) return 127 << 8;  // as if the shell had run and called _exit(127)
   held.Waiting(pid, real_wait);
-  while (TracedWaitPid(real_wait, pid, &status, 0) != pid) {
-    if (errno != EINTR) {
-      const int why = errno;
-      held.Reaped();
-      errno = why;
-      return -1;
-    }
-  }
+  const bool reaped = ReapShell(real_wait, pid, &status);
   held.Reaped();
-  return status;
+  return reaped ? status : -1;  // errno is waitpid's
 }
 
 FILE* TracedPopen(SpawnFn real_spawn, WaitPidFn real_wait, std::uintptr_t caller_cfa,
@@ -208,8 +210,7 @@ FILE* TracedPopen(SpawnFn real_spawn, WaitPidFn real_wait, std::uintptr_t caller
     close(ours);
     if (error == 0) {  // started, but no stream to give: its end is waited for here
       int status = 0;
-      while (TracedWaitPid(real_wait, pid, &status, 0) != pid && errno == EINTR) {
-      }
+      ReapShell(real_wait, pid, &status);
     }
     errno = why;
     return nullptr;
@@ -235,10 +236,7 @@ int TracedPclose(WaitPidFn real_wait, FILE* stream) {
   if (pid < 0) return std::fclose(stream);
   std::fclose(stream);
   int status = 0;
-  while (TracedWaitPid(real_wait, pid, &status, 0) != pid) {
-    if (errno != EINTR) return -1;
-  }
-  return status;
+  return ReapShell(real_wait, pid, &status) ? status : -1;
 }
 
 }  // namespace tether::threads
